@@ -1,0 +1,83 @@
+# Makefile for prof. Targets:
+#   make deps     install the Debian packages the build and tests need
+#   make          build build/prof and the example workloads
+#   make demo     record an example workload and write its outputs to demo/
+#   make test     unit + fuzz + end-to-end tests, then again under ASan+UBSan
+#   make SANITIZE=address,undefined   sanitizer build into build-san/
+
+CC ?= cc
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+BUILD ?= build
+SANFLAGS :=
+else
+BUILD ?= build-san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings \
+	-Wshadow -Werror
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I.
+LDLIBS := -lelf -lz -lm
+ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+
+MODULES := lib record symbolize report svg jvm
+SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
+
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+
+.PHONY: all deps demo test unit cli fuzz clean check-includes bench
+
+all: $(BUILD)/prof $(EXAMPLES)
+
+deps:
+	@sh tools/install-deps.sh
+
+$(BUILD)/prof: $(OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Example workloads: plain -O1 with frame pointers, never sanitized, so the
+# stacks they show are the ones users see.
+$(BUILD)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline \
+		-Wall -Wextra -Werror -pthread -o $@ $< -lm
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LDLIBS) -lcmocka
+
+demo: all
+	@sh tools/demo.sh $(BUILD)
+
+unit: $(UNIT_TESTS)
+
+# libFuzzer needs clang; the fuzz targets are built with ASan+UBSan.
+FUZZ_SRCS := $(filter-out prof.c,$(SRCS))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $^ $(LDLIBS)
+
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+fuzz: $(FUZZ_TARGETS)
+
+test: deps
+	@sh tools/run-tests.sh
+
+check-includes:
+	@sh tools/check-includes.sh
+
+clean:
+	rm -rf build build-san demo
+
+-include $(OBJS:.o=.d)

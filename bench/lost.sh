@@ -1,0 +1,111 @@
+#!/bin/bash
+# bench/lost.sh: samples lost at a high frequency, every thread of the target
+# busy, as prof's summary line reports them ("N lost"), next to perf's LOST
+# records for the same run.
+#
+#   bench/lost.sh            PROF=path (default build/prof)
+#
+# Runs, for prof and for perf (perf record -g -e cpu-clock), at FREQ Hz:
+#   launch  bench/cpu-bound with one thread per CPU (all CPUs busy)
+#   launch  bench/cpu-bound with 4 threads per CPU (oversubscribed)
+#   attach  examples/churn (threads starting and exiting), DURATION s
+# and prints samples, lost samples and the lost share.
+#
+# Env: FREQ (4999), DURATION (5), PERF (perf). Prints markdown on stdout.
+set -eu
+BENCH_NAME=lost
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FREQ=${FREQ:-4999}
+DURATION=${DURATION:-5}
+need_tools awk
+build_workload
+ENV_LINE=$(env_line)
+RATE0=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo ?)
+CHURN=$(build_example churn)
+N=$(nproc)
+
+# attach TOOL: one attached run on examples/churn; returns the recorder's status.
+attach() {
+	local tool=$1 tpid rpid rc=0
+	rm -f "$TMP/ready"
+	"$CHURN" $((DURATION + 5)) 2>"$TMP/ready" &
+	tpid=$!
+	wait_ready "$TMP/ready" >/dev/null
+	if [ "$tool" = prof ]; then
+		"$PROF" record -F "$FREQ" -d "$DURATION" -p "$tpid" -o "$TMP/l.rec" \
+			>/dev/null 2>"$TMP/l.err" &
+	else
+		"$PERF" record -g -e cpu-clock -F "$FREQ" -p "$tpid" -o "$TMP/l.data" \
+			-- sleep "$DURATION" >/dev/null 2>"$TMP/l.err" &
+	fi
+	rpid=$!
+	stop_within "$rpid" $((DURATION + 60)) || rc=$?
+	kill "$tpid" 2>/dev/null || true
+	wait "$tpid" 2>/dev/null || true
+	return "$rc"
+}
+
+# run TOOL CASE: prints "samples lost status". perf attaching to churn fails
+# now and then (exit 255, "couldn't open /proc/TID/status": a thread exited
+# while perf scanned them): retried, up to 3 attempts.
+run() {
+	local tool=$1 c=$2 cmd=() rc=0
+	case $c in
+	all-cpus) cmd=("$W" -t "$N") ;;
+	oversubscribed) cmd=("$W" -t $((4 * N)) -n $((750000 / 4))) ;;
+	churn)
+		for _ in 1 2 3; do
+			rc=0
+			attach "$tool" || rc=$?
+			if [ "$rc" = 0 ] || [ "$tool" != perf ]; then break; fi
+			say "perf exited $rc: $(grep . "$TMP/l.err" | tail -1)"
+		done ;;
+	esac
+	if [ "$c" != churn ]; then
+		if [ "$tool" = prof ]; then
+			"$PROF" record -F "$FREQ" -o "$TMP/l.rec" -- "${cmd[@]}" >/dev/null 2>"$TMP/l.err" || rc=$?
+		else
+			"$PERF" record -g -e cpu-clock -F "$FREQ" -o "$TMP/l.data" -- "${cmd[@]}" \
+				>/dev/null 2>"$TMP/l.err" || rc=$?
+		fi
+	fi
+	if [ "$tool" = prof ]; then
+		echo "$(summary_field "$TMP/l.err" samples) $(summary_field "$TMP/l.err" lost) $rc"
+	else
+		echo "$(perf_samples "$TMP/l.err") $(perf_lost "$TMP/l.data") $rc"
+	fi
+}
+
+rows=()
+for c in all-cpus oversubscribed churn; do
+	for tool in prof perf; do
+		say "$tool, $c, $FREQ Hz"
+		read -r samples lost rc < <(run "$tool" "$c")
+		[ "$rc" = 0 ] || lost="$lost (**exit $rc**)"
+		share=$(awk -v s="$samples" -v l="$lost" 'BEGIN {
+			if (s !~ /^[0-9]+$/ || l !~ /^[0-9]+$/ || s + l == 0) print "?"
+			else printf "%.2f%%\n", 100 * l / (s + l) }')
+		rows+=("| $c | $tool | $samples | $lost | $share |")
+	done
+done
+RATE1=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo ?)
+
+echo "### Lost samples"
+echo
+echo "$ENV_LINE"
+echo
+echo "At $FREQ Hz. all-cpus: \`bench/cpu-bound -t $N\` (one busy thread per CPU);" \
+	"oversubscribed: \`-t $((4 * N))\`; both launched by the recorder. churn: attached" \
+	"for $DURATION s to examples/churn. perf: \`perf record -g -e cpu-clock\`, lost = its" \
+	"LOST and LOST_SAMPLES records; prof: the summary line's count."
+echo
+echo "| target | recorder | samples | lost | lost share |"
+echo "|---|---|---:|---:|---:|"
+printf '%s\n' "${rows[@]}"
+if [ "$RATE0" != "$RATE1" ]; then
+	echo
+	echo "The kernel lowered perf_event_max_sample_rate from $RATE0 to $RATE1 during these" \
+		"runs (sampling took too long): later runs may have been throttled."
+fi

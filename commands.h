@@ -1,0 +1,9 @@
+/* commands.h: the entry point of every subcommand (one per file, in the
+ * folder that owns its engine). Each returns the process exit status. */
+#ifndef PROF_COMMANDS_H
+#define PROF_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

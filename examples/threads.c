@@ -1,0 +1,220 @@
+/*
+ * threads.c: named threads doing known, different amounts of CPU work in
+ * distinct call chains, for the demo and the end-to-end tests.
+ *
+ *   usage: threads [SECONDS]      (default 3; fractions allowed)
+ *
+ * Threads and what a CPU profile of this program must show:
+ *   main     waits in pthread_join: (almost) no samples
+ *   alpha    40% of one CPU: alpha_thread;alpha_outer;alpha_inner;burn_alpha
+ *   beta     20% of one CPU: beta_thread;beta_outer;burn_beta
+ *   pool-1   10% of one CPU: pool_thread;pool_work;pool_burn
+ *   pool-2   10% of one CPU: pool_thread;pool_work;pool_burn
+ * so the sample shares are alpha:beta:pool-1:pool-2 = 4:2:1:1 (50%, 25%,
+ * 12.5%, 12.5% of the samples), nearly all of them in burn_* / pool_burn.
+ *
+ * The shares hold by construction, not by contention: every thread runs a
+ * 10 ms duty cycle, spends its share of each slice of its own CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, so being preempted doesn't shrink it) and sleeps
+ * the rest. All together they want 0.8 of a CPU, which even one CPU can give.
+ *
+ * Once every thread has its name, prints "ready PID" on stderr, so a test
+ * can attach (prof record -p PID) after that line; then runs SECONDS more
+ * and exits 0. Nothing is printed on stdout.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+#define SLICE_NS 10000000ull /* duty-cycle period: 10 ms */
+#define BURN_ITERS 4000 /* one burn call: about 10 µs */
+
+static pthread_barrier_t named; /* all threads named: print "ready" */
+static uint64_t run_ns; /* how long each thread works after "ready" */
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until(uint64_t mono_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(mono_ns / 1000000000ull),
+		.tv_nsec = (long)(mono_ns % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/*
+ * Calls BURN until this thread has used busy_ns of CPU. Spins on the cheap
+ * (vDSO) monotonic clock and reads the thread's CPU clock, a system call,
+ * only when the wall-clock budget is spent, so nearly all samples land in
+ * BURN. A macro so that BURN's caller is the function that uses it.
+ */
+#define SPIN_CPU(busy_ns, BURN)                                                    \
+	do {                                                                       \
+		uint64_t cpu0_ = clock_ns(CLOCK_THREAD_CPUTIME_ID);                \
+		uint64_t left_ = (busy_ns);                                        \
+		while (left_ > 0) {                                                \
+			uint64_t end_ = clock_ns(CLOCK_MONOTONIC) + left_;         \
+			while (clock_ns(CLOCK_MONOTONIC) < end_)                   \
+				BURN;                                              \
+			uint64_t used_ = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0_; \
+			left_ = used_ >= (busy_ns) ? 0 : (busy_ns) - used_;        \
+		}                                                                  \
+	} while (0)
+
+/*
+ * Runs the duty cycle until the monotonic time `until`: the statement WORK
+ * (a SPIN_CPU) at the start of each slice, then sleep to the slice's end. A
+ * thread that fell more than 100 slices (1 s) behind (stopped, starved) resyncs
+ * instead of burning the backlog at 100%.
+ */
+#define DUTY_CYCLE(until, WORK)                                                    \
+	do {                                                                       \
+		uint64_t t_ = clock_ns(CLOCK_MONOTONIC), until_ = (until);         \
+		while (t_ < until_) {                                              \
+			WORK;                                                      \
+			t_ += SLICE_NS;                                            \
+			uint64_t now_ = clock_ns(CLOCK_MONOTONIC);                 \
+			if (now_ > t_ + 100 * SLICE_NS)                            \
+				t_ = now_;                                         \
+			sleep_until(t_ < until_ ? t_ : until_);                    \
+		}                                                                  \
+	} while (0)
+
+/*
+ * The burn functions: xorshift rounds through a volatile stack slot. The
+ * volatile keeps the loop from being optimized away; the stack slot makes gcc
+ * give the function a frame pointer (gcc omits it in leaf functions that
+ * don't touch the stack, even with -fno-omit-frame-pointer, and frame-pointer
+ * unwinding then loses the caller). They differ in their shift constants so
+ * no pass can merge them.
+ */
+NOINLINE static void burn_alpha(void)
+{
+	volatile uint64_t v = 1;
+	uint64_t x = v;
+
+	for (int i = 0; i < BURN_ITERS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	v = x;
+}
+
+NOINLINE static void burn_beta(void)
+{
+	volatile uint64_t v = 3;
+	uint64_t x = v;
+
+	for (int i = 0; i < BURN_ITERS; i++) {
+		x ^= x << 11;
+		x ^= x >> 9;
+		x ^= x << 19;
+	}
+	v = x;
+}
+
+NOINLINE static void pool_burn(void)
+{
+	volatile uint64_t v = 5;
+	uint64_t x = v;
+
+	for (int i = 0; i < BURN_ITERS; i++) {
+		x ^= x << 7;
+		x ^= x >> 11;
+		x ^= x << 23;
+	}
+	v = x;
+}
+
+NOINLINE static void alpha_inner(uint64_t busy_ns)
+{
+	SPIN_CPU(busy_ns, burn_alpha());
+}
+
+NOINLINE static void alpha_outer(uint64_t until)
+{
+	DUTY_CYCLE(until, alpha_inner(SLICE_NS * 40 / 100));
+}
+
+NOINLINE static void beta_outer(uint64_t until)
+{
+	DUTY_CYCLE(until, SPIN_CPU(SLICE_NS * 20 / 100, burn_beta()));
+}
+
+NOINLINE static void pool_work(uint64_t until)
+{
+	DUTY_CYCLE(until, SPIN_CPU(SLICE_NS * 10 / 100, pool_burn()));
+}
+
+static void name_self(const char *name)
+{
+	pthread_setname_np(pthread_self(), name);
+	pthread_barrier_wait(&named);
+}
+
+static void *alpha_thread(void *arg)
+{
+	(void)arg;
+	name_self("alpha");
+	alpha_outer(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	return NULL;
+}
+
+static void *beta_thread(void *arg)
+{
+	(void)arg;
+	name_self("beta");
+	beta_outer(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	return NULL;
+}
+
+static void *pool_thread(void *arg)
+{
+	name_self(arg);
+	pool_work(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static char pool_names[2][16] = {"pool-1", "pool-2"};
+	pthread_t th[4];
+	double secs = 3;
+	char *end;
+	int i, n = 0;
+
+	if (argc > 2 || (argc == 2 && ((secs = strtod(argv[1], &end)) <= 0 || *end))) {
+		fprintf(stderr, "usage: threads [SECONDS]\n");
+		return 2;
+	}
+	run_ns = (uint64_t)(secs * 1e9);
+	pthread_setname_np(pthread_self(), "main");
+	pthread_barrier_init(&named, NULL, 5);
+	if (pthread_create(&th[n++], NULL, alpha_thread, NULL) ||
+	    pthread_create(&th[n++], NULL, beta_thread, NULL) ||
+	    pthread_create(&th[n++], NULL, pool_thread, pool_names[0]) ||
+	    pthread_create(&th[n++], NULL, pool_thread, pool_names[1])) {
+		perror("threads: pthread_create");
+		return 1;
+	}
+	pthread_barrier_wait(&named);
+	fprintf(stderr, "ready %d\n", (int)getpid());
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}

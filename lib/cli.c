@@ -1,0 +1,98 @@
+/* cli.c: error lines and argument parsing shared by the commands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *command_name = "prof";
+
+void cli_set_command(const char *name)
+{
+	command_name = name;
+}
+
+const char *cli_command(void)
+{
+	return command_name;
+}
+
+static void vline(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", command_name);
+	va_start(ap, fmt);
+	vline("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", command_name);
+	va_start(ap, fmt);
+	vline("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void cli_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("hint: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", command_name);
+	va_start(ap, fmt);
+	vline("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "hint: see '%s -h'\n", command_name);
+	return EXIT_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e9)
+		return -EINVAL;
+	*ns = (uint64_t)(v * 1e9);
+	return *ns ? 0 : -EINVAL;
+}

@@ -1,0 +1,423 @@
+/* rec-writer.c: the recording file writer (see rec-writer.h). */
+#include "rec-writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "grow.h"
+#include "keymap.h"
+#include "strtab.h"
+
+struct buf {
+	unsigned char *data;
+	size_t len, cap;
+	uint32_t count;
+};
+
+struct rec_writer {
+	int fd;
+	int err;
+	uint64_t size;
+	struct strtab strings;
+	uint32_t strings_flushed;
+	struct keymap frame_ids, stack_ids;
+	struct rec_frame *frames; /* all frames, for the symbolizer */
+	size_t nframes, frames_cap, frames_flushed;
+	struct rec_mapping *mappings;
+	size_t nmappings, mappings_cap, mappings_flushed;
+	uint32_t nstacks; /* next stack node id */
+	uint32_t nevents;
+	struct buf meta, events, threads, stacks, samples, symbols, stats;
+	uint64_t sample_base;
+};
+
+/* Samples may arrive up to this long before the first one of their chunk
+ * (rings of different CPUs are drained one after the other). */
+#define SAMPLE_SLACK_NS 1000000000ULL
+
+static int buf_add(struct buf *b, const void *p, size_t len)
+{
+	if (GROW(b->data, b->cap, b->len + len))
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, len);
+	b->len += len;
+	return 0;
+}
+
+struct rec_writer *rec_writer__open(const char *path)
+{
+	struct rec_writer *w = calloc(1, sizeof(*w));
+	struct rec_file_header h;
+	int err;
+
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	if (strtab__init(&w->strings) || keymap__init(&w->frame_ids, 4096) ||
+	    keymap__init(&w->stack_ids, 16384)) {
+		err = ENOMEM;
+		goto fail;
+	}
+	w->strings_flushed = 1; /* "" is implicit in every reader */
+	w->nstacks = 1;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
+	h.version = REC_VERSION;
+	h.header_size = sizeof(h);
+	if (write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
+		err = errno ? errno : EIO;
+		goto fail;
+	}
+	w->size = sizeof(h);
+	return w;
+fail:
+	rec_writer__abandon(w);
+	errno = err;
+	return NULL;
+}
+
+static int write_all(struct rec_writer *w, const void *p, size_t len)
+{
+	const char *c = p;
+
+	while (len) {
+		ssize_t n = write(w->fd, c, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -(n < 0 ? errno : EIO);
+		c += n;
+		len -= (size_t)n;
+		w->size += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_chunk(struct rec_writer *w, uint32_t type, uint32_t count, const void *payload,
+		       size_t len)
+{
+	struct rec_chunk_header h;
+	int err;
+
+	if (len > UINT32_MAX)
+		return -EFBIG;
+	h.type = type;
+	h.size = (uint32_t)len;
+	h.count = count;
+	h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), payload, (uInt)len);
+	err = write_all(w, &h, sizeof(h));
+	if (!err)
+		err = write_all(w, payload, len);
+	return err;
+}
+
+static int flush_buf(struct rec_writer *w, uint32_t type, struct buf *b)
+{
+	int err;
+
+	if (!b->len)
+		return 0;
+	err = write_chunk(w, type, b->count, b->data, b->len);
+	b->len = 0;
+	b->count = 0;
+	return err;
+}
+
+static int flush_strings(struct rec_writer *w)
+{
+	struct buf b = {0};
+	uint32_t id;
+	int err = 0;
+
+	if (w->strings_flushed >= w->strings.count)
+		return 0;
+	for (id = w->strings_flushed; id < w->strings.count && !err; id++) {
+		uint32_t len = strtab__len(&w->strings, id);
+
+		err = buf_add(&b, &len, sizeof(len));
+		if (!err)
+			err = buf_add(&b, strtab__str(&w->strings, id), len);
+		b.count++;
+	}
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_STRINGS, &b);
+	free(b.data);
+	if (!err)
+		w->strings_flushed = id;
+	return err;
+}
+
+int rec_writer__flush(struct rec_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = flush_buf(w, REC_CHUNK_META, &w->meta);
+	if (!err)
+		err = flush_strings(w);
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_EVENTS, &w->events);
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_THREADS, &w->threads);
+	if (!err && w->nmappings > w->mappings_flushed) {
+		size_t n = w->nmappings - w->mappings_flushed;
+
+		err = write_chunk(w, REC_CHUNK_MAPPINGS, (uint32_t)n,
+				  w->mappings + w->mappings_flushed, n * sizeof(*w->mappings));
+		w->mappings_flushed = w->nmappings;
+	}
+	if (!err && w->nframes > w->frames_flushed) {
+		size_t n = w->nframes - w->frames_flushed;
+
+		err = write_chunk(w, REC_CHUNK_FRAMES, (uint32_t)n, w->frames + w->frames_flushed,
+				  n * sizeof(*w->frames));
+		w->frames_flushed = w->nframes;
+	}
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_STACKS, &w->stacks);
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_SAMPLES, &w->samples);
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_SYMBOLS, &w->symbols);
+	if (!err)
+		err = flush_buf(w, REC_CHUNK_STATS, &w->stats);
+	w->err = err;
+	return err;
+}
+
+uint64_t rec_writer__size(const struct rec_writer *w)
+{
+	return w->size;
+}
+
+static void free_all(struct rec_writer *w)
+{
+	strtab__release(&w->strings);
+	keymap__release(&w->frame_ids);
+	keymap__release(&w->stack_ids);
+	free(w->frames);
+	free(w->mappings);
+	free(w->meta.data);
+	free(w->events.data);
+	free(w->threads.data);
+	free(w->stacks.data);
+	free(w->samples.data);
+	free(w->symbols.data);
+	free(w->stats.data);
+	free(w);
+}
+
+void rec_writer__abandon(struct rec_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free_all(w);
+}
+
+int rec_writer__close(struct rec_writer *w)
+{
+	int err = rec_writer__flush(w);
+
+	if (!err)
+		err = write_chunk(w, REC_CHUNK_END, 0, "", 0);
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	free_all(w);
+	return err;
+}
+
+int rec_writer__meta(struct rec_writer *w, const char *key, const char *value)
+{
+	int err = buf_add(&w->meta, key, strlen(key) + 1);
+
+	if (!err)
+		err = buf_add(&w->meta, value, strlen(value) + 1);
+	w->meta.count++;
+	return err;
+}
+
+int rec_writer__string(struct rec_writer *w, const char *s, size_t len, uint32_t *id)
+{
+	return strtab__intern(&w->strings, s, len, id);
+}
+
+int rec_writer__event(struct rec_writer *w, const struct rec_event_desc *ev, uint32_t *id)
+{
+	int err = buf_add(&w->events, ev, sizeof(*ev));
+
+	if (err)
+		return err;
+	w->events.count++;
+	*id = w->nevents++;
+	return 0;
+}
+
+int rec_writer__thread(struct rec_writer *w, uint32_t kind, uint64_t time, uint32_t pid,
+		       uint32_t tid, uint32_t name)
+{
+	struct rec_thread_event ev = {
+		.time = time, .pid = pid, .tid = tid, .kind = kind, .name = name,
+	};
+	int err = buf_add(&w->threads, &ev, sizeof(ev));
+
+	if (!err)
+		w->threads.count++;
+	return err;
+}
+
+int rec_writer__mapping(struct rec_writer *w, const struct rec_mapping *m, uint32_t *id)
+{
+	if (w->nmappings >= REC_NO_MAPPING)
+		return -ENOMEM;
+	if (GROW(w->mappings, w->mappings_cap, w->nmappings + 1))
+		return -ENOMEM;
+	w->mappings[w->nmappings] = *m;
+	*id = (uint32_t)w->nmappings++;
+	return 0;
+}
+
+int rec_writer__frame_lookup(const struct rec_writer *w, uint32_t pid, uint64_t addr,
+			     uint32_t flags, uint32_t *id)
+{
+	return keymap__get(&w->frame_ids, addr, (uint64_t)pid << 32 | flags, id);
+}
+
+int rec_writer__frame(struct rec_writer *w, uint32_t pid, uint64_t addr, uint32_t flags,
+		      uint32_t mapping, uint32_t *id)
+{
+	uint64_t b = (uint64_t)pid << 32 | flags;
+	int r;
+
+	if (keymap__get(&w->frame_ids, addr, b, id))
+		return 0;
+	if (w->nframes >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (GROW(w->frames, w->frames_cap, w->nframes + 1))
+		return -ENOMEM;
+	r = keymap__put(&w->frame_ids, addr, b, (uint32_t)w->nframes, NULL);
+	if (r < 0)
+		return r;
+	w->frames[w->nframes] = (struct rec_frame){
+		.addr = addr, .pid = pid, .mapping = mapping, .flags = flags,
+	};
+	*id = (uint32_t)w->nframes++;
+	return 0;
+}
+
+void rec_writer__frame_set_mapping(struct rec_writer *w, uint32_t id, uint32_t mapping)
+{
+	if (id < w->nframes)
+		w->frames[id].mapping = mapping;
+}
+
+int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uint32_t *id)
+{
+	struct rec_stack_node node = {.parent = parent, .frame = frame};
+	int r;
+
+	if (keymap__get(&w->stack_ids, parent, frame, id))
+		return 0;
+	if (w->nstacks == UINT32_MAX)
+		return -ENOMEM;
+	r = keymap__put(&w->stack_ids, parent, frame, w->nstacks, NULL);
+	if (r < 0)
+		return r;
+	r = buf_add(&w->stacks, &node, sizeof(node));
+	if (r)
+		return r;
+	w->stacks.count++;
+	*id = w->nstacks++;
+	return 0;
+}
+
+int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
+		       uint16_t cpu, uint8_t event, uint8_t flags)
+{
+	struct rec_sample s;
+	int err;
+
+	if (w->samples.len &&
+	    (time < w->sample_base || time - w->sample_base > UINT32_MAX)) {
+		/* Out of this chunk's time window: close it. Frames and stacks it
+		 * uses must be written first, so flush everything. */
+		err = rec_writer__flush(w);
+		if (err)
+			return err;
+	}
+	if (!w->samples.len) {
+		w->sample_base = time > SAMPLE_SLACK_NS ? time - SAMPLE_SLACK_NS : 0;
+		err = buf_add(&w->samples, &w->sample_base, sizeof(w->sample_base));
+		if (err)
+			return err;
+	}
+	s.dt = (uint32_t)(time - w->sample_base);
+	s.tid = tid;
+	s.stack = stack;
+	s.cpu = cpu;
+	s.event = event;
+	s.flags = flags;
+	err = buf_add(&w->samples, &s, sizeof(s));
+	if (!err)
+		w->samples.count++;
+	return err;
+}
+
+int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym)
+{
+	int err = buf_add(&w->symbols, sym, sizeof(*sym));
+
+	if (!err)
+		w->symbols.count++;
+	return err;
+}
+
+int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value)
+{
+	struct rec_stat st = {.value = value};
+	int err = rec_writer__string(w, key, strlen(key), &st.key);
+
+	if (!err)
+		err = buf_add(&w->stats, &st, sizeof(st));
+	if (!err)
+		w->stats.count++;
+	return err;
+}
+
+size_t rec_writer__nframes(const struct rec_writer *w)
+{
+	return w->nframes;
+}
+
+const struct rec_frame *rec_writer__frames(const struct rec_writer *w)
+{
+	return w->frames;
+}
+
+size_t rec_writer__nmappings(const struct rec_writer *w)
+{
+	return w->nmappings;
+}
+
+const struct rec_mapping *rec_writer__mappings(const struct rec_writer *w)
+{
+	return w->mappings;
+}
+
+const char *rec_writer__str(const struct rec_writer *w, uint32_t id)
+{
+	return strtab__str(&w->strings, id);
+}

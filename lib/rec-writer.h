@@ -1,0 +1,64 @@
+/* rec-writer.h: appends a recording file (format in recfile.h, docs/FORMAT.md).
+ *
+ * The writer interns strings, frames and stack nodes (each stored once) and
+ * buffers records per chunk type; rec_writer__flush() writes them out in
+ * dependency order, so every flushed prefix of the file is consistent. The
+ * recorder calls flush at least once a second. No per-record allocation in
+ * steady state: buffers and tables grow geometrically and are reused.
+ *
+ * Functions return 0 or -errno; after the first write error every call
+ * returns that error (the file still reads up to the last good chunk). */
+#ifndef PROF_REC_WRITER_H
+#define PROF_REC_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recfile.h"
+
+struct rec_writer;
+
+/* Creates (truncates) `path` and writes the file header. NULL + errno. */
+struct rec_writer *rec_writer__open(const char *path);
+/* Flushes, writes the END chunk, closes. Returns the first error seen. */
+int rec_writer__close(struct rec_writer *w);
+/* Closes without END (for tests of incomplete files) and frees. */
+void rec_writer__abandon(struct rec_writer *w);
+
+int rec_writer__flush(struct rec_writer *w);
+/* Bytes written to the file so far. */
+uint64_t rec_writer__size(const struct rec_writer *w);
+
+int rec_writer__meta(struct rec_writer *w, const char *key, const char *value);
+/* Interns a string; its id is usable at once. */
+int rec_writer__string(struct rec_writer *w, const char *s, size_t len, uint32_t *id);
+int rec_writer__event(struct rec_writer *w, const struct rec_event_desc *ev, uint32_t *id);
+int rec_writer__thread(struct rec_writer *w, uint32_t kind, uint64_t time, uint32_t pid,
+		       uint32_t tid, uint32_t name);
+int rec_writer__mapping(struct rec_writer *w, const struct rec_mapping *m, uint32_t *id);
+/* Finds an interned frame: 1 (id in *id) or 0. Never allocates. */
+int rec_writer__frame_lookup(const struct rec_writer *w, uint32_t pid, uint64_t addr,
+			     uint32_t flags, uint32_t *id);
+/* Interns frame (pid, addr, flags); `mapping` is only stored on first sight. */
+int rec_writer__frame(struct rec_writer *w, uint32_t pid, uint64_t addr, uint32_t flags,
+		      uint32_t mapping, uint32_t *id);
+/* Sets the mapping of a frame whose mapping was not known when it was
+ * interned (its mmap record was still in another CPU's ring). Takes effect in
+ * the file if the frame was not flushed yet, and for the symbolizer always. */
+void rec_writer__frame_set_mapping(struct rec_writer *w, uint32_t id, uint32_t mapping);
+/* Interns stack node (parent, frame): the stack `parent` extended by one
+ * callee frame. */
+int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uint32_t *id);
+int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
+		       uint16_t cpu, uint8_t event, uint8_t flags);
+int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym);
+int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value);
+
+/* Read-only views for the symbolizer at the end of a recording. */
+size_t rec_writer__nframes(const struct rec_writer *w);
+const struct rec_frame *rec_writer__frames(const struct rec_writer *w);
+size_t rec_writer__nmappings(const struct rec_writer *w);
+const struct rec_mapping *rec_writer__mappings(const struct rec_writer *w);
+const char *rec_writer__str(const struct rec_writer *w, uint32_t id);
+
+#endif

@@ -1,0 +1,480 @@
+/* recording.c: the recording file reader (see recording.h). */
+#include "recording.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "grow.h"
+
+int recording_is_recording(const void *data, size_t size)
+{
+	return size >= REC_MAGIC_LEN && memcmp(data, REC_MAGIC, REC_MAGIC_LEN) == 0;
+}
+
+static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errbuf, errlen, fmt, ap);
+	va_end(ap);
+	return -EBADMSG;
+}
+
+const char *recording__str(const struct recording *r, uint32_t id)
+{
+	return id < r->nstrs ? r->strs[id] : "";
+}
+
+uint64_t recording__stat(const struct recording *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (!strcmp(recording__str(r, r->stats[i].key), key))
+			return r->stats[i].value;
+	return 0;
+}
+
+const char *recording__meta(const struct recording *r, const char *key)
+{
+	size_t i;
+
+	for (i = r->nmeta; i-- > 0;)
+		if (!strcmp(r->meta[i].key, key))
+			return r->meta[i].value;
+	return NULL;
+}
+
+/* Strings are copied out with terminators; string pointers are fixed up
+ * after parsing because strbuf moves as it grows. */
+static int strbuf_add(struct recording *r, const unsigned char *p, size_t len, size_t *off);
+
+static int add_string(struct recording *r, const unsigned char *p, uint32_t len)
+{
+	size_t off, lens_cap = r->strs_cap;
+
+	if (GROW(r->strs, r->strs_cap, r->nstrs + 1))
+		return -ENOMEM;
+	if (lens_cap != r->strs_cap) {
+		uint32_t *lens = realloc(r->lens, r->strs_cap * sizeof(*r->lens));
+
+		if (!lens)
+			return -ENOMEM;
+		r->lens = lens;
+	}
+	if (strbuf_add(r, p, len, &off))
+		return -ENOMEM;
+	r->strs[r->nstrs] = (const char *)(uintptr_t)off; /* offset for now */
+	r->lens[r->nstrs++] = len;
+	return 0;
+}
+
+struct parse {
+	struct recording *r;
+	char *errbuf;
+	size_t errlen;
+	size_t off; /* of the chunk being parsed */
+};
+
+#define BAD(ps, ...) fail((ps)->errbuf, (ps)->errlen, __VA_ARGS__)
+
+static int check_str(struct parse *ps, uint32_t id, const char *what)
+{
+	if (id >= ps->r->nstrs)
+		return BAD(ps, "%s refers to undefined string %u (chunk at byte %zu)", what, id,
+			   ps->off);
+	return 0;
+}
+
+static int parse_strings(struct parse *ps, const unsigned char *p, size_t size, uint32_t count)
+{
+	size_t pos = 0;
+	uint32_t i;
+
+	for (i = 0; i < count; i++) {
+		uint32_t len;
+		int err;
+
+		if (size - pos < 4)
+			return BAD(ps, "string table overruns its chunk (chunk at byte %zu)", ps->off);
+		memcpy(&len, p + pos, 4);
+		pos += 4;
+		if (len > size - pos)
+			return BAD(ps, "string of %u bytes overruns its chunk (chunk at byte %zu)",
+				   len, ps->off);
+		err = add_string(ps->r, p + pos, len);
+		if (err)
+			return err;
+		pos += len;
+	}
+	if (pos != size)
+		return BAD(ps, "string chunk has %zu stray bytes (chunk at byte %zu)", size - pos,
+			   ps->off);
+	return 0;
+}
+
+/* Copies len bytes plus a NUL into strbuf; *off gets their offset. */
+static int strbuf_add(struct recording *r, const unsigned char *p, size_t len, size_t *off)
+{
+	if (GROW(r->strbuf, r->strbuf_cap, r->strbuf_len + len + 1))
+		return -ENOMEM;
+	memcpy(r->strbuf + r->strbuf_len, p, len);
+	r->strbuf[r->strbuf_len + len] = '\0';
+	*off = r->strbuf_len;
+	r->strbuf_len += len + 1;
+	return 0;
+}
+
+static int parse_meta(struct parse *ps, const unsigned char *p, size_t size, uint32_t count)
+{
+	struct recording *r = ps->r;
+	size_t pos = 0, off[2];
+	uint32_t i;
+	int k, err;
+
+	for (i = 0; i < count; i++) {
+		for (k = 0; k < 2; k++) {
+			const unsigned char *nul = pos < size ? memchr(p + pos, 0, size - pos) : NULL;
+
+			if (!nul)
+				return BAD(ps, "meta entry is not terminated (chunk at byte %zu)", ps->off);
+			err = strbuf_add(r, p + pos, (size_t)(nul - (p + pos)), &off[k]);
+			if (err)
+				return err;
+			pos = (size_t)(nul - p) + 1;
+		}
+		if (GROW(r->meta, r->meta_cap, r->nmeta + 1))
+			return -ENOMEM;
+		/* Offsets for now; turned into pointers once strbuf stops moving. */
+		r->meta[r->nmeta].key = (const char *)(uintptr_t)off[0];
+		r->meta[r->nmeta].value = (const char *)(uintptr_t)off[1];
+		r->nmeta++;
+	}
+	return 0;
+}
+
+/* Grows the per-frame symbol table to cover every frame, zeroing new slots. */
+static int ensure_symbols(struct recording *r)
+{
+	size_t old = r->symbols_cap;
+
+	if (r->nframes <= old && old)
+		return 0;
+	if (GROW(r->symbols, r->symbols_cap, r->nframes ? r->nframes : 1))
+		return -ENOMEM;
+	memset(r->symbols + old, 0, (r->symbols_cap - old) * sizeof(*r->symbols));
+	return 0;
+}
+
+/* Appends `count` fixed-size records of `elem` bytes to *arr (holding *n,
+ * capacity *cap), checking the payload size first. */
+static int append_records(struct parse *ps, void *arr, size_t *n, size_t *cap, size_t elem,
+			  const unsigned char *p, size_t size, uint32_t count)
+{
+	void **parr = arr;
+
+	if (size != (size_t)count * elem)
+		return BAD(ps, "chunk size %zu does not match %u records (chunk at byte %zu)", size,
+			   count, ps->off);
+	if (!count)
+		return 0;
+	if (grow_array(parr, cap, *n + count, elem))
+		return -ENOMEM;
+	memcpy((char *)*parr + *n * elem, p, size);
+	*n += count;
+	return 0;
+}
+
+#define APPEND(ps, arr, n, cap, p, size, count)                                            \
+	append_records(ps, &(arr), &(n), &(cap), sizeof(*(arr)), p, size, count)
+
+static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const unsigned char *p)
+{
+	struct recording *r = ps->r;
+	size_t size = h->size, i, first;
+	int err = 0;
+
+	switch (h->type) {
+	case REC_CHUNK_META:
+		return parse_meta(ps, p, size, h->count);
+	case REC_CHUNK_STRINGS:
+		return parse_strings(ps, p, size, h->count);
+	case REC_CHUNK_EVENTS:
+		if (r->nevents + h->count > 256)
+			return BAD(ps, "more than 256 events (chunk at byte %zu)", ps->off);
+		err = APPEND(ps, r->events, r->nevents, r->events_cap, p, size, h->count);
+		if (err)
+			return err;
+		first = r->nevents - h->count;
+		for (i = first; i < r->nevents; i++)
+			if ((err = check_str(ps, r->events[i].name, "event")))
+				return err;
+		return 0;
+	case REC_CHUNK_THREADS:
+		err = APPEND(ps, r->threads, r->nthreads, r->threads_cap, p, size, h->count);
+		if (err)
+			return err;
+		first = r->nthreads - h->count;
+		for (i = first; i < r->nthreads; i++) {
+			const struct rec_thread_event *t = &r->threads[i];
+
+			if (t->kind < REC_THREAD_START || t->kind > REC_THREAD_EXIT)
+				return BAD(ps, "thread event of unknown kind %u (chunk at byte %zu)",
+					   t->kind, ps->off);
+			if ((err = check_str(ps, t->name, "thread event")))
+				return err;
+		}
+		return 0;
+	case REC_CHUNK_MAPPINGS:
+		err = APPEND(ps, r->mappings, r->nmappings, r->mappings_cap, p, size, h->count);
+		if (err)
+			return err;
+		first = r->nmappings - h->count;
+		for (i = first; i < r->nmappings; i++) {
+			const struct rec_mapping *m = &r->mappings[i];
+
+			if ((err = check_str(ps, m->path, "mapping")) ||
+			    (err = check_str(ps, m->build_id, "mapping")))
+				return err;
+			if (m->end < m->start)
+				return BAD(ps, "mapping ends before it starts (chunk at byte %zu)",
+					   ps->off);
+		}
+		return 0;
+	case REC_CHUNK_FRAMES:
+		err = APPEND(ps, r->frames, r->nframes, r->frames_cap, p, size, h->count);
+		if (err)
+			return err;
+		first = r->nframes - h->count;
+		for (i = first; i < r->nframes; i++)
+			if (r->frames[i].mapping != REC_NO_MAPPING &&
+			    r->frames[i].mapping >= r->nmappings)
+				return BAD(ps, "frame %zu refers to undefined mapping %u (chunk at byte %zu)",
+					   i, r->frames[i].mapping, ps->off);
+		return 0;
+	case REC_CHUNK_STACKS:
+		err = APPEND(ps, r->stacks, r->nstacks, r->stacks_cap, p, size, h->count);
+		if (err)
+			return err;
+		first = r->nstacks - h->count;
+		for (i = first; i < r->nstacks; i++)
+			/* parent < own id: the tree is acyclic by construction. */
+			if (r->stacks[i].parent >= i || r->stacks[i].frame >= r->nframes)
+				return BAD(ps, "stack node %zu is malformed (chunk at byte %zu)", i,
+					   ps->off);
+		return 0;
+	case REC_CHUNK_SAMPLES: {
+		uint64_t base;
+
+		if (size < 8 || size - 8 != (size_t)h->count * sizeof(struct rec_sample))
+			return BAD(ps, "sample chunk size %zu does not match %u samples (chunk at byte %zu)",
+				   size, h->count, ps->off);
+		if (GROW(r->samples, r->samples_cap, r->nsamples + h->count))
+			return -ENOMEM;
+		memcpy(&base, p, 8);
+		for (i = 0; i < h->count; i++) {
+			struct rec_sample s;
+			struct rec_sample_full *f = &r->samples[r->nsamples];
+
+			memcpy(&s, p + 8 + i * sizeof(s), sizeof(s));
+			if (s.stack >= r->nstacks || s.event >= (r->nevents ? r->nevents : 1))
+				return BAD(ps, "sample refers to undefined stack or event (chunk at byte %zu)",
+					   ps->off);
+			f->time = base + s.dt;
+			f->tid = s.tid;
+			f->stack = s.stack;
+			f->cpu = s.cpu;
+			f->event = s.event;
+			f->flags = s.flags;
+			r->nsamples++;
+		}
+		return 0;
+	}
+	case REC_CHUNK_SYMBOLS:
+		if (size != (size_t)h->count * sizeof(struct rec_symbol))
+			return BAD(ps, "symbol chunk size does not match its count (chunk at byte %zu)",
+				   ps->off);
+		if (ensure_symbols(r))
+			return -ENOMEM;
+		for (i = 0; i < h->count; i++) {
+			struct rec_symbol s;
+
+			memcpy(&s, p + i * sizeof(s), sizeof(s));
+			if (s.frame >= r->nframes)
+				return BAD(ps, "symbol for undefined frame %u (chunk at byte %zu)",
+					   s.frame, ps->off);
+			if ((err = check_str(ps, s.name, "symbol")))
+				return err;
+			r->symbols[s.frame] = s;
+		}
+		return 0;
+	case REC_CHUNK_STATS:
+		if (size != (size_t)h->count * sizeof(struct rec_stat))
+			return BAD(ps, "stats chunk size does not match its count (chunk at byte %zu)",
+				   ps->off);
+		for (i = 0; i < h->count; i++) {
+			struct rec_stat s;
+			size_t j;
+
+			memcpy(&s, p + i * sizeof(s), sizeof(s));
+			if ((err = check_str(ps, s.key, "counter")))
+				return err;
+			for (j = 0; j < r->nstats && r->stats[j].key != s.key; j++)
+				;
+			if (j == r->nstats) {
+				if (GROW(r->stats, r->stats_cap, r->nstats + 1))
+					return -ENOMEM;
+				r->nstats++;
+			}
+			r->stats[j].key = s.key;
+			r->stats[j].value = s.value;
+		}
+		return 0;
+	case REC_CHUNK_END:
+		r->complete = 1;
+		return 0;
+	default:
+		/* Unknown chunk types are skipped: newer writers may add some. */
+		return 0;
+	}
+}
+
+int recording__parse(struct recording *r, unsigned char *data, size_t size, char *errbuf,
+		     size_t errlen)
+{
+	struct parse ps = {.r = r, .errbuf = errbuf, .errlen = errlen};
+	struct rec_file_header fh;
+	size_t off, i;
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->data = data;
+	r->size = size;
+	if (!recording_is_recording(data, size))
+		return fail(errbuf, errlen, "not a prof recording (bad magic)");
+	if (size < sizeof(fh))
+		return fail(errbuf, errlen, "file header is cut short (%zu bytes)", size);
+	memcpy(&fh, data, sizeof(fh));
+	if (fh.version != REC_VERSION)
+		return fail(errbuf, errlen, "recording format version %u is not supported (this prof reads %u)",
+			    fh.version, REC_VERSION);
+	if (fh.header_size < sizeof(fh) || fh.header_size > size)
+		return fail(errbuf, errlen, "file header size %u is invalid", fh.header_size);
+	if ((err = add_string(r, (const unsigned char *)"", 0)))
+		return err;
+	if (GROW(r->stacks, r->stacks_cap, 1))
+		return -ENOMEM;
+	r->stacks[0] = (struct rec_stack_node){0, 0};
+	r->nstacks = 1;
+
+	off = fh.header_size;
+	while (off < size && !r->complete) {
+		struct rec_chunk_header h;
+		const unsigned char *payload;
+
+		if (size - off < sizeof(h)) {
+			r->cut_at = off;
+			break;
+		}
+		memcpy(&h, data + off, sizeof(h));
+		if (h.size > size - off - sizeof(h)) {
+			r->cut_at = off; /* last chunk was cut short: stop here */
+			break;
+		}
+		payload = data + off + sizeof(h);
+		ps.off = off;
+		if ((uint32_t)crc32(crc32(0L, Z_NULL, 0), payload, h.size) != h.crc) {
+			err = fail(errbuf, errlen, "chunk at byte %zu is corrupt (checksum mismatch)", off);
+			break;
+		}
+		err = parse_chunk(&ps, &h, payload);
+		if (err)
+			break;
+		off += sizeof(h) + h.size;
+	}
+	if (!r->complete && !r->cut_at)
+		r->cut_at = off;
+	/* Fix up string pointers now that strbuf no longer moves. */
+	for (i = 0; i < r->nstrs; i++)
+		r->strs[i] = r->strbuf + (uintptr_t)r->strs[i];
+	for (i = 0; i < r->nmeta; i++) {
+		r->meta[i].key = r->strbuf + (uintptr_t)r->meta[i].key;
+		r->meta[i].value = r->strbuf + (uintptr_t)r->meta[i].value;
+	}
+	if (!err && ensure_symbols(r))
+		err = -ENOMEM;
+	return err;
+}
+
+void recording__release(struct recording *r)
+{
+	free(r->data);
+	free(r->strs);
+	free(r->lens);
+	free(r->strbuf);
+	free(r->meta);
+	free(r->events);
+	free(r->threads);
+	free(r->mappings);
+	free(r->frames);
+	free(r->stacks);
+	free(r->samples);
+	free(r->symbols);
+	free(r->stats);
+	memset(r, 0, sizeof(*r));
+}
+
+int read_whole_file(const char *path, unsigned char **data, size_t *size)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0, want = 65536;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		want = (size_t)st.st_size + 1; /* one read, then EOF */
+	for (;;) {
+		ssize_t n;
+
+		if (GROW(buf, cap, len + want)) {
+			free(buf);
+			if (fd)
+				close(fd);
+			return -ENOMEM;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			free(buf);
+			if (fd)
+				close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		want = 65536;
+	}
+	if (fd)
+		close(fd);
+	*data = buf;
+	*size = len;
+	return 0;
+}

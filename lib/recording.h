@@ -1,0 +1,86 @@
+/* recording.h: a recording file read into memory, checked record by record.
+ *
+ * recording__parse() never trusts the bytes: every length, count and id is
+ * checked; a bad chunk checksum or a dangling reference fails with -EBADMSG
+ * and a message. A file cut short after a complete chunk (a recorder killed
+ * with SIGKILL, a full disk) loads what it has, with `complete` = 0 and
+ * `cut_at` = the byte where reading stopped. */
+#ifndef PROF_RECORDING_H
+#define PROF_RECORDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recfile.h"
+
+struct rec_sample_full {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t stack;
+	uint16_t cpu;
+	uint8_t event;
+	uint8_t flags;
+};
+
+struct rec_meta_entry {
+	const char *key, *value;
+};
+
+struct rec_stat_entry {
+	uint32_t key; /* string id */
+	uint64_t value;
+};
+
+struct recording {
+	unsigned char *data; /* the file's bytes, owned */
+	size_t size;
+
+	const char **strs; /* id -> NUL-terminated (points into strbuf) */
+	uint32_t *lens;
+	size_t nstrs, strs_cap;
+	char *strbuf;      /* owned copy of all strings with NUL terminators */
+	size_t strbuf_len, strbuf_cap;
+
+	struct rec_meta_entry *meta;
+	size_t nmeta, meta_cap;
+	struct rec_event_desc *events;
+	size_t nevents, events_cap;
+	struct rec_thread_event *threads;
+	size_t nthreads, threads_cap;
+	struct rec_mapping *mappings;
+	size_t nmappings, mappings_cap;
+	struct rec_frame *frames;
+	size_t nframes, frames_cap;
+	struct rec_stack_node *stacks; /* [0] is the empty stack */
+	size_t nstacks, stacks_cap;
+	struct rec_sample_full *samples;
+	size_t nsamples, samples_cap;
+	struct rec_symbol *symbols; /* indexed by frame id; name 0 = none */
+	size_t symbols_cap;
+	struct rec_stat_entry *stats;
+	size_t nstats, stats_cap;
+
+	int complete;  /* END chunk seen */
+	size_t cut_at; /* bytes read when incomplete */
+};
+
+/* Is `data` the start of a recording (magic matches)? */
+int recording_is_recording(const void *data, size_t size);
+
+/* Parses `size` bytes at `data`; takes ownership of data (malloc'ed) even on
+ * failure. On error returns -EBADMSG (or -ENOMEM) and writes a one-line
+ * reason to errbuf. */
+int recording__parse(struct recording *r, unsigned char *data, size_t size, char *errbuf,
+		     size_t errlen);
+void recording__release(struct recording *r);
+
+const char *recording__str(const struct recording *r, uint32_t id);
+/* Counter value by name, or 0. */
+uint64_t recording__stat(const struct recording *r, const char *key);
+/* Meta value by key, or NULL. */
+const char *recording__meta(const struct recording *r, const char *key);
+
+/* Reads a whole file ("-" = stdin) into a malloc'ed buffer. 0 or -errno. */
+int read_whole_file(const char *path, unsigned char **data, size_t *size);
+
+#endif

@@ -1,0 +1,169 @@
+/* strtab.c: string interning (see strtab.h). Strings live in large blocks so
+ * interning a million names costs a few hundred allocations, not a million. */
+#include "strtab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+
+#define BLOCK_SIZE (256 * 1024)
+
+uint64_t hash_bytes(const void *data, size_t len)
+{
+	/* FNV-1a 64, then a finalizer so low bits are usable as an index. */
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+int strtab__init(struct strtab *t)
+{
+	uint32_t id;
+
+	memset(t, 0, sizeof(*t));
+	t->index = calloc(1024, sizeof(*t->index));
+	t->hashes = calloc(1024, sizeof(*t->hashes));
+	if (!t->index || !t->hashes) {
+		strtab__release(t);
+		return -ENOMEM;
+	}
+	t->index_mask = 1023;
+	return strtab__intern(t, "", 0, &id);
+}
+
+void strtab__release(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nblocks; i++)
+		free(t->blocks[i]);
+	free(t->blocks);
+	free(t->strs);
+	free(t->lens);
+	free(t->index);
+	free(t->hashes);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t probe(const struct strtab *t, uint64_t h, const char *s, size_t len)
+{
+	size_t i = h & t->index_mask;
+
+	for (;;) {
+		uint32_t slot = t->index[i];
+
+		if (!slot)
+			return i;
+		if (t->hashes[i] == h && t->lens[slot - 1] == len &&
+		    memcmp(t->strs[slot - 1], s, len) == 0)
+			return i;
+		i = (i + 1) & t->index_mask;
+	}
+}
+
+int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id)
+{
+	size_t i;
+
+	if (!t->index)
+		return 0;
+	i = probe(t, hash_bytes(s, len), s, len);
+	if (!t->index[i])
+		return 0;
+	*id = t->index[i] - 1;
+	return 1;
+}
+
+static int grow_index(struct strtab *t)
+{
+	size_t cap = (t->index_mask + 1) * 2, i;
+	uint32_t *index = calloc(cap, sizeof(*index));
+	uint64_t *hashes = calloc(cap, sizeof(*hashes));
+
+	if (!index || !hashes) {
+		free(index);
+		free(hashes);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= t->index_mask; i++) {
+		size_t j;
+
+		if (!t->index[i])
+			continue;
+		j = t->hashes[i] & (cap - 1);
+		while (index[j])
+			j = (j + 1) & (cap - 1);
+		index[j] = t->index[i];
+		hashes[j] = t->hashes[i];
+	}
+	free(t->index);
+	free(t->hashes);
+	t->index = index;
+	t->hashes = hashes;
+	t->index_mask = cap - 1;
+	return 0;
+}
+
+static char *store(struct strtab *t, const char *s, size_t len)
+{
+	char *p;
+
+	if (len + 1 > t->block_cap - t->block_used) {
+		size_t cap = len + 1 > BLOCK_SIZE ? len + 1 : BLOCK_SIZE;
+
+		if (GROW(t->blocks, t->blocks_cap, t->nblocks + 1))
+			return NULL;
+		t->block = malloc(cap);
+		if (!t->block)
+			return NULL;
+		t->blocks[t->nblocks++] = t->block;
+		t->block_cap = cap;
+		t->block_used = 0;
+	}
+	p = t->block + t->block_used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	t->block_used += len + 1;
+	return p;
+}
+
+int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
+{
+	uint64_t h = hash_bytes(s, len);
+	size_t i = probe(t, h, s, len);
+	char *p;
+
+	if (t->index[i]) {
+		*id = t->index[i] - 1;
+		return 0;
+	}
+	if (len > UINT32_MAX - 1 || t->count >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->count + 1) * 4 > (t->index_mask + 1) * 3) {
+		if (grow_index(t))
+			return -ENOMEM;
+		i = probe(t, h, s, len);
+	}
+	if (GROW(t->strs, t->strs_cap, t->count + 1) || GROW(t->lens, t->lens_cap, t->count + 1))
+		return -ENOMEM;
+	p = store(t, s, len);
+	if (!p)
+		return -ENOMEM;
+	t->strs[t->count] = p;
+	t->lens[t->count] = (uint32_t)len;
+	t->index[i] = (uint32_t)t->count + 1;
+	t->hashes[i] = h;
+	*id = (uint32_t)t->count++;
+	return 0;
+}

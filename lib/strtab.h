@@ -1,0 +1,45 @@
+/* strtab.h: interned strings, each stored once and named by a dense id.
+ *
+ * Ids start at 0 ("" is always id 0) and are handed out in insertion order,
+ * which is what the recording format's STRINGS chunks rely on. Strings may
+ * hold any bytes except NUL-termination is always added for convenience. */
+#ifndef PROF_STRTAB_H
+#define PROF_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strtab {
+	char **strs;      /* id -> NUL-terminated bytes (owned, in blocks) */
+	uint32_t *lens;   /* id -> length */
+	size_t count, strs_cap, lens_cap;
+	uint32_t *index;  /* open-addressed: id + 1, 0 = empty */
+	uint64_t *hashes; /* hash per index slot */
+	size_t index_mask;
+	char *block;      /* current storage block */
+	size_t block_used, block_cap;
+	char **blocks;
+	size_t nblocks, blocks_cap;
+};
+
+int strtab__init(struct strtab *t);
+void strtab__release(struct strtab *t);
+
+/* Interns `len` bytes at `s`; returns the id in *id. 0 or -ENOMEM. */
+int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id);
+/* Returns the id of `s` if present (1) or 0. */
+int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id);
+
+static inline const char *strtab__str(const struct strtab *t, uint32_t id)
+{
+	return id < t->count ? t->strs[id] : "";
+}
+
+static inline uint32_t strtab__len(const struct strtab *t, uint32_t id)
+{
+	return id < t->count ? t->lens[id] : 0;
+}
+
+uint64_t hash_bytes(const void *data, size_t len);
+
+#endif

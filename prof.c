@@ -1,0 +1,59 @@
+/* prof.c: main() and the table of subcommands (git's git.c in miniature). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "lib/cli.h"
+
+#define PROF_VERSION "0.1.0"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "sample the stacks of a process or command into a recording"},
+	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: prof <command> [options]\n\n"
+		     "prof is a sampling profiler built on perf_event_open(2).\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nSee 'prof <command> -h' for a command's options, docs/ for its manual.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("prof %s\n", PROF_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			static char prefix[64];
+
+			snprintf(prefix, sizeof(prefix), "prof %s", commands[i].name);
+			cli_set_command(prefix);
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "prof: '%s' is not a prof command\nhint: see 'prof --help'\n", argv[1]);
+	return EXIT_USAGE;
+}

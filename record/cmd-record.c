@@ -1,0 +1,194 @@
+/* cmd-record.c: `prof record`, the front end of record/: options, then
+ * record_run(), then the one-line summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "commands.h"
+#include "lib/cli.h"
+#include "lib/grow.h"
+#include "record/record.h"
+
+static const char usage_text[] =
+	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] -p PID[,PID...]\n"
+	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Samples the call stacks (kernel and user) of every thread of running\n"
+	"processes, or of a command and its children, into a recording file.\n"
+	"\n"
+	"  -p, --pid PID[,PID...]  attach to these processes (all their threads,\n"
+	"                          including threads created while recording)\n"
+	"  -F, --freq HZ           samples per second per thread (default 99)\n"
+	"  -d, --duration SECONDS  stop after this long (default: when the targets\n"
+	"                          exit, or on Ctrl-C / SIGTERM)\n"
+	"  -o, --output FILE       recording file (default prof.data)\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 256)\n"
+	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
+	"  -q, --quiet             no summary or notices on stderr\n"
+	"  -h, --help              show this help\n";
+
+static int parse_pids(const char *arg, pid_t **pids, size_t *n, size_t *cap)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (cli_parse_u64(tok, 1, 0x3fffffff, &v)) {
+			err = -EINVAL;
+			break;
+		}
+		if (GROW(*pids, *cap, *n + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		(*pids)[(*n)++] = (pid_t)v;
+	}
+	if (!*n && !err)
+		err = -EINVAL;
+	free(copy);
+	return err;
+}
+
+static void print_summary(const struct record_summary *s, const char *out)
+{
+	double secs = (double)s->duration_ns / 1e9;
+	double kb = (double)s->bytes / 1024.0;
+
+	fprintf(stderr,
+		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
+		secs, (unsigned long long)s->samples, (unsigned long long)s->threads,
+		(unsigned long long)s->lost, kb, out);
+	if (s->throttled)
+		fprintf(stderr, " (throttled %llu times)", (unsigned long long)s->throttled);
+	fputc('\n', stderr);
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	int i;
+	char *s;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		strcat(s, argv[i]);
+		if (i + 1 < argc)
+			strcat(s, " ");
+	}
+	return s;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"freq", required_argument, NULL, 'F'},
+		{"duration", required_argument, NULL, 'd'},
+		{"output", required_argument, NULL, 'o'},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"no-symbolize", no_argument, NULL, 'S'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct record_opts opts;
+	struct record_summary sum;
+	struct record_error err;
+	pid_t *pids = NULL;
+	size_t npids = 0, pids_cap = 0;
+	char *cmdline;
+	int c, rc;
+	uint64_t v;
+
+	memset(&opts, 0, sizeof(opts));
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, so "-- CMD -x" reaches CMD. */
+	while ((c = getopt_long(argc, argv, "+p:F:d:o:m:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_pids(optarg, &pids, &npids, &pids_cap)) {
+				free(pids);
+				return cli_usage_error("invalid PID list '%s'", optarg);
+			}
+			break;
+		case 'F':
+			if (cli_parse_u64(optarg, 1, 1000000, &v)) {
+				free(pids);
+				return cli_usage_error("invalid frequency '%s' (1 to 1000000 Hz)", optarg);
+			}
+			opts.freq = v;
+			break;
+		case 'd':
+			if (cli_parse_seconds(optarg, &opts.duration_ns)) {
+				free(pids);
+				return cli_usage_error("invalid duration '%s' (seconds, e.g. 5 or 0.5)",
+						       optarg);
+			}
+			break;
+		case 'o':
+			opts.output = optarg;
+			break;
+		case 'm':
+			if (cli_parse_u64(optarg, 1, 1 << 20, &v) || (v & (v - 1))) {
+				free(pids);
+				return cli_usage_error("invalid ring size '%s' (a power of two)", optarg);
+			}
+			opts.ring_pages = (size_t)v;
+			break;
+		case 'S':
+			opts.no_symbolize = 1;
+			break;
+		case 'q':
+			opts.quiet = 1;
+			break;
+		case 'h':
+			free(pids);
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			free(pids);
+			if (optopt && optopt != '?')
+				return cli_usage_error("option '-%c' %s", optopt,
+						       strchr("pFdom", optopt) ? "needs a value" : "is unknown");
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		opts.argv = argv + optind;
+	if (!npids && !opts.argv) {
+		free(pids);
+		return cli_usage_error("nothing to record: give -p PID or -- COMMAND");
+	}
+	if (npids && opts.argv) {
+		free(pids);
+		return cli_usage_error("give either -p PID or a command, not both");
+	}
+	opts.pids = pids;
+	opts.npids = npids;
+	cmdline = join_args(argc, argv);
+	opts.cmdline = cmdline;
+	rc = record_run(&opts, &sum, &err);
+	free(cmdline);
+	free(pids);
+	if (rc) {
+		cli_error("%s", err.msg);
+		if (err.hint[0])
+			cli_hint("%s", err.hint);
+		return EXIT_FAIL;
+	}
+	if (!opts.quiet)
+		print_summary(&sum, opts.output ? opts.output : RECORD_DEFAULT_OUTPUT);
+	return EXIT_OK;
+}

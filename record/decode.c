@@ -1,0 +1,291 @@
+/* decode.c: turns the kernel's perf records into recording entries. This is
+ * the hot path: per sample it does two hash lookups per frame and appends a
+ * 16-byte record; no allocation once the tables are warm, no syscalls, no
+ * stdio. Mapping lookups happen once per new frame only. */
+#include "recorder.h"
+
+#include <string.h>
+
+#include "lib/grow.h"
+
+/* The trailer that sample_id_all appends to non-sample records, for our
+ * sample_type (TID | TIME | CPU). */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	struct sample_id id;
+
+	if (h->size < sizeof(*h) + sizeof(id))
+		return 0;
+	memcpy(&id, (const char *)h + h->size - sizeof(id), sizeof(id));
+	return id.time;
+}
+
+static void note_err(struct recorder *rc, int err)
+{
+	if (err && !rc->write_err)
+		rc->write_err = err;
+}
+
+static uint32_t intern(struct recorder *rc, const char *s, size_t len)
+{
+	uint32_t id = 0;
+
+	note_err(rc, rec_writer__string(rc->w, s, len, &id));
+	return id;
+}
+
+static void seen_thread(struct recorder *rc, uint32_t pid, uint32_t tid)
+{
+	if (keymap__put(&rc->seen_tids, tid, 0, 1, NULL) == 1)
+		rc->sum->threads++;
+	if (keymap__put(&rc->seen_pids, pid, 0, 1, NULL) == 1)
+		rc->sum->processes++;
+}
+
+int recorder_thread_start(struct recorder *rc, uint64_t time, uint32_t pid, uint32_t tid,
+			  const char *name)
+{
+	uint32_t id = intern(rc, name, strlen(name));
+
+	note_err(rc, keymap__set(&rc->names, tid, 0, id));
+	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_START, time, pid, tid, id));
+	seen_thread(rc, pid, tid);
+	return rc->write_err;
+}
+
+int recorder_add_mapping(struct recorder *rc, uint64_t time, uint32_t pid, uint64_t start,
+			 uint64_t end, uint64_t pgoff, const char *path)
+{
+	struct rec_mapping m = {
+		.start = start, .end = end, .pgoff = pgoff, .time = time, .pid = pid,
+	};
+	uint32_t id;
+	int err;
+
+	m.path = intern(rc, path, strlen(path));
+	err = rec_writer__mapping(rc->w, &m, &id);
+	if (!err)
+		err = addr_spaces__add(&rc->spaces, pid, start, end, id);
+	note_err(rc, err);
+	return err;
+}
+
+static void add_pending(struct recorder *rc, uint32_t frame)
+{
+	if (GROW(rc->pending, rc->pending_cap, rc->npending + 1))
+		return; /* the frame just stays unmapped */
+	rc->pending[rc->npending++] = (struct pending_frame){.frame = frame};
+}
+
+void recorder_resolve_pending(struct recorder *rc, int flushed)
+{
+	const struct rec_frame *frames = rec_writer__frames(rc->w);
+	size_t i, kept = 0;
+
+	for (i = 0; i < rc->npending; i++) {
+		struct pending_frame pf = rc->pending[i];
+		const struct rec_frame *f = &frames[pf.frame];
+		uint32_t m = addr_spaces__find(&rc->spaces, f->pid, f->addr);
+
+		if (m != REC_NO_MAPPING) {
+			rec_writer__frame_set_mapping(rc->w, pf.frame, m);
+			continue;
+		}
+		pf.flushes += flushed ? 1 : 0;
+		if (pf.flushes < 2)
+			rc->pending[kept++] = pf;
+	}
+	rc->npending = kept;
+}
+
+static void handle_sample(struct recorder *rc, const struct perf_event_header *h)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	struct {
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t nr;
+	} s;
+	const uint64_t *ips;
+	uint64_t i, nframes = 0, context = PERF_CONTEXT_USER, real = 0;
+	int first_in_context = 1;
+	uint32_t parent = 0, frame, node;
+	uint8_t flags = 0;
+
+	if ((size_t)(end - p) < sizeof(s))
+		return;
+	memcpy(&s, p, sizeof(s));
+	p += sizeof(s);
+	if (s.nr > (uint64_t)(end - p) / 8)
+		return;
+	ips = (const uint64_t *)p;
+	rc->sum->samples++;
+
+	for (i = 0; i < s.nr && nframes < MAX_FRAMES; i++) {
+		uint64_t ip = ips[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			context = ip;
+			first_in_context = 1;
+			continue;
+		}
+		if (context != PERF_CONTEXT_KERNEL && context != PERF_CONTEXT_USER)
+			continue; /* guest frames: not ours */
+		real++;
+		rc->frame_flags[nframes] = context == PERF_CONTEXT_KERNEL ? REC_FRAME_KERNEL : 0;
+		/* Past the first frame of a context, addresses are return
+		 * addresses: step back into the call instruction. */
+		if (!first_in_context && ip) {
+			ip--;
+			rc->frame_flags[nframes] |= REC_FRAME_CALLER;
+		}
+		rc->frame_addr[nframes++] = ip;
+		first_in_context = 0;
+	}
+	if (!nframes) {
+		int kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+		rc->frame_addr[0] = s.ip;
+		rc->frame_flags[0] = kernel ? REC_FRAME_KERNEL : 0;
+		nframes = 1;
+	}
+	if (real >= rc->max_stack || i < s.nr)
+		flags |= REC_SAMPLE_TRUNCATED;
+
+	/* Intern root first: each prefix of the stack is a node of the tree. */
+	for (i = nframes; i-- > 0;) {
+		uint32_t fl = rc->frame_flags[i];
+		uint32_t space = (fl & REC_FRAME_KERNEL) ? 0 : s.pid;
+		uint64_t addr = rc->frame_addr[i];
+
+		if (!rec_writer__frame_lookup(rc->w, space, addr, fl, &frame)) {
+			uint32_t mapping = space ? addr_spaces__find(&rc->spaces, space, addr)
+						 : REC_NO_MAPPING;
+
+			note_err(rc, rec_writer__frame(rc->w, space, addr, fl, mapping, &frame));
+			if (space && mapping == REC_NO_MAPPING && !rc->write_err)
+				add_pending(rc, frame);
+		}
+		note_err(rc, rec_writer__stack(rc->w, parent, frame, &node));
+		parent = node;
+	}
+	if (!keymap__get(&rc->seen_tids, s.tid, 0, &node))
+		seen_thread(rc, s.pid, s.tid);
+	note_err(rc, rec_writer__sample(rc->w, s.time, s.tid, parent, (uint16_t)s.cpu, 0, flags));
+}
+
+static void handle_comm(struct recorder *rc, const struct perf_event_header *h)
+{
+	const char *p = (const char *)(h + 1);
+	size_t avail = h->size - sizeof(*h);
+	uint32_t pid, tid, id;
+
+	if (avail < 8 + sizeof(struct sample_id))
+		return;
+	memcpy(&pid, p, 4);
+	memcpy(&tid, p + 4, 4);
+	p += 8;
+	avail -= 8 + sizeof(struct sample_id);
+	id = intern(rc, p, strnlen(p, avail));
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		addr_spaces__clear(&rc->spaces, pid);
+	note_err(rc, keymap__set(&rc->names, tid, 0, id));
+	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
+	seen_thread(rc, pid, tid);
+}
+
+static void handle_task(struct recorder *rc, const struct perf_event_header *h)
+{
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} t;
+	uint32_t name = 0;
+
+	if (h->size < sizeof(*h) + sizeof(t))
+		return;
+	memcpy(&t, h + 1, sizeof(t));
+	if (h->type == PERF_RECORD_EXIT) {
+		note_err(rc, rec_writer__thread(rc->w, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
+		return;
+	}
+	if (t.pid != t.ppid)
+		note_err(rc, addr_spaces__fork(&rc->spaces, t.ppid, t.pid));
+	keymap__get(&rc->names, t.ptid, 0, &name); /* a new thread has its creator's name */
+	note_err(rc, keymap__set(&rc->names, t.tid, 0, name));
+	note_err(rc, keymap__set(&rc->forked_tids, t.tid, 0, 1));
+	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_START, t.time, t.pid, t.tid, name));
+	seen_thread(rc, t.pid, t.tid);
+}
+
+static void handle_mmap2(struct recorder *rc, const struct perf_event_header *h)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} m;
+	const char *name;
+	size_t avail;
+
+	if (h->size < sizeof(*h) + sizeof(m) + sizeof(struct sample_id))
+		return;
+	memcpy(&m, h + 1, sizeof(m));
+	name = (const char *)(h + 1) + sizeof(m);
+	avail = h->size - sizeof(*h) - sizeof(m) - sizeof(struct sample_id);
+	if (strnlen(name, avail) == avail)
+		return; /* not terminated: malformed */
+	if (m.addr + m.len < m.addr)
+		return;
+	recorder_add_mapping(rc, record_time(h), m.pid, m.addr, m.addr + m.len, m.pgoff, name);
+}
+
+void recorder_handle_record(void *ctx, const struct perf_event_header *h)
+{
+	struct recorder *rc = ctx;
+	uint64_t v[2];
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		handle_sample(rc, h);
+		break;
+	case PERF_RECORD_COMM:
+		handle_comm(rc, h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		handle_task(rc, h);
+		break;
+	case PERF_RECORD_MMAP2:
+		handle_mmap2(rc, h);
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(*h) + 16) {
+			memcpy(v, h + 1, 16);
+			rc->sum->lost += v[1];
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= sizeof(*h) + 8) {
+			memcpy(v, h + 1, 8);
+			rc->sum->lost += v[0];
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		rc->sum->throttled++;
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,52 @@
+/* record.h: the record/ module's public interface: sample the stacks of
+ * running processes (or of a command it launches) into a recording file. */
+#ifndef PROF_RECORD_H
+#define PROF_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define RECORD_DEFAULT_FREQ 99     /* Hz: off the 100 Hz beat of timers */
+#define RECORD_DEFAULT_OUTPUT "prof.data"
+#define RECORD_DEFAULT_RING_PAGES 256 /* 1 MiB per CPU */
+
+struct record_opts {
+	const pid_t *pids;  /* attach to these processes, or */
+	size_t npids;
+	char *const *argv;  /* launch this command (NULL-terminated) */
+	uint64_t duration_ns; /* 0: until the targets exit or a signal */
+	uint64_t freq;      /* 0: RECORD_DEFAULT_FREQ */
+	const char *output; /* NULL: RECORD_DEFAULT_OUTPUT */
+	size_t ring_pages;  /* per CPU, power of two; 0: default */
+	int no_symbolize;
+	int quiet;          /* no notices on stderr (errors still go out) */
+	const char *cmdline; /* prof's own command line, for the file's meta */
+};
+
+struct record_summary {
+	uint64_t duration_ns;
+	uint64_t samples, lost, throttled;
+	uint64_t threads, processes;
+	uint64_t bytes;
+	int target_status; /* launch mode: the command's exit status */
+	int stopped_by_signal;
+};
+
+/* Why record_run failed, for the command to print. */
+struct record_error {
+	char msg[512];
+	char hint[512];
+};
+
+/* Runs a whole recording: opens the events, samples until a stop condition,
+ * symbolizes, closes the file. Blocks. Returns 0 or a negative errno; on
+ * failure err->msg says what went wrong (and err->hint how to fix it). A
+ * failure after sampling started still leaves a complete, readable file. */
+int record_run(const struct record_opts *opts, struct record_summary *sum,
+	       struct record_error *err);
+
+/* Asks a running record_run() to stop (async-signal-safe). */
+void record_request_stop(void);
+
+#endif

@@ -1,0 +1,439 @@
+/* folded.c: folded stacks in and out (see report.h).
+ *
+ * Folded text is the lingua franca of flamegraph tools: one line per stack,
+ * "root;caller;...;leaf COUNT". Reading it interns each frame name; the
+ * writer merges entries whose text is the same and sorts lines bytewise by
+ * their text, comparing name ids through a precomputed rank instead of
+ * building each line's text first. */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "lib/keymap.h"
+
+/* ---- reading ---- */
+
+/* Parses a decimal count; 0 or -EINVAL (empty, a non-digit, overflow). */
+static int parse_count(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+struct prev_frame {
+	const char *s;
+	size_t len;
+	uint32_t id;
+};
+
+/* One line without its newline. 1 if used, 0 if malformed, -ENOMEM. */
+static int parse_line(struct profile *p, const char *line, size_t len, uint32_t **ids,
+		      size_t *ids_cap, struct prev_frame **prev, size_t *prev_cap, size_t *nprev)
+{
+	struct profile_entry e = {0};
+	size_t sep, i, start, depth = 0;
+	int err;
+
+	for (sep = len; sep > 0 && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
+		;
+	if (!sep || sep == 1 || parse_count(line + sep, len - sep, &e.count))
+		return 0;
+	len = sep - 1; /* the stack text */
+	for (start = 0; start <= len; start = i + 1) {
+		const char *end = memchr(line + start, ';', len - start);
+		size_t flen;
+
+		i = end ? (size_t)(end - line) : len;
+		flen = i - start;
+		/* Every frame must be non-empty: no leading, trailing or
+		 * double ';'. (Names interned before this is found stay in
+		 * the table unused, which is harmless.) */
+		if (!flen)
+			return 0;
+		if (GROW(*ids, *ids_cap, depth + 1) || GROW(*prev, *prev_cap, depth + 1))
+			return -ENOMEM;
+		/* Sorted folded text repeats long prefixes: reuse the id of
+		 * the last name seen at this depth when the text is the same
+		 * (the text stays in memory, so the memo stays valid). */
+		if (depth < *nprev && (*prev)[depth].len == flen &&
+		    !memcmp((*prev)[depth].s, line + start, flen)) {
+			(*ids)[depth] = (*prev)[depth].id;
+		} else {
+			err = profile__intern(p, line + start, flen, &(*ids)[depth]);
+			if (err)
+				return err;
+			(*prev)[depth] = (struct prev_frame){line + start, flen, (*ids)[depth]};
+		}
+		depth++;
+		if (depth > *nprev)
+			*nprev = depth;
+		if (i == len)
+			break;
+	}
+	if (!e.count)
+		return 1; /* well-formed, adds nothing */
+	err = profile__add_stack(p, *ids, depth, &e.stack);
+	if (!err)
+		err = profile__add(p, &e);
+	return err ? err : 1;
+}
+
+int profile__from_folded(struct profile *p, const char *text, size_t len,
+			 struct folded_stats *st)
+{
+	uint32_t *ids = NULL;
+	struct prev_frame *prev = NULL;
+	size_t ids_cap = 0, prev_cap = 0, nprev = 0, pos = 0, lineno = 0;
+	int err = 0;
+
+	memset(st, 0, sizeof(*st));
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len, llen = end - pos;
+		int r;
+
+		lineno++;
+		if (llen && text[pos + llen - 1] == '\r')
+			llen--;
+		if (llen) {
+			st->lines++;
+			r = parse_line(p, text + pos, llen, &ids, &ids_cap, &prev, &prev_cap, &nprev);
+			if (r < 0) {
+				err = r;
+				break;
+			}
+			if (!r) {
+				if (!st->malformed++)
+					st->first_malformed = lineno;
+			}
+		}
+		pos = end + 1;
+	}
+	free(ids);
+	free(prev);
+	return err;
+}
+
+/* ---- sorting and merging ---- */
+
+/* Compares name a followed by terminator ta with name b followed by tb,
+ * bytewise. Names hold no ';' and no control characters. */
+static int cmp_joined(const char *a, int ta, const char *b, int tb)
+{
+	size_t i = 0;
+	int ca, cb;
+
+	while (a[i] && a[i] == b[i])
+		i++;
+	ca = a[i] ? (unsigned char)a[i] : ta;
+	cb = b[i] ? (unsigned char)b[i] : tb;
+	return ca < cb ? -1 : ca > cb;
+}
+
+static int cmp_rank(const void *x, const void *y, void *ctx)
+{
+	const struct profile *p = ctx;
+
+	return cmp_joined(profile__name(p, *(const uint32_t *)x), ';',
+			  profile__name(p, *(const uint32_t *)y), ';');
+}
+
+struct line_ctx {
+	const struct profile *p;
+	const uint32_t *rank;       /* name id -> position in ';'-terminated order */
+	const uint32_t *stack_rank; /* stack -> position by text (equal text, equal rank) */
+};
+
+static inline uint32_t seq_len(const struct profile *p, const struct profile_line *l)
+{
+	return p->stacks[l->stack].depth + (l->root ? 1 : 0);
+}
+
+static inline uint32_t seq_at(const struct profile *p, const struct profile_line *l, uint32_t i)
+{
+	if (l->root) {
+		if (!i)
+			return l->root;
+		i--;
+	}
+	return p->frames[p->stacks[l->stack].first + i];
+}
+
+/* Orders lines as `sort` orders their text "a;b;c": where the names first
+ * differ, both followed by ';', the name rank decides; at a last frame the
+ * terminator is the end of the text instead, so compare the bytes. */
+static int cmp_text(const struct line_ctx *c, const struct profile_line *a,
+		    const struct profile_line *b)
+{
+	uint32_t la = seq_len(c->p, a), lb = seq_len(c->p, b), i;
+
+	for (i = 0; i < la && i < lb; i++) {
+		uint32_t na = seq_at(c->p, a, i), nb = seq_at(c->p, b, i);
+		int r;
+
+		if (na == nb)
+			continue;
+		if (i + 1 < la && i + 1 < lb)
+			return c->rank[na] < c->rank[nb] ? -1 : 1;
+		r = cmp_joined(profile__name(c->p, na), i + 1 < la ? ';' : 0,
+			       profile__name(c->p, nb), i + 1 < lb ? ';' : 0);
+		if (r)
+			return r;
+	}
+	return la < lb ? -1 : la > lb;
+}
+
+static int cmp_stacks(const void *x, const void *y, void *ctx)
+{
+	struct profile_line a = {.stack = *(const uint32_t *)x};
+	struct profile_line b = {.stack = *(const uint32_t *)y};
+
+	return cmp_text(ctx, &a, &b);
+}
+
+/* Lines with the same root (or none) are ordered by their stacks' ranks;
+ * different roots by the roots' name ranks (a root is never the last frame,
+ * so its terminator is ';'). Precomputing stack ranks keeps the comparison
+ * O(1) however deep the stacks. */
+static int cmp_lines(const void *x, const void *y, void *ctx)
+{
+	const struct line_ctx *c = ctx;
+	const struct profile_line *a = x, *b = y;
+
+	if (a->root == b->root) {
+		uint32_t ra = c->stack_rank[a->stack], rb = c->stack_rank[b->stack];
+
+		return ra < rb ? -1 : ra > rb;
+	}
+	if (a->root && b->root)
+		return c->rank[a->root] < c->rank[b->root] ? -1 : 1;
+	return cmp_text(c, a, b);
+}
+
+static int thread_root(struct profile *p, const struct profile_entry *e,
+		       enum profile_thread_root how, struct keymap *cache, uint32_t *root)
+{
+	uint32_t len;
+	int n, err;
+
+	if (!p->has_threads || how == PROFILE_ROOT_NONE || !e->thread) {
+		*root = 0;
+		return 0;
+	}
+	if (how == PROFILE_ROOT_NAME) {
+		*root = e->thread;
+		return 0;
+	}
+	if (keymap__get(cache, e->thread, e->tid, root))
+		return 0;
+	len = strtab__len(&p->names, e->thread);
+	if (GROW(p->scratch, p->scratch_cap, (size_t)len + 16))
+		return -ENOMEM;
+	memcpy(p->scratch, profile__name(p, e->thread), len);
+	n = snprintf(p->scratch + len, 16, "/%" PRIu32, e->tid);
+	err = strtab__intern(&p->names, p->scratch, len + (size_t)n, root);
+	if (!err && keymap__put(cache, e->thread, e->tid, *root, NULL) < 0)
+		err = -ENOMEM;
+	return err;
+}
+
+int profile__lines(struct profile *p, const struct folded_opts *opts, struct profile_line **out,
+		   size_t *nout)
+{
+	enum profile_thread_root how = opts ? opts->thread_root : PROFILE_ROOT_NONE;
+	struct profile_line *lines = NULL;
+	uint32_t *order = NULL, *rank = NULL, *stack_order = NULL, *stack_rank = NULL;
+	struct keymap roots = {0};
+	struct line_ctx ctx = {.p = p};
+	size_t n = 0, i, j, nnames;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	*nout = 0;
+	lines = malloc((p->nentries ? p->nentries : 1) * sizeof(*lines));
+	if (!lines)
+		goto out;
+	for (i = 0; i < p->nentries; i++) {
+		const struct profile_entry *e = &p->entries[i];
+
+		if (!e->count)
+			continue;
+		err = thread_root(p, e, how, &roots, &lines[n].root);
+		if (err)
+			goto out;
+		lines[n].stack = e->stack;
+		lines[n].count = e->count;
+		n++;
+	}
+	/* Rank every name (roots are interned by now). */
+	nnames = p->names.count;
+	order = malloc(nnames * sizeof(*order));
+	rank = malloc(nnames * sizeof(*rank));
+	if (!order || !rank) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nnames; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, nnames, sizeof(*order), cmp_rank, p);
+	for (i = 0; i < nnames; i++)
+		rank[order[i]] = (uint32_t)i;
+	ctx.rank = rank;
+	/* Rank every stack by its text; stacks with the same text (different
+	 * addresses in the same functions) get the same rank. */
+	stack_order = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*stack_order));
+	stack_rank = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*stack_rank));
+	if (!stack_order || !stack_rank) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->nstacks; i++)
+		stack_order[i] = (uint32_t)i;
+	qsort_r(stack_order, p->nstacks, sizeof(*stack_order), cmp_stacks, &ctx);
+	for (i = 0, j = 0; i < p->nstacks; i++) {
+		if (i && cmp_stacks(&stack_order[i - 1], &stack_order[i], &ctx))
+			j = i;
+		stack_rank[stack_order[i]] = (uint32_t)j;
+	}
+	ctx.stack_rank = stack_rank;
+	qsort_r(lines, n, sizeof(*lines), cmp_lines, &ctx);
+	/* Merge lines whose text is the same (now adjacent). */
+	for (i = 0, j = 0; i < n; i++) {
+		if (j && !cmp_lines(&lines[j - 1], &lines[i], &ctx)) {
+			uint64_t c = lines[j - 1].count;
+
+			lines[j - 1].count = c > UINT64_MAX - lines[i].count ? UINT64_MAX
+									       : c + lines[i].count;
+		} else {
+			lines[j++] = lines[i];
+		}
+	}
+	*out = lines;
+	*nout = j;
+	lines = NULL;
+	err = 0;
+out:
+	free(lines);
+	free(order);
+	free(rank);
+	free(stack_order);
+	free(stack_rank);
+	keymap__release(&roots);
+	return err;
+}
+
+/* ---- writing ---- */
+
+struct out_buf {
+	char *buf;
+	size_t len, cap;
+};
+
+static int put(struct out_buf *o, const char *s, size_t n)
+{
+	if (GROW(o->buf, o->cap, o->len + n))
+		return -ENOMEM;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	return 0;
+}
+
+static int put_stack(const struct profile *p, struct out_buf *o, uint32_t stack)
+{
+	const struct profile_stack *s = &p->stacks[stack];
+	uint32_t k;
+	int err = 0;
+
+	for (k = 0; k < s->depth && !err; k++) {
+		uint32_t id = p->frames[s->first + k];
+
+		if (k && (err = put(o, ";", 1)))
+			break;
+		err = put(o, profile__name(p, id), strtab__len(&p->names, id));
+	}
+	return err;
+}
+
+static int drain(struct out_buf *o, FILE *out)
+{
+	errno = 0;
+	if (o->len && fwrite(o->buf, 1, o->len, out) != o->len)
+		return errno ? -errno : -EIO;
+	o->len = 0;
+	return 0;
+}
+
+int profile__write_folded(struct profile *p, const struct folded_opts *opts, FILE *out)
+{
+	struct profile_line *lines;
+	struct out_buf o = {0}, texts = {0};
+	size_t nlines, i, *text_at = NULL; /* stack -> offset + 1 in texts */
+	int err;
+
+	err = profile__lines(p, opts, &lines, &nlines);
+	if (err)
+		return err;
+	/* With thread roots, one stack shows up under many threads: render
+	 * each stack's text once. */
+	if (nlines && lines[0].root && !(text_at = calloc(p->nstacks, sizeof(*text_at))))
+		err = -ENOMEM;
+	for (i = 0; i < nlines && !err; i++) {
+		const struct profile_line *l = &lines[i];
+		char num[32];
+		int n;
+
+		if (l->root) {
+			err = put(&o, profile__name(p, l->root), strtab__len(&p->names, l->root));
+			if (!err)
+				err = put(&o, ";", 1);
+		}
+		if (err)
+			break;
+		if (text_at) {
+			size_t at = text_at[l->stack];
+
+			if (!at) {
+				at = texts.len + 1;
+				err = put_stack(p, &texts, l->stack);
+				if (!err)
+					err = put(&texts, "", 1);
+				text_at[l->stack] = at;
+			}
+			if (!err)
+				err = put(&o, texts.buf + at - 1, strlen(texts.buf + at - 1));
+		} else {
+			err = put_stack(p, &o, l->stack);
+		}
+		n = snprintf(num, sizeof(num), " %" PRIu64 "\n", l->count);
+		if (!err)
+			err = put(&o, num, (size_t)n);
+		if (!err && o.len >= 65536)
+			err = drain(&o, out);
+	}
+	if (!err)
+		err = drain(&o, out);
+	free(o.buf);
+	free(texts.buf);
+	free(text_at);
+	free(lines);
+	errno = 0;
+	if (!err && fflush(out))
+		err = errno ? -errno : -EIO;
+	return err;
+}

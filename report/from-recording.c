@@ -1,0 +1,528 @@
+/* from-recording.c: builds a profile from a recording (see report.h).
+ *
+ * Work is bounded by the number of unique things, not samples: samples are
+ * counted per (stack id, truncated) in a flat array, or per (thread key,
+ * stack id, truncated) by radix sorting one 64-bit key per sample; then each
+ * unique stack id is rendered once, each frame id named once, each thread
+ * name interned once. Per sample: no allocation, no hashing of strings. */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "lib/keymap.h"
+
+/* A START or NAME event, sorted by (tid, time, file order). */
+struct name_event {
+	uint64_t time;
+	uint32_t tid, pid;
+	uint32_t name; /* recording string id */
+	uint32_t order;
+	uint32_t tkey; /* thread key (below) */
+};
+
+/* What a sample's thread resolves to: one per distinct (tid, pid, name). */
+struct thread_key {
+	uint32_t tid, pid;
+	uint32_t rec_name; /* recording string id, or UINT32_MAX: the tid as text */
+	uint32_t name;     /* profile name id, 0 until interned */
+};
+
+/* The name events of one tid: events[first .. first + n). */
+struct tid_slot {
+	uint32_t first, n;
+	uint32_t tkey; /* for tids without name events */
+};
+
+struct builder {
+	struct profile *p;
+	const struct recording *r;
+
+	struct name_event *events;
+	size_t nevents;
+	struct thread_key *tkeys;
+	size_t ntkeys, tkeys_cap;
+	struct tid_slot *slots;
+	size_t nslots, slots_cap;
+	struct keymap tid_slots; /* tid -> slot */
+	struct keymap tkey_ids;  /* (tid << 32 | pid, name) -> thread key */
+	uint32_t last_tid, last_slot; /* cache of the previous sample's lookup */
+	int have_last;
+
+	uint32_t *frame_names; /* frame id -> profile name id, 0 = not yet */
+	uint32_t *str_names;   /* recording string id -> profile name id */
+	uint32_t *stack_of;    /* stack id * 2 + truncated -> profile stack + 1 */
+	uint32_t *chain;       /* scratch: one stack's name ids */
+	size_t chain_cap;
+	char *text;            /* scratch: one frame's name */
+	size_t text_cap;
+};
+
+static int cmp_events(const void *a, const void *b)
+{
+	const struct name_event *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int add_tkey(struct builder *b, uint32_t tid, uint32_t pid, uint32_t rec_name,
+		    uint32_t *tkey)
+{
+	uint32_t existing;
+	int r;
+
+	if (b->ntkeys >= UINT32_MAX)
+		return -ENOMEM;
+	r = keymap__put(&b->tkey_ids, (uint64_t)tid << 32 | pid, rec_name, (uint32_t)b->ntkeys,
+			&existing);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		*tkey = existing;
+		return 0;
+	}
+	if (GROW(b->tkeys, b->tkeys_cap, b->ntkeys + 1))
+		return -ENOMEM;
+	b->tkeys[b->ntkeys] = (struct thread_key){.tid = tid, .pid = pid, .rec_name = rec_name};
+	*tkey = (uint32_t)b->ntkeys++;
+	return 0;
+}
+
+static int add_slot(struct builder *b, uint32_t tid, uint32_t first, uint32_t n, uint32_t pid,
+		    uint32_t *slot)
+{
+	int err;
+
+	if (GROW(b->slots, b->slots_cap, b->nslots + 1))
+		return -ENOMEM;
+	b->slots[b->nslots] = (struct tid_slot){.first = first, .n = n};
+	if (!n) {
+		err = add_tkey(b, tid, pid, UINT32_MAX, &b->slots[b->nslots].tkey);
+		if (err)
+			return err;
+	}
+	err = keymap__put(&b->tid_slots, tid, 0, (uint32_t)b->nslots, NULL);
+	if (err < 0)
+		return err;
+	*slot = (uint32_t)b->nslots++;
+	return 0;
+}
+
+/* Indexes the thread events: name events by tid, with a thread key each. */
+static int index_threads(struct builder *b)
+{
+	const struct recording *r = b->r;
+	size_t i, j;
+	uint32_t slot;
+	int err;
+
+	if (keymap__init(&b->tid_slots, 256) || keymap__init(&b->tkey_ids, 256))
+		return -ENOMEM;
+	b->events = malloc((r->nthreads ? r->nthreads : 1) * sizeof(*b->events));
+	if (!b->events)
+		return -ENOMEM;
+	for (i = 0; i < r->nthreads; i++) {
+		const struct rec_thread_event *t = &r->threads[i];
+
+		if (t->kind != REC_THREAD_START && t->kind != REC_THREAD_NAME)
+			continue;
+		b->events[b->nevents++] = (struct name_event){
+			.time = t->time, .tid = t->tid, .pid = t->pid,
+			.name = t->name, .order = (uint32_t)i};
+	}
+	qsort(b->events, b->nevents, sizeof(*b->events), cmp_events);
+	for (i = 0; i < b->nevents; i = j) {
+		for (j = i; j < b->nevents && b->events[j].tid == b->events[i].tid; j++) {
+			struct name_event *e = &b->events[j];
+
+			err = add_tkey(b, e->tid, e->pid, e->name, &e->tkey);
+			if (err)
+				return err;
+		}
+		err = add_slot(b, b->events[i].tid, (uint32_t)i, (uint32_t)(j - i), 0, &slot);
+		if (err)
+			return err;
+	}
+	/* Threads seen only exiting still have a pid. */
+	for (i = 0; i < r->nthreads; i++) {
+		const struct rec_thread_event *t = &r->threads[i];
+
+		if (t->kind == REC_THREAD_EXIT && !keymap__get(&b->tid_slots, t->tid, 0, &slot)) {
+			err = add_slot(b, t->tid, 0, 0, t->pid, &slot);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The thread key of a sample of `tid` at `time`. */
+static int sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_t *tkey)
+{
+	const struct tid_slot *s;
+	uint32_t slot, lo, hi;
+	int err;
+
+	if (b->have_last && b->last_tid == tid) {
+		slot = b->last_slot;
+	} else if (!keymap__get(&b->tid_slots, tid, 0, &slot)) {
+		err = add_slot(b, tid, 0, 0, 0, &slot);
+		if (err)
+			return err;
+	}
+	b->have_last = 1;
+	b->last_tid = tid;
+	b->last_slot = slot;
+	s = &b->slots[slot];
+	if (!s->n) {
+		*tkey = s->tkey;
+		return 0;
+	}
+	/* The last event at or before `time`; the first one if none is. */
+	lo = 0;
+	hi = s->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->events[s->first + mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*tkey = b->events[s->first + (lo ? lo - 1 : 0)].tkey;
+	return 0;
+}
+
+static const char *path_base(const char *path, size_t *len)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash && slash[1] ? slash + 1 : path;
+	size_t n = strlen(base);
+
+	/* "[vdso]" -> "vdso": the frame adds its own brackets. */
+	if (n >= 3 && base[0] == '[' && base[n - 1] == ']') {
+		base++;
+		n -= 2;
+	}
+	if (!n) {
+		base = "unknown";
+		n = strlen(base);
+	}
+	*len = n;
+	return base;
+}
+
+static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
+{
+	const struct recording *r = b->r;
+	const struct rec_frame *fr = &r->frames[f];
+	const struct rec_symbol *sym = f < r->symbols_cap ? &r->symbols[f] : NULL;
+	int kernel = !!(fr->flags & REC_FRAME_KERNEL);
+	const char *suffix = kernel ? "_[k]" : "";
+	size_t need;
+	long long n;
+	int err;
+
+	if (b->frame_names[f]) {
+		*id = b->frame_names[f];
+		return 0;
+	}
+	if (sym && sym->name && sym->name < r->nstrs && r->lens[sym->name]) {
+		uint32_t len = r->lens[sym->name];
+
+		if (!kernel) {
+			/* Many frames share a function: intern its name once. */
+			if (!b->str_names[sym->name]) {
+				err = profile__intern(b->p, r->strs[sym->name], len,
+						      &b->str_names[sym->name]);
+				if (err)
+					return err;
+			}
+			*id = b->frame_names[f] = b->str_names[sym->name];
+			return 0;
+		}
+		need = (size_t)len + 8;
+		if (GROW(b->text, b->text_cap, need))
+			return -ENOMEM;
+		memcpy(b->text, r->strs[sym->name], len);
+		memcpy(b->text + len, "_[k]", 4);
+		n = (int)(len + 4);
+	} else {
+		/* Caller frames hold the return address minus one (so that it
+		 * falls inside the call); show the return address itself. */
+		uint64_t addr = fr->addr + ((fr->flags & REC_FRAME_CALLER) ? 1 : 0);
+
+		if (fr->mapping != REC_NO_MAPPING && fr->mapping < r->nmappings) {
+			const struct rec_mapping *m = &r->mappings[fr->mapping];
+			size_t blen;
+			const char *base = path_base(recording__str(r, m->path), &blen);
+
+			need = blen + 48;
+			if (GROW(b->text, b->text_cap, need))
+				return -ENOMEM;
+			n = snprintf(b->text, b->text_cap, "[%.*s+0x%" PRIx64 "]%s", (int)blen, base,
+				     addr - m->start + m->pgoff, suffix);
+		} else {
+			if (GROW(b->text, b->text_cap, 64))
+				return -ENOMEM;
+			n = snprintf(b->text, b->text_cap, "[%s+0x%" PRIx64 "]%s",
+				     kernel ? "kernel.kallsyms" : "unknown", addr, suffix);
+		}
+	}
+	if (n < 0)
+		return -EINVAL;
+	err = profile__intern(b->p, b->text, (size_t)n, id);
+	if (err)
+		return err;
+	b->frame_names[f] = *id;
+	return 0;
+}
+
+/* Renders stack id `s` (plus the truncation mark) into a profile stack. */
+static int render_stack(struct builder *b, uint64_t stack2, uint32_t *out)
+{
+	const struct recording *r = b->r;
+	uint32_t s = (uint32_t)(stack2 >> 1), id, marker;
+	size_t depth = 0, i;
+	int err;
+
+	if (b->stack_of[stack2]) {
+		*out = b->stack_of[stack2] - 1;
+		return 0;
+	}
+	/* Leaf to root into chain[1..], leaving room for a marker root. */
+	while (s) {
+		if (GROW(b->chain, b->chain_cap, depth + 2))
+			return -ENOMEM;
+		err = frame_name(b, r->stacks[s].frame, &id);
+		if (err)
+			return err;
+		b->chain[1 + depth++] = id;
+		s = r->stacks[s].parent; /* < s: the parser checked */
+	}
+	if (!depth) {
+		if (GROW(b->chain, b->chain_cap, 2))
+			return -ENOMEM;
+		err = strtab__intern(&b->p->names, PROFILE_NO_STACK, strlen(PROFILE_NO_STACK),
+				     &b->chain[1]);
+		if (err)
+			return err;
+		depth = 1;
+	}
+	for (i = 0; i < depth / 2; i++) {
+		uint32_t t = b->chain[1 + i];
+
+		b->chain[1 + i] = b->chain[depth - i];
+		b->chain[depth - i] = t;
+	}
+	if (stack2 & 1) {
+		err = strtab__intern(&b->p->names, PROFILE_TRUNCATED, strlen(PROFILE_TRUNCATED),
+				     &marker);
+		if (err)
+			return err;
+		b->chain[0] = marker;
+		err = profile__add_stack(b->p, b->chain, depth + 1, out);
+	} else {
+		err = profile__add_stack(b->p, b->chain + 1, depth, out);
+	}
+	if (err)
+		return err;
+	b->stack_of[stack2] = *out + 1;
+	return 0;
+}
+
+static int thread_name(struct builder *b, uint32_t tkey, uint32_t *id)
+{
+	struct thread_key *k = &b->tkeys[tkey];
+	const struct recording *r = b->r;
+	char buf[16];
+	int err;
+
+	if (k->name) {
+		*id = k->name;
+		return 0;
+	}
+	if (k->rec_name != UINT32_MAX && k->rec_name < r->nstrs && r->lens[k->rec_name]) {
+		if (!b->str_names[k->rec_name]) {
+			err = profile__intern(b->p, r->strs[k->rec_name], r->lens[k->rec_name],
+					      &b->str_names[k->rec_name]);
+			if (err)
+				return err;
+		}
+		k->name = b->str_names[k->rec_name];
+	} else {
+		int n = snprintf(buf, sizeof(buf), "%" PRIu32, k->tid);
+
+		err = profile__intern(b->p, buf, (size_t)n, &k->name);
+		if (err)
+			return err;
+	}
+	*id = k->name;
+	return 0;
+}
+
+static int add_entry(struct builder *b, uint64_t stack2, uint32_t tkey, uint64_t count)
+{
+	struct profile_entry e = {.count = count};
+	int err;
+
+	err = render_stack(b, stack2, &e.stack);
+	if (err)
+		return err;
+	if (tkey != UINT32_MAX) {
+		err = thread_name(b, tkey, &e.thread);
+		if (err)
+			return err;
+		e.pid = b->tkeys[tkey].pid;
+		e.tid = b->tkeys[tkey].tid;
+	}
+	return profile__add(b->p, &e);
+}
+
+static int count_by_stack(struct builder *b)
+{
+	const struct recording *r = b->r;
+	uint64_t *counts = calloc(r->nstacks ? r->nstacks * 2 : 2, sizeof(*counts));
+	size_t i;
+	int err = 0;
+
+	if (!counts)
+		return -ENOMEM;
+	for (i = 0; i < r->nsamples; i++) {
+		const struct rec_sample_full *s = &r->samples[i];
+
+		counts[(size_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED)]++;
+	}
+	for (i = 0; i < r->nstacks * 2 && !err; i++)
+		if (counts[i])
+			err = add_entry(b, i, UINT32_MAX, counts[i]);
+	free(counts);
+	return err;
+}
+
+static unsigned bits_for(uint64_t n)
+{
+	unsigned b = 0;
+
+	while (b < 64 && (n >> b))
+		b++;
+	return b;
+}
+
+/* LSD radix sort of n keys of `bits` bits, 11 bits a pass; the result ends
+ * in *keys (tmp is scratch of the same size). */
+static void radix_sort(uint64_t **keys, uint64_t **tmp, size_t n, unsigned bits)
+{
+	size_t count[2048], i;
+	unsigned shift;
+
+	for (shift = 0; shift < bits; shift += 11) {
+		uint64_t *src = *keys, *dst = *tmp, *t;
+		size_t sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (i = 0; i < 2048; i++) {
+			size_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		t = *keys;
+		*keys = *tmp;
+		*tmp = t;
+	}
+}
+
+/* Counts samples per (thread key, stack): each sample becomes one 64-bit
+ * key (thread key above the stack bits), the keys are radix sorted, and
+ * each run of equal keys is one entry. Linear in samples, cache friendly,
+ * and the entries come out grouped by thread. */
+static int count_by_thread(struct builder *b)
+{
+	const struct recording *r = b->r;
+	uint64_t *keys = NULL, *tmp = NULL;
+	uint32_t *tkeys = NULL;
+	unsigned sbits = bits_for((uint64_t)r->nstacks * 2), tbits;
+	size_t n = r->nsamples, i, j;
+	int err;
+
+	err = index_threads(b);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	tkeys = malloc((n ? n : 1) * sizeof(*tkeys));
+	if (!tkeys)
+		goto out;
+	for (i = 0; i < n; i++) {
+		err = sample_tkey(b, r->samples[i].tid, r->samples[i].time, &tkeys[i]);
+		if (err)
+			goto out;
+	}
+	err = -ENOMEM;
+	tbits = bits_for(b->ntkeys);
+	if (sbits + tbits > 64)
+		goto out; /* billions of threads and stacks: not in this memory */
+	keys = malloc((n ? n : 1) * sizeof(*keys));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	if (!keys || !tmp)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct rec_sample_full *s = &r->samples[i];
+
+		keys[i] = (uint64_t)tkeys[i] << sbits | ((uint64_t)s->stack * 2 +
+							 !!(s->flags & REC_SAMPLE_TRUNCATED));
+	}
+	free(tkeys);
+	tkeys = NULL;
+	radix_sort(&keys, &tmp, n, sbits + tbits);
+	err = 0;
+	for (i = 0; i < n && !err; i = j) {
+		for (j = i + 1; j < n && keys[j] == keys[i]; j++)
+			;
+		err = add_entry(b, keys[i] & ((UINT64_C(1) << sbits) - 1),
+				(uint32_t)(keys[i] >> sbits), j - i);
+	}
+out:
+	free(tkeys);
+	free(keys);
+	free(tmp);
+	return err;
+}
+
+int profile__from_recording(struct profile *p, const struct recording *r,
+			    const struct profile_build_opts *opts)
+{
+	struct builder b = {.p = p, .r = r};
+	int by_thread = opts && opts->by == PROFILE_BY_THREAD;
+	int err = -ENOMEM;
+
+	b.frame_names = calloc(r->nframes ? r->nframes : 1, sizeof(*b.frame_names));
+	b.str_names = calloc(r->nstrs ? r->nstrs : 1, sizeof(*b.str_names));
+	b.stack_of = calloc(r->nstacks ? r->nstacks * 2 : 2, sizeof(*b.stack_of));
+	if (b.frame_names && b.str_names && b.stack_of) {
+		p->has_threads = by_thread;
+		err = by_thread ? count_by_thread(&b) : count_by_stack(&b);
+	}
+	free(b.frame_names);
+	free(b.str_names);
+	free(b.stack_of);
+	free(b.chain);
+	free(b.text);
+	free(b.events);
+	free(b.tkeys);
+	free(b.slots);
+	keymap__release(&b.tid_slots);
+	keymap__release(&b.tkey_ids);
+	return err;
+}

@@ -1,0 +1,232 @@
+/* report.h: the report/ module's public interface: the profile model, the
+ * filters that narrow it, and the writers on top of it (folded stacks, the
+ * top table). `prof report` is a thin front end over it; `prof svg` and
+ * later commands build the same model and render it their own way.
+ *
+ * The model is a list of entries (thread name, pid, tid, stack, count). A
+ * stack is a run of interned frame names, root first. Names are interned
+ * once in the profile's string table, so everything downstream (regexes,
+ * sorting, merging) works per unique name id, never per sample.
+ *
+ * Building from a recording counts samples per (thread, stack id) in a
+ * flat array or hash first and renders only unique stacks: the cost is one
+ * array or hash update per sample plus work per unique stack.
+ *
+ * Conventions: functions return 0 or -errno (-ENOMEM, -EINVAL for a bad
+ * regex, -EBADMSG for unusable input); nothing here prints except the
+ * writers, which write to the FILE * they are given and return -errno on a
+ * write error. Nothing blocks except on that FILE *. */
+#ifndef PROF_REPORT_H
+#define PROF_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/recording.h"
+#include "lib/strtab.h"
+
+/* Marker frames: visible, never silent. */
+#define PROFILE_TRUNCATED "[truncated]" /* root of a stack the kernel cut short */
+#define PROFILE_NO_STACK "[no-stack]"   /* a sample that came without any frame */
+
+/* A unique run of frames: names[frames[first .. first + depth)], root first. */
+struct profile_stack {
+	uint32_t first;
+	uint32_t depth;
+};
+
+struct profile_entry {
+	uint32_t stack;  /* index into profile.stacks */
+	uint32_t thread; /* name id of the thread's name; 0 when the profile has no threads */
+	uint32_t pid, tid; /* 0 when unknown (folded input) */
+	uint64_t count;    /* samples (saturating) */
+};
+
+/* All fields are read-only for users; change them through the functions. */
+struct profile {
+	struct strtab names; /* frame and thread names; id 0 is "" and never a name */
+	uint32_t *frames;    /* pool of name ids the stacks point into */
+	size_t nframes, frames_cap;
+	struct profile_stack *stacks;
+	size_t nstacks, stacks_cap;
+	struct profile_entry *entries;
+	size_t nentries, entries_cap;
+	uint64_t total;  /* sum of the entries' counts (saturating) */
+	int has_threads; /* entries carry thread, pid and tid */
+
+	char *scratch; /* for sanitizing names */
+	size_t scratch_cap;
+};
+
+/* 0 or -ENOMEM. profile__release() frees everything; on a zeroed or
+ * released profile it is a no-op. */
+int profile__init(struct profile *p);
+void profile__release(struct profile *p);
+
+static inline const char *profile__name(const struct profile *p, uint32_t id)
+{
+	return strtab__str(&p->names, id);
+}
+
+static inline const uint32_t *profile__stack_frames(const struct profile *p, uint32_t stack)
+{
+	return p->frames + p->stacks[stack].first;
+}
+
+/* Interns a name, made safe for folded text first: ';' becomes ':' (it
+ * separates frames), control characters (newline, tab, ...) become '?'.
+ * An empty name is stored as "?". 0 or -ENOMEM. */
+int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
+/* Appends a stack of `depth` name ids, root first; *stack gets its index.
+ * Does not deduplicate. 0 or -ENOMEM (or -EINVAL when depth is 0). */
+int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
+/* Appends an entry; counts add up saturating. 0 or -ENOMEM. */
+int profile__add(struct profile *p, const struct profile_entry *e);
+
+/* ---- building ---- */
+
+enum profile_by {
+	PROFILE_BY_STACK = 0, /* one entry per stack: fastest, no thread information */
+	PROFILE_BY_THREAD,    /* one entry per (thread name, pid, tid, stack) */
+};
+
+struct profile_build_opts {
+	enum profile_by by;
+};
+
+/* Builds the profile of every sample in `r` into `p` (initialized, empty).
+ *
+ * Frame names: the symbol name when the frame has one; else, for a frame in
+ * a mapping, "[binary+0xOFF]" (OFF = address - start + pgoff, the file
+ * offset; for caller frames the return address, i.e. stored address + 1);
+ * else "[unknown+0xADDR]". Kernel frames end in "_[k]"; a kernel frame
+ * outside any mapping is "[kernel.kallsyms+0xADDR]_[k]". Truncated samples
+ * get a PROFILE_TRUNCATED root frame; empty stacks are PROFILE_NO_STACK.
+ *
+ * Thread name of a sample: the most recent START/NAME event of its tid at or
+ * before the sample, else the first one after, else the tid as text.
+ * Allocates; 0 or -ENOMEM. */
+int profile__from_recording(struct profile *p, const struct recording *r,
+			    const struct profile_build_opts *opts);
+
+struct folded_stats {
+	size_t lines;           /* non-empty lines seen */
+	size_t malformed;       /* skipped */
+	size_t first_malformed; /* 1-based line number, 0 if none */
+};
+
+/* Adds folded text ("frame;frame;...;leaf COUNT" per line; the count is
+ * after the last space, names may hold spaces; empty lines and a trailing
+ * '\r' are ignored) to `p`. Lines without a count, with an empty frame, or
+ * with a count that is not a decimal integer fitting 64 bits are counted in
+ * *st and skipped; a count of 0 is accepted and adds nothing. Entries get no
+ * thread (a thread root, if any, is the first frame). 0 or -ENOMEM. */
+int profile__from_folded(struct profile *p, const char *text, size_t len,
+			 struct folded_stats *st);
+
+/* ---- filters ---- */
+
+enum profile_filter_kind {
+	PROFILE_INCLUDE, /* keep entries whose stack has a matching frame (OR) */
+	PROFILE_EXCLUDE, /* drop entries whose stack has a matching frame */
+	PROFILE_THREAD,  /* keep entries whose thread name matches (OR); without
+			    threads in the profile: whose root frame matches */
+};
+
+struct name_matcher {
+	void *res; /* regex_t[] */
+	size_t n, cap;
+	int8_t *cache; /* per name id: -1 unknown, 0 no, 1 yes */
+	size_t cache_cap;
+};
+
+/* The filters compose: INCLUDE (any) and not EXCLUDE (any) and THREAD
+ * (any) and pid (any) and tid (any); an empty group does not filter. */
+struct profile_filter {
+	struct name_matcher match[3]; /* by enum profile_filter_kind */
+	uint32_t *pids, *tids;
+	size_t npids, pids_cap, ntids, tids_cap;
+	int cflags;
+};
+
+/* Regexes are POSIX extended, unanchored (like grep -E). 0 or -ENOMEM. */
+int profile_filter__init(struct profile_filter *f, int ignore_case);
+void profile_filter__release(struct profile_filter *f);
+/* 0, -ENOMEM, or -EINVAL with regerror()'s text in errbuf. */
+int profile_filter__add_regex(struct profile_filter *f, enum profile_filter_kind kind,
+			      const char *re, char *errbuf, size_t errlen);
+int profile_filter__add_pid(struct profile_filter *f, uint32_t pid);
+int profile_filter__add_tid(struct profile_filter *f, uint32_t tid);
+/* Does the filter do anything? */
+int profile_filter__active(const struct profile_filter *f);
+
+/* Drops the entries the filter rejects and recomputes p->total. Each regex
+ * runs at most once per unique name. 0 or -ENOMEM. */
+int profile__filter(struct profile *p, struct profile_filter *f);
+
+/* ---- transforms ---- */
+
+/* Collapses every run of digits in thread names into '*', so pools of
+ * numbered threads ("dw-12", "dw-13") become one ("dw-*"). Without threads
+ * in the profile, it rewrites each stack's root frame instead (the thread
+ * name, in folded text made with --threads). 0 or -ENOMEM. */
+int profile__merge_pools(struct profile *p);
+
+/* ---- output ---- */
+
+enum profile_thread_root {
+	PROFILE_ROOT_NONE = 0,
+	PROFILE_ROOT_NAME,     /* the thread name as the root frame */
+	PROFILE_ROOT_NAME_TID, /* "name/tid" */
+};
+
+struct folded_opts {
+	enum profile_thread_root thread_root; /* ignored without threads */
+};
+
+/* One output line: an optional thread root and a stack. */
+struct profile_line {
+	uint32_t root; /* name id of the thread root frame, 0 = none */
+	uint32_t stack;
+	uint64_t count;
+};
+
+/* The profile as folded lines: entries whose text is the same merged into
+ * one line, sorted bytewise by the text ("root;frame;...;leaf", as `sort`
+ * orders them in the C locale). Zero counts are left out. Interns thread
+ * roots into p->names. *lines is malloc'ed, the caller frees it. 0 or
+ * -ENOMEM. */
+int profile__lines(struct profile *p, const struct folded_opts *opts, struct profile_line **lines,
+		   size_t *nlines);
+
+/* Writes profile__lines() as "root;frame;...;leaf COUNT\n". 0, -ENOMEM, or
+ * -errno of the failed write. */
+int profile__write_folded(struct profile *p, const struct folded_opts *opts, FILE *out);
+
+struct top_row {
+	uint32_t name;
+	uint64_t self;  /* samples with this function as the leaf */
+	uint64_t total; /* samples with it anywhere in the stack, once per stack */
+};
+
+struct profile_top {
+	struct top_row *rows; /* sorted: self descending, then name bytewise */
+	size_t nrows;
+	uint64_t samples; /* the profile's total */
+};
+
+/* Computes self and total for every function (frame name) in the profile;
+ * thread names are not functions and are left out. 0 or -ENOMEM. */
+int profile__top(const struct profile *p, struct profile_top *t);
+void profile_top__release(struct profile_top *t);
+/* Writes a header and the first `limit` rows (all when 0):
+ * "self%  total%  self  total  function". 0 or -errno. */
+int profile_top__write(const struct profile *p, const struct profile_top *t, size_t limit,
+		       FILE *out);
+
+/* Collapses each run of digits in the `len` bytes at `s` into one '*', in
+ * place; returns the new length (never longer). */
+size_t merge_pool_name(char *s, size_t len);
+
+#endif

@@ -1,0 +1,552 @@
+/* elf-symtab.c: one ELF binary's function symbols, for turning sampled
+ * addresses into names (see symbolize.h).
+ *
+ * elf_symtab__load() reads .symtab and .dynsym with libelf, keeps the function
+ * symbols, sorts them by address and drops aliases, so that a lookup is one
+ * binary search. It also keeps the PT_LOAD segments (to turn a file offset
+ * into a virtual address) and the GNU build-id.
+ *
+ * The file is untrusted: every index, offset and size read from it is checked
+ * before use, and a file libelf cannot parse is ENOEXEC. The work is linear in
+ * the size of the symbol and string tables plus one sort: one pass over each
+ * table, and one memcpy of each string table that names a kept symbol (names
+ * then cost no allocation and no strlen of their own). */
+#include "symbolize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+
+#define BUILD_ID_MAX 64 /* bytes; ld writes 20 (sha1), other tools 8 to 32 */
+#define NAME_CMP_MAX 256 /* bytes of a name compared when choosing among aliases */
+#define SCAN_BACK 8 /* symbols below the nearest one tried, for nested symbols */
+
+enum { TAB_SYMTAB, TAB_DYNSYM, NTABS };
+
+struct sym {
+	uint64_t addr, end; /* covers [addr, end) */
+	size_t name;        /* offset in names */
+};
+
+struct segment {
+	uint64_t offset, filesz, vaddr, memsz;
+};
+
+struct elf_symtab {
+	struct sym *syms;
+	size_t nsyms;
+	char *names; /* the string tables of the kept symbols, copied */
+	struct segment *segs;
+	size_t nsegs;
+	char build_id[2 * BUILD_ID_MAX + 1];
+};
+
+/* A symbol as read, before sorting and the removal of aliases. */
+struct cand {
+	uint64_t addr, size;
+	uint64_t sec_end;  /* end of its section's addresses; 0: unknown */
+	const char *name;  /* in libelf's copy of the string table */
+	uint32_t name_off; /* st_name */
+	uint8_t table;     /* TAB_* */
+	uint8_t notype;    /* STT_NOTYPE rather than a function type */
+	uint8_t local, weak;
+	uint8_t underscores; /* leading '_', up to 3 */
+};
+
+struct section_info {
+	uint64_t addr, end;
+	int exec;
+};
+
+struct strtab_view {
+	const char *data;
+	size_t size;  /* bytes in data */
+	size_t limit; /* names must start below: after it there is no NUL */
+	size_t base;  /* where it goes in elf_symtab.names, once copied */
+	int used;
+};
+
+struct loader {
+	Elf *elf;
+	size_t shnum;
+	struct section_info *secs;
+	struct cand *cands;
+	size_t ncands, cands_cap;
+	struct strtab_view strs[NTABS];
+};
+
+/* -errno for libelf's last error: its codes are private, and the one worth
+ * telling apart from a bad file is running out of memory. */
+static int elf_err(void)
+{
+	int e = elf_errno();
+	const char *msg = e ? elf_errmsg(e) : NULL;
+
+	return msg && strstr(msg, "memory") ? -ENOMEM : -ENOEXEC;
+}
+
+static int read_sections(struct loader *ld, Elf_Scn *tabs[NTABS])
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	ld->secs = calloc(ld->shnum ? ld->shnum : 1, sizeof(*ld->secs));
+	if (!ld->secs)
+		return -ENOMEM;
+	while ((scn = elf_nextscn(ld->elf, scn))) {
+		size_t i = elf_ndxscn(scn);
+
+		if (i >= ld->shnum || !gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		ld->secs[i].addr = sh.sh_addr;
+		ld->secs[i].end = sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX
+									  : sh.sh_addr + sh.sh_size;
+		ld->secs[i].exec = !!(sh.sh_flags & SHF_EXECINSTR);
+		if (sh.sh_type == SHT_SYMTAB && !tabs[TAB_SYMTAB])
+			tabs[TAB_SYMTAB] = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !tabs[TAB_DYNSYM])
+			tabs[TAB_DYNSYM] = scn;
+	}
+	return 0;
+}
+
+/* Maps the string table that symbol table `scn` links to. A link that is not
+ * a string table (as in separate debug files, where .dynstr is NOBITS) makes
+ * the symbol table unusable, not the file. Returns 1, 0 (skip) or -errno. */
+static int open_strtab(struct loader *ld, Elf_Scn *scn, struct strtab_view *v)
+{
+	GElf_Shdr sh;
+	Elf_Scn *str;
+	Elf_Data *d;
+
+	if (!gelf_getshdr(scn, &sh))
+		return -ENOEXEC;
+	if (sh.sh_link == 0 || sh.sh_link >= ld->shnum)
+		return 0;
+	str = elf_getscn(ld->elf, sh.sh_link);
+	if (!str || !gelf_getshdr(str, &sh))
+		return -ENOEXEC;
+	if (sh.sh_type != SHT_STRTAB)
+		return 0;
+	d = elf_getdata(str, NULL);
+	if (!d)
+		return elf_err();
+	if (!d->d_buf || !d->d_size)
+		return 0;
+	v->data = d->d_buf;
+	v->size = d->d_size;
+	/* Every name starting below the last NUL is terminated inside the
+	 * table, so checking st_name < limit is all a symbol needs. */
+	v->limit = v->size;
+	while (v->limit && v->data[v->limit - 1] != '\0')
+		v->limit--;
+	return v->limit ? 1 : 0;
+}
+
+static int want_symbol(const struct loader *ld, const GElf_Sym *s, int *notype)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (s->st_shndx == SHN_UNDEF || !s->st_name)
+		return 0;
+	*notype = type == STT_NOTYPE;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return 1;
+	/* Hand-written assembly often leaves functions untyped: take those
+	 * that have a size and live in an executable section. */
+	return type == STT_NOTYPE && s->st_size && s->st_shndx < ld->shnum &&
+	       s->st_shndx < SHN_LORESERVE && ld->secs[s->st_shndx].exec;
+}
+
+static int read_symbols(struct loader *ld, Elf_Scn *scn, int table)
+{
+	struct strtab_view *v = &ld->strs[table];
+	size_t entsize = gelf_fsize(ld->elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t i, n;
+	Elf_Data *d;
+	int r;
+
+	r = open_strtab(ld, scn, v);
+	if (r <= 0)
+		return r;
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return elf_err();
+	if (!entsize || d->d_type != ELF_T_SYM)
+		return -ENOEXEC;
+	n = d->d_size / entsize;
+	if (n > INT_MAX) /* gelf_getsym() takes an int */
+		return -ENOEXEC;
+	if (GROW(ld->cands, ld->cands_cap, ld->ncands + n))
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		struct cand *c = &ld->cands[ld->ncands];
+		const char *name;
+		int notype, k;
+		GElf_Sym s;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			return -ENOEXEC;
+		if (!want_symbol(ld, &s, &notype) || s.st_name >= v->limit)
+			continue;
+		name = v->data + s.st_name;
+		if (!*name)
+			continue;
+		c->addr = s.st_value;
+		c->size = s.st_size;
+		c->sec_end = 0;
+		if (s.st_shndx < ld->shnum && s.st_shndx < SHN_LORESERVE &&
+		    ld->secs[s.st_shndx].end > s.st_value && ld->secs[s.st_shndx].addr <= s.st_value)
+			c->sec_end = ld->secs[s.st_shndx].end;
+		c->name = name;
+		c->name_off = s.st_name;
+		c->table = (uint8_t)table;
+		c->notype = (uint8_t)notype;
+		c->local = GELF_ST_BIND(s.st_info) == STB_LOCAL;
+		c->weak = GELF_ST_BIND(s.st_info) == STB_WEAK;
+		for (k = 0; k < 3 && name[k] == '_'; k++)
+			;
+		c->underscores = (uint8_t)k;
+		ld->ncands++;
+	}
+	return 0;
+}
+
+/* Address order; among aliases at one address the best name comes first:
+ * .symtab's, a typed function, not local, fewest leading underscores
+ * ("malloc" over "__libc_malloc"), global over weak, shortest, then by bytes
+ * so the choice does not depend on the order of the file. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	size_t la, lb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->table != b->table)
+		return a->table - b->table;
+	if (a->notype != b->notype)
+		return a->notype - b->notype;
+	if (a->local != b->local)
+		return a->local - b->local;
+	if (a->underscores != b->underscores)
+		return a->underscores - b->underscores;
+	if (a->weak != b->weak)
+		return a->weak - b->weak;
+	la = strnlen(a->name, NAME_CMP_MAX);
+	lb = strnlen(b->name, NAME_CMP_MAX);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strncmp(a->name, b->name, NAME_CMP_MAX);
+}
+
+static int read_segments(struct loader *ld, struct elf_symtab *t)
+{
+	size_t i, n, cap = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(ld->elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(ld->elf, (int)i, &ph))
+			return -ENOEXEC;
+		if (ph.p_type != PT_LOAD || !ph.p_filesz || ph.p_offset + ph.p_filesz < ph.p_offset)
+			continue;
+		if (GROW(t->segs, cap, t->nsegs + 1))
+			return -ENOMEM;
+		t->segs[t->nsegs++] = (struct segment){
+			.offset = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr,
+			.memsz = ph.p_memsz < ph.p_filesz ? ph.p_filesz : ph.p_memsz,
+		};
+	}
+	return 0;
+}
+
+/* Scans one block of notes for NT_GNU_BUILD_ID. Returns 1 when found. */
+static int scan_notes(Elf_Data *d, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t off = 0, next, name_off, desc_off, i;
+	GElf_Nhdr nh;
+
+	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		const unsigned char *p = d->d_buf;
+
+		if (next <= off)
+			break;
+		off = next;
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
+		    nh.n_descsz > BUILD_ID_MAX || d->d_size < 4 || name_off > d->d_size - 4 ||
+		    desc_off > d->d_size || d->d_size - desc_off < nh.n_descsz ||
+		    memcmp(p + name_off, "GNU", 4))
+			continue;
+		for (i = 0; i < nh.n_descsz; i++) {
+			hex[2 * i] = digits[p[desc_off + i] >> 4];
+			hex[2 * i + 1] = digits[p[desc_off + i] & 15];
+		}
+		hex[2 * i] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
+/* The build-id, from PT_NOTE segments, else from SHT_NOTE sections. A file
+ * without one (or with unreadable notes) simply has none. */
+static void read_build_id(struct loader *ld, struct elf_symtab *t)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+
+	if (!elf_getphdrnum(ld->elf, &n)) {
+		for (i = 0; i < n; i++) {
+			Elf_Data *d;
+
+			if (!gelf_getphdr(ld->elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+			    !ph.p_filesz)
+				continue;
+			d = elf_getdata_rawchunk(ld->elf, (int64_t)ph.p_offset, ph.p_filesz,
+						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			if (d && scan_notes(d, t->build_id))
+				return;
+		}
+	}
+	while ((scn = elf_nextscn(ld->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && scan_notes(d, t->build_id))
+			return;
+	}
+}
+
+/* Ends an unsized symbol: at the next symbol, but not past its section;
+ * the last one with no known section ends with its segment. */
+static uint64_t unsized_end(const struct elf_symtab *t, const struct cand *c,
+			    const struct cand *next)
+{
+	uint64_t end = next ? next->addr : UINT64_MAX;
+	size_t i;
+
+	if (c->sec_end && c->sec_end < end)
+		end = c->sec_end;
+	if (end != UINT64_MAX)
+		return end;
+	for (i = 0; i < t->nsegs; i++) {
+		const struct segment *s = &t->segs[i];
+
+		if (c->addr >= s->vaddr && c->addr - s->vaddr < s->memsz)
+			return s->vaddr + s->memsz;
+	}
+	return c->addr; /* covers nothing */
+}
+
+static int build_table(struct loader *ld, struct elf_symtab *t)
+{
+	size_t i, n = 0, total = 0;
+	struct cand *c = ld->cands;
+
+	if (ld->ncands)
+		qsort(c, ld->ncands, sizeof(*c), cand_cmp);
+	/* Keep the first (best) of each address; a sized alias lends its
+	 * size to an unsized winner. */
+	for (i = 0; i < ld->ncands; i++) {
+		if (n && c[n - 1].addr == c[i].addr) {
+			if (!c[n - 1].size)
+				c[n - 1].size = c[i].size;
+			if (!c[n - 1].sec_end)
+				c[n - 1].sec_end = c[i].sec_end;
+			continue;
+		}
+		c[n++] = c[i];
+		ld->strs[c[i].table].used = 1;
+	}
+	for (i = 0; i < NTABS; i++) {
+		if (!ld->strs[i].used)
+			continue;
+		ld->strs[i].base = total;
+		total += ld->strs[i].limit;
+	}
+	t->names = malloc(total ? total : 1);
+	t->syms = malloc((n ? n : 1) * sizeof(*t->syms));
+	if (!t->names || !t->syms)
+		return -ENOMEM;
+	for (i = 0; i < NTABS; i++)
+		if (ld->strs[i].used)
+			memcpy(t->names + ld->strs[i].base, ld->strs[i].data, ld->strs[i].limit);
+	for (i = 0; i < n; i++) {
+		struct sym *s = &t->syms[i];
+
+		s->addr = c[i].addr;
+		s->name = ld->strs[c[i].table].base + c[i].name_off;
+		if (c[i].size)
+			s->end = c[i].addr + c[i].size < c[i].addr ? UINT64_MAX
+								    : c[i].addr + c[i].size;
+		else
+			s->end = unsized_end(t, &c[i], i + 1 < n ? &c[i + 1] : NULL);
+	}
+	t->nsyms = n;
+	return 0;
+}
+
+/* Do `n` headers of `size` bytes at `off` lie inside the file? */
+static int fits(uint64_t off, size_t n, size_t size, uint64_t file_size)
+{
+	if (!n)
+		return 1;
+	if (!size || off > file_size || n > (file_size - off) / size)
+		return 0;
+	return 1;
+}
+
+static int load_elf(struct loader *ld, struct elf_symtab *t, uint64_t file_size)
+{
+	Elf_Scn *tabs[NTABS] = {NULL, NULL};
+	size_t phnum;
+	GElf_Ehdr eh;
+	int err, i;
+
+	if (elf_kind(ld->elf) != ELF_K_ELF || !gelf_getehdr(ld->elf, &eh))
+		return -ENOEXEC;
+	if (elf_getshdrnum(ld->elf, &ld->shnum) || elf_getphdrnum(ld->elf, &phnum))
+		return -ENOEXEC;
+	/* libelf quietly shows no sections when their headers run past the
+	 * end of the file (a truncated copy): that is a corrupt file. */
+	if ((eh.e_shnum && ld->shnum != eh.e_shnum) ||
+	    (eh.e_phnum != PN_XNUM && phnum != eh.e_phnum) ||
+	    !fits(eh.e_shoff, ld->shnum, gelf_fsize(ld->elf, ELF_T_SHDR, 1, EV_CURRENT),
+		  file_size) ||
+	    !fits(eh.e_phoff, phnum, gelf_fsize(ld->elf, ELF_T_PHDR, 1, EV_CURRENT), file_size))
+		return -ENOEXEC;
+	err = read_sections(ld, tabs);
+	if (!err)
+		err = read_segments(ld, t);
+	for (i = 0; !err && i < NTABS; i++)
+		if (tabs[i])
+			err = read_symbols(ld, tabs[i], i);
+	if (!err)
+		err = build_table(ld, t);
+	if (!err)
+		read_build_id(ld, t);
+	return err;
+}
+
+struct elf_symtab *elf_symtab__load(const char *path)
+{
+	struct loader ld;
+	struct elf_symtab *t;
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&ld, 0, sizeof(ld));
+	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
+	 * a file truncated under us is an error, not a SIGBUS. */
+	elf_version(EV_CURRENT);
+	ld.elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = ld.elf ? load_elf(&ld, t, (uint64_t)st.st_size) : elf_err();
+	elf_end(ld.elf);
+	close(fd);
+	free(ld.secs);
+	free(ld.cands);
+	if (err) {
+		elf_symtab__free(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
+}
+
+void elf_symtab__free(struct elf_symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->names);
+	free(t->segs);
+	free(t);
+}
+
+int elf_symtab__lookup_vaddr(const struct elf_symtab *t, uint64_t vaddr, const char **name,
+			     uint64_t *sym_off)
+{
+	size_t lo = 0, hi = t->nsyms, i;
+
+	/* lo = the first symbol above vaddr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Usually the nearest symbol below covers vaddr or nothing does; a
+	 * few more are tried for a function with a symbol nested inside it. */
+	for (i = lo; i > 0 && lo - i < SCAN_BACK; i--) {
+		const struct sym *s = &t->syms[i - 1];
+
+		if (vaddr < s->end) {
+			*name = t->names + s->name;
+			*sym_off = vaddr - s->addr;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
+			      const char **name, uint64_t *sym_off)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct segment *s = &t->segs[i];
+
+		if (file_offset >= s->offset && file_offset - s->offset < s->filesz)
+			return elf_symtab__lookup_vaddr(t, file_offset - s->offset + s->vaddr,
+							name, sym_off);
+	}
+	return 0;
+}
+
+const char *elf_symtab__build_id(const struct elf_symtab *t)
+{
+	return t->build_id;
+}
+
+size_t elf_symtab__count(const struct elf_symtab *t)
+{
+	return t->nsyms;
+}

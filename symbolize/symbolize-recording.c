@@ -1,0 +1,319 @@
+/* symbolize-recording.c: names every frame a recording holds, once, at the
+ * end of a recording (see symbolize.h).
+ *
+ * Frames are bucketed by mapping and the mappings ordered by path, so each
+ * binary is opened once and its table freed as soon as every mapping of that
+ * path is done: memory peaks at the tables of one path, not of the whole
+ * system. A path can name different files in different mount namespaces
+ * (containers), so within a path the loaded tables are told apart by device
+ * and inode. Kernel frames go to kallsyms, loaded on the first one. The work
+ * is O(frames + mappings log mappings) plus the loads. */
+#include "symbolize.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "lib/grow.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* A file loaded (or found unloadable) for the current path. */
+struct binary {
+	dev_t dev;
+	ino_t ino;
+	struct elf_symtab *tab; /* NULL: not an ELF we can read */
+};
+
+struct symbolizer {
+	struct rec_writer *w;
+	const char *kallsyms_path;
+	const char *root_prefix; /* NULL: try /proc/PID/root first */
+	struct symbolize_stats st;
+
+	struct kallsyms *ksyms;
+	int ksyms_tried;
+
+	/* For the path being worked on. */
+	struct binary *bins;
+	size_t nbins, bins_cap;
+	int path_missing_counted, path_build_id_written;
+};
+
+static int emit(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off)
+{
+	struct rec_symbol sym = {
+		.frame = frame,
+		.offset = off > UINT32_MAX ? UINT32_MAX : (uint32_t)off,
+	};
+	int err = rec_writer__string(s->w, name, strlen(name), &sym.name);
+
+	if (!err)
+		err = rec_writer__symbol(s->w, &sym);
+	if (!err)
+		s->st.resolved++;
+	return err;
+}
+
+static int kernel_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
+{
+	const char *name;
+	uint64_t off;
+
+	if (!s->ksyms_tried) {
+		s->ksyms_tried = 1;
+		s->ksyms = kallsyms__load(s->kallsyms_path);
+		if (!s->ksyms && errno == ENOMEM)
+			return -ENOMEM;
+		if (s->ksyms && kallsyms__hidden(s->ksyms))
+			s->st.kernel_hidden = 1;
+	}
+	if (s->ksyms && kallsyms__lookup(s->ksyms, f->addr, &name, &off))
+		return emit(s, id, name, off);
+	s->st.unresolved++;
+	return 0;
+}
+
+/* Paths in /proc/PID/maps that name no file we could open. */
+static int is_pseudo_path(const char *p)
+{
+	static const char *const prefixes[] = {
+		"//", "/memfd:", "/dev/", "/SYSV", "/anon_hugepage", "/[",
+	};
+	size_t i;
+
+	if (p[0] != '/')
+		return 1; /* "", "[vdso]", "[heap]", "[stack]", "[anon:...]" */
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(p, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static void release_path(struct symbolizer *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nbins; i++)
+		elf_symtab__free(s->bins[i].tab);
+	s->nbins = 0;
+	s->path_missing_counted = 0;
+	s->path_build_id_written = 0;
+}
+
+/* The table for file `file` (the path of mapping `m`, maybe under a root).
+ * Sets *tab (NULL if the file is unusable). 0 or -ENOMEM. */
+static int load_file(struct symbolizer *s, const struct rec_mapping *m, const char *file,
+		     struct elf_symtab **tab)
+{
+	const char *want = m->build_id ? rec_writer__str(s->w, m->build_id) : "";
+	struct elf_symtab *t;
+	struct binary *b;
+	struct stat st;
+	size_t i;
+	int err;
+
+	*tab = NULL;
+	if (stat(file, &st))
+		return 0;
+	for (i = 0; i < s->nbins; i++)
+		if (s->bins[i].dev == st.st_dev && s->bins[i].ino == st.st_ino)
+			break;
+	if (i < s->nbins) {
+		t = s->bins[i].tab;
+	} else {
+		t = elf_symtab__load(file);
+		if (!t && errno == ENOMEM)
+			return -ENOMEM;
+		if (GROW(s->bins, s->bins_cap, s->nbins + 1)) {
+			elf_symtab__free(t);
+			return -ENOMEM;
+		}
+		b = &s->bins[s->nbins++];
+		b->dev = st.st_dev;
+		b->ino = st.st_ino;
+		b->tab = t;
+		if (t)
+			s->st.binaries++;
+	}
+	/* A binary replaced since it was mapped would give wrong names. */
+	if (!t || (*want && strcasecmp(want, elf_symtab__build_id(t))))
+		return 0;
+	if (!s->path_build_id_written && *elf_symtab__build_id(t)) {
+		const char *path = rec_writer__str(s->w, m->path);
+		char key[PATH_MAX + 16];
+
+		if ((size_t)snprintf(key, sizeof(key), "build-id:%s", path) < sizeof(key)) {
+			err = rec_writer__meta(s->w, key, elf_symtab__build_id(t));
+			if (err)
+				return err;
+		}
+		s->path_build_id_written = 1;
+	}
+	*tab = t;
+	return 0;
+}
+
+/* Finds the table for mapping `m`: under opts.root_prefix if set, else
+ * through /proc/PID/root (the process's own mount namespace) and then
+ * as is. Sets *tab, NULL when there is no usable binary. 0 or -ENOMEM. */
+static int open_mapping(struct symbolizer *s, const struct rec_mapping *m,
+			struct elf_symtab **tab)
+{
+	const char *path = rec_writer__str(s->w, m->path);
+	char file[PATH_MAX], clean[PATH_MAX];
+	size_t len = strlen(path), suffix = strlen(DELETED_SUFFIX);
+	int err, n;
+
+	*tab = NULL;
+	if (is_pseudo_path(path) || len >= sizeof(clean))
+		return 0;
+	/* maps shows a file replaced since it was mapped as "PATH (deleted)";
+	 * what is at PATH now is checked against the build-id if known. */
+	memcpy(clean, path, len + 1);
+	if (len > suffix && !strcmp(clean + len - suffix, DELETED_SUFFIX))
+		clean[len - suffix] = '\0';
+	if (s->root_prefix) {
+		n = snprintf(file, sizeof(file), "%s%s", s->root_prefix, clean);
+		err = n > 0 && (size_t)n < sizeof(file) ? load_file(s, m, file, tab) : 0;
+	} else {
+		err = 0;
+		n = snprintf(file, sizeof(file), "/proc/%u/root%s", (unsigned)m->pid, clean);
+		if (m->pid && n > 0 && (size_t)n < sizeof(file))
+			err = load_file(s, m, file, tab);
+		if (!err && !*tab)
+			err = load_file(s, m, clean, tab);
+	}
+	if (!err && !*tab && !s->path_missing_counted) {
+		s->st.binaries_missing++;
+		s->path_missing_counted = 1;
+	}
+	return err;
+}
+
+static int mapping_frames(struct symbolizer *s, const struct rec_mapping *m,
+			  const uint32_t *ids, size_t n)
+{
+	const struct rec_frame *frames = rec_writer__frames(s->w);
+	struct elf_symtab *tab;
+	const char *name;
+	uint64_t off;
+	size_t i;
+	int err;
+
+	err = open_mapping(s, m, &tab);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		const struct rec_frame *f = &frames[ids[i]];
+
+		if (tab && f->addr >= m->start && f->addr < m->end &&
+		    elf_symtab__lookup_offset(tab, f->addr - m->start + m->pgoff, &name, &off))
+			err = emit(s, ids[i], name, off);
+		else
+			s->st.unresolved++;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Mapping ids by path (string ids: equal paths have equal ids), then id. */
+static int mapping_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct rec_mapping *maps = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (maps[a].path != maps[b].path)
+		return maps[a].path < maps[b].path ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_NO_MAPPING };
+
+static enum frame_kind frame_kind(const struct rec_frame *f, const struct rec_mapping *maps,
+				  size_t nmaps)
+{
+	if (f->flags & REC_FRAME_KERNEL)
+		return FRAME_KERNEL;
+	if (f->mapping >= nmaps)
+		return FRAME_NO_MAPPING;
+	return maps[f->mapping].flags & REC_MAPPING_KERNEL ? FRAME_KERNEL : FRAME_USER;
+}
+
+int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
+			struct symbolize_stats *stats)
+{
+	const struct rec_frame *frames = rec_writer__frames(w);
+	const struct rec_mapping *maps = rec_writer__mappings(w);
+	size_t nframes = rec_writer__nframes(w), nmaps = rec_writer__nmappings(w);
+	struct symbolizer s = {.w = w, .kallsyms_path = "/proc/kallsyms"};
+	size_t *start = NULL, nused = 0, i;
+	uint32_t *ids = NULL, *order = NULL;
+	int err = 0;
+
+	if (opts && opts->kallsyms_path)
+		s.kallsyms_path = opts->kallsyms_path;
+	if (opts)
+		s.root_prefix = opts->root_prefix;
+	s.st.frames = nframes;
+	if (nframes > UINT32_MAX) {
+		err = -EOVERFLOW; /* frame ids are 32-bit: the writer never does this */
+		goto out;
+	}
+	/* A counting sort of the user frames by mapping. start[m + 2] first
+	 * counts mapping m's frames; the prefix sums and the placing pass
+	 * leave them in ids[start[m] .. start[m + 1]). */
+	start = calloc(nmaps + 2, sizeof(*start));
+	ids = malloc((nframes ? nframes : 1) * sizeof(*ids));
+	order = malloc((nmaps ? nmaps : 1) * sizeof(*order));
+	if (!start || !ids || !order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nframes && !err; i++) {
+		switch (frame_kind(&frames[i], maps, nmaps)) {
+		case FRAME_KERNEL:
+			err = kernel_frame(&s, (uint32_t)i, &frames[i]);
+			break;
+		case FRAME_NO_MAPPING:
+			s.st.unresolved++;
+			break;
+		case FRAME_USER:
+			start[frames[i].mapping + 2]++;
+			break;
+		}
+	}
+	if (err)
+		goto out;
+	for (i = 0; i < nmaps; i++) {
+		if (start[i + 2])
+			order[nused++] = (uint32_t)i;
+		start[i + 2] += start[i + 1];
+	}
+	for (i = 0; i < nframes; i++)
+		if (frame_kind(&frames[i], maps, nmaps) == FRAME_USER)
+			ids[start[frames[i].mapping + 1]++] = (uint32_t)i;
+	qsort_r(order, nused, sizeof(*order), mapping_cmp, (void *)maps);
+	for (i = 0; i < nused && !err; i++) {
+		uint32_t m = order[i];
+
+		if (i && maps[order[i - 1]].path != maps[m].path)
+			release_path(&s);
+		err = mapping_frames(&s, &maps[m], ids + start[m], start[m + 1] - start[m]);
+	}
+out:
+	release_path(&s);
+	free(s.bins);
+	kallsyms__free(s.ksyms);
+	free(start);
+	free(ids);
+	free(order);
+	if (stats)
+		*stats = s.st;
+	return err;
+}

@@ -1,0 +1,69 @@
+/* symbolize.h: turning addresses into function names (the symbolize/ module's
+ * public interface). libelf lives only in this module.
+ *
+ * The recorder calls symbolize_recording() once, after the target was let go:
+ * each mapped binary is opened once, its symbol tables loaded into a sorted
+ * array, and every unique frame is looked up by binary search. */
+#ifndef PROF_SYMBOLIZE_H
+#define PROF_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/rec-writer.h"
+
+/* ---- one ELF binary's function symbols ---- */
+struct elf_symtab;
+
+/* Loads function symbols (STT_FUNC / STT_GNU_IFUNC, and sized STT_NOTYPE in
+ * text) from .symtab and .dynsym, the PT_LOAD segments and the build-id.
+ * NULL + errno on failure (ENOENT, EACCES, ENOEXEC for a non-ELF file). */
+struct elf_symtab *elf_symtab__load(const char *path);
+void elf_symtab__free(struct elf_symtab *t);
+
+/* Looks up a file offset (address - mapping start + mapping pgoff). Returns 1
+ * and sets *name (owned by t) and *sym_off when a symbol covers it, else 0. */
+int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
+			      const char **name, uint64_t *sym_off);
+/* Same, by ELF virtual address. */
+int elf_symtab__lookup_vaddr(const struct elf_symtab *t, uint64_t vaddr, const char **name,
+			     uint64_t *sym_off);
+/* Lowercase hex build-id, or "" when the binary has none. Owned by t. */
+const char *elf_symtab__build_id(const struct elf_symtab *t);
+size_t elf_symtab__count(const struct elf_symtab *t);
+
+/* ---- the kernel's symbols ---- */
+struct kallsyms;
+
+/* Loads `path` (normally /proc/kallsyms). NULL + errno. When every address is
+ * 0 (kernel.kptr_restrict), the table is empty and kallsyms__hidden() is 1. */
+struct kallsyms *kallsyms__load(const char *path);
+void kallsyms__free(struct kallsyms *k);
+int kallsyms__hidden(const struct kallsyms *k);
+/* Returns 1 and sets *name ("func" or "func [module]"), *sym_off; else 0. */
+int kallsyms__lookup(const struct kallsyms *k, uint64_t addr, const char **name,
+		     uint64_t *sym_off);
+
+/* ---- a whole recording ---- */
+struct symbolize_opts {
+	const char *kallsyms_path; /* NULL: /proc/kallsyms */
+	const char *root_prefix;   /* NULL: open binaries as /proc/PID/root/PATH when
+				      that works, else PATH */
+};
+
+struct symbolize_stats {
+	size_t frames, resolved, unresolved;
+	size_t binaries, binaries_missing;
+	int kernel_hidden; /* kernel frames present but kallsyms hid addresses */
+};
+
+/* Resolves every frame the writer holds and appends SYMBOLS records for
+ * those that resolve (unresolved frames keep binary + offset in the file's
+ * mappings). Also fills build-ids of mappings it opened (as META entries
+ * "build-id:<path>" = hex). Blocks on file I/O; allocates per binary.
+ * 0 or -errno (only for allocation/write failures: a missing binary is not
+ * an error, it is counted). */
+int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
+			struct symbolize_stats *stats);
+
+#endif

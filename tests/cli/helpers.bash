@@ -1,0 +1,50 @@
+# helpers.bash: shared by the CLI tests. PROF and EXAMPLES point at the
+# binaries under test (tools/run-tests.sh sets them; defaults for a manual
+# `bats tests/cli`).
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+PROF=${PROF:-$ROOT/build/prof}
+EXAMPLES=${EXAMPLES:-$ROOT/build/examples}
+
+# Sum of the counts of folded lines (stdin) whose stack matches an ERE.
+folded_sum() {
+	awk -v re="$1" '{ n = $NF; $NF = ""; if ($0 ~ re) s += n } END { print s + 0 }'
+}
+
+# Sum of all counts of folded lines on stdin.
+folded_total() {
+	awk '{ s += $NF } END { print s + 0 }'
+}
+
+# Per-root totals ("root count") of folded lines on stdin.
+folded_roots() {
+	awk '{ n = $NF; split($0, a, ";"); s[a[1]] += n } END { for (r in s) print r, s[r] }' | sort
+}
+
+# Asserts lo <= value <= hi (decimals allowed), with a message.
+assert_between() {
+	local what=$1 value=$2 lo=$3 hi=$4
+	if ! awk -v v="$value" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v >= lo && v <= hi) }'; then
+		echo "$what = $value, expected between $lo and $hi" >&2
+		return 1
+	fi
+}
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f\n", a / b }'
+}
+
+# Starts an example in the background, waits until it prints "ready" on
+# stderr, and sets EXAMPLE_PID.
+start_example() {
+	local name=$1
+	shift
+	local log="$BATS_FILE_TMPDIR/$name.log"
+	"$EXAMPLES/$name" "$@" 2>"$log" &
+	EXAMPLE_PID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$log" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "example $name did not get ready" >&2
+	return 1
+}

@@ -1,0 +1,188 @@
+/* test-folded.c: reading and writing folded stacks (report/folded.c): good
+ * lines, names with spaces and odd bytes, malformed lines, huge counts,
+ * bytewise sorting and merging, pool merging of root frames. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/report.h"
+
+/* Reads `in` as folded text and returns what the writer makes of it
+ * (malloc'ed); *st gets the reader's statistics. */
+static char *roundtrip(const char *in, struct folded_stats *st, int merge_pools)
+{
+	struct profile p;
+	struct folded_stats dummy;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_folded(&p, in, strlen(in), st ? st : &dummy), 0);
+	if (merge_pools)
+		assert_int_equal(profile__merge_pools(&p), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(profile__write_folded(&p, NULL, f), 0);
+	fclose(f);
+	profile__release(&p);
+	return out;
+}
+
+static void check(const char *in, const char *want)
+{
+	char *out = roundtrip(in, NULL, 0);
+
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void test_good_lines(void **state)
+{
+	struct folded_stats st;
+	char *out;
+
+	(void)state;
+	out = roundtrip("main;foo;bar 3\nmain;foo 2\r\n\nmain;foo;bar 4\n", &st, 0);
+	assert_string_equal(out, "main;foo 2\nmain;foo;bar 7\n");
+	assert_int_equal(st.lines, 3);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(st.first_malformed, 0);
+	free(out);
+	/* No trailing newline; a single frame. */
+	check("solo 1", "solo 1\n");
+	/* Empty input: nothing. */
+	check("", "");
+	check("\n\n", "");
+}
+
+static void test_names_with_spaces(void **state)
+{
+	(void)state;
+	/* The count is after the last space; names keep theirs. */
+	check("main;operator new(unsigned long);std::vector<int, std::allocator<int> >::push_back 5\n"
+	      "func [module]_[k];x y  2\n",
+	      "func [module]_[k];x y  2\n"
+	      "main;operator new(unsigned long);std::vector<int, std::allocator<int> >::push_back 5\n");
+	/* A tab before the count works too; tabs inside names become '?'. */
+	check("a\tb;c\t4\n", "a?b;c 4\n");
+	/* Control characters and DEL are made safe; UTF-8 is kept. */
+	check("caf\xc3\xa9;x\x01y\x7f 1\n", "caf\xc3\xa9;x?y? 1\n");
+}
+
+static void test_malformed(void **state)
+{
+	struct folded_stats st;
+	char *out;
+
+	(void)state;
+	out = roundtrip("good;one 1\n"
+			"nocount\n"           /* 2: no count */
+			"a;b x\n"             /* 3: not a number */
+			"a;;b 3\n"            /* 4: empty frame */
+			";a 3\n"              /* 5: empty root */
+			"a; 3\n"              /* 6: empty leaf */
+			" 5\n"                /* 7: no stack */
+			"a;b -1\n"            /* 8: sign */
+			"a;b 1.5\n"           /* 9: fraction */
+			"a;b 2 \n"            /* 10: trailing space */
+			"\n"                  /* 11: empty: ignored */
+			"zero;count 0\n"      /* 12: fine, adds nothing */
+			"good;one 2\n",
+			&st, 0);
+	assert_string_equal(out, "good;one 3\n");
+	assert_int_equal(st.lines, 12);
+	assert_int_equal(st.malformed, 9);
+	assert_int_equal(st.first_malformed, 2);
+	free(out);
+
+	out = roundtrip("garbage\x01\x02\nmore garbage\n", &st, 0);
+	assert_string_equal(out, "");
+	assert_int_equal(st.lines, 2);
+	assert_int_equal(st.malformed, 2);
+	assert_int_equal(st.first_malformed, 1);
+	free(out);
+}
+
+static void test_huge_counts(void **state)
+{
+	struct folded_stats st;
+	char *out;
+
+	(void)state;
+	check("a 18446744073709551615\n", "a 18446744073709551615\n");
+	check("a 0000000000000000000000000007\n", "a 7\n");
+	/* Merging saturates instead of wrapping. */
+	check("a 18446744073709551615\na 10\n", "a 18446744073709551615\n");
+	/* One more than 2^64 - 1 does not fit: malformed. */
+	out = roundtrip("a 18446744073709551616\nb 1\n", &st, 0);
+	assert_string_equal(out, "b 1\n");
+	assert_int_equal(st.malformed, 1);
+	assert_int_equal(st.first_malformed, 1);
+	free(out);
+}
+
+static void test_sort_order(void **state)
+{
+	(void)state;
+	/* The order of LC_ALL=C sort on the same lines. */
+	check("a b;x 1\na;x 1\na 1\nA 1\n\xc3\xa9 1\na b 1\n_a 1\n[x 1\nz;a 1\nz 1\n",
+	      "A 1\n[x 1\n_a 1\na 1\na b 1\na b;x 1\na;x 1\nz 1\nz;a 1\n\xc3\xa9 1\n");
+	/* Prefixes: a name that is a prefix of another at the leaf and inside. */
+	check("ab;c 1\na;c 1\na 1\nab 1\na;cd 1\na;c;d 1\n",
+	      "a 1\na;c 1\na;c;d 1\na;cd 1\nab 1\nab;c 1\n");
+}
+
+static void test_merge_pools_root(void **state)
+{
+	char *out;
+
+	(void)state;
+	/* Folded input has no threads: the root frame is the thread name. */
+	out = roundtrip("dw-12;work 1\ndw-13;work 2\ndw-1;idle 1\nlogger;write2 5\n", NULL, 1);
+	assert_string_equal(out, "dw-*;idle 1\ndw-*;work 3\nlogger;write2 5\n");
+	free(out);
+}
+
+static void test_merge_pool_name(void **state)
+{
+	struct {
+		const char *in, *out;
+	} cases[] = {
+		{"dw-12", "dw-*"}, {"a1b22c333", "a*b*c*"}, {"123", "*"},
+		{"", ""},          {"java", "java"},        {"C2 CompilerThre", "C* CompilerThre"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		size_t n = strlen(cases[i].in);
+
+		memcpy(buf, cases[i].in, n);
+		n = merge_pool_name(buf, n);
+		buf[n] = '\0';
+		assert_string_equal(buf, cases[i].out);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_lines),
+		cmocka_unit_test(test_names_with_spaces),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_huge_counts),
+		cmocka_unit_test(test_sort_order),
+		cmocka_unit_test(test_merge_pools_root),
+		cmocka_unit_test(test_merge_pool_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
