@@ -47,7 +47,7 @@ $(BUILD)/%.o: %.c
 
 # Example workloads: plain -O1 with frame pointers, never sanitized, so the
 # stacks they show are the ones users see.
-$(BUILD)/examples/%: examples/%.c
+$(BUILD)/examples/%: examples/%.c examples/duty-cycle.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline \
 		-Wall -Wextra -Werror -pthread -o $@ $< -lm
@@ -76,6 +76,13 @@ test: deps
 
 check-includes:
 	@sh tools/check-includes.sh
+
+# Benchmarks against perf (minutes; wants a quiet machine). See bench/README.md.
+bench: all
+	@PROF=$(BUILD)/prof bash bench/overhead.sh
+	@PROF=$(BUILD)/prof bash bench/report-speed.sh
+	@PROF=$(BUILD)/prof bash bench/recorder-cpu.sh
+	@PROF=$(BUILD)/prof bash bench/lost.sh
 
 clean:
 	rm -rf build build-san demo

@@ -105,10 +105,14 @@ perf_samples() {
 	echo "${v:-?}"
 }
 
-# perf_lost DATA: lost samples in a perf.data (LOST and LOST_SAMPLES records).
+# perf_lost DATA: lost samples in a perf.data: the "# Total Lost Samples: N"
+# header line of perf report (the lost counts of its LOST records). Not the
+# "LOST events" lines of `perf report --stats`: those count records, not
+# samples (one LOST record can stand for thousands of samples).
 perf_lost() {
-	"$PERF" report -i "$1" --stats 2>/dev/null |
-		awk '/LOST(_SAMPLES)? events:/ {n += $3} END {print n + 0}'
+	"$PERF" report -i "$1" --stdio --sort pid -g none 2>/dev/null |
+		awk '/^# Total Lost Samples:/ {print $NF; found = 1; exit}
+			END {if (!found) print "?"}'
 }
 
 # file_bytes FILE: size in bytes (a recording that is a directory: its total).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/lost.sh: samples lost at a high frequency, every thread of the target
-# busy, as prof's summary line reports them ("N lost"), next to perf's LOST
-# records for the same run.
+# busy, as prof's summary line reports them ("N lost"), next to the samples perf
+# reports lost for the same run (its PERF_RECORD_LOST records).
 #
 #   bench/lost.sh            PROF=path (default build/prof)
 #
@@ -9,7 +9,10 @@
 #   launch  bench/cpu-bound with one thread per CPU (all CPUs busy)
 #   launch  bench/cpu-bound with 4 threads per CPU (oversubscribed)
 #   attach  examples/churn (threads starting and exiting), DURATION s
-# and prints samples, lost samples and the lost share.
+# and prints samples, lost samples and the lost share. For the two launched
+# cases it also prints the samples to expect (the workload's elapsed time x
+# busy CPUs x FREQ), which shows samples dropped without a lost count (e.g.
+# throttled by the kernel).
 #
 # Env: FREQ (4999), DURATION (5), PERF (perf). Prints markdown on stdout.
 set -eu
@@ -47,11 +50,11 @@ attach() {
 	return "$rc"
 }
 
-# run TOOL CASE: prints "samples lost status". perf attaching to churn fails
+# run TOOL CASE: prints "samples lost status expected". perf attaching to churn fails
 # now and then (exit 255, "couldn't open /proc/TID/status": a thread exited
 # while perf scanned them): retried, up to 3 attempts.
 run() {
-	local tool=$1 c=$2 cmd=() rc=0
+	local tool=$1 c=$2 cmd=() rc=0 busy=$N expected
 	case $c in
 	all-cpus) cmd=("$W" -t "$N") ;;
 	oversubscribed) cmd=("$W" -t $((4 * N)) -n $((750000 / 4))) ;;
@@ -63,18 +66,20 @@ run() {
 			say "perf exited $rc: $(grep . "$TMP/l.err" | tail -1)"
 		done ;;
 	esac
+	expected="—"
 	if [ "$c" != churn ]; then
 		if [ "$tool" = prof ]; then
-			"$PROF" record -F "$FREQ" -o "$TMP/l.rec" -- "${cmd[@]}" >/dev/null 2>"$TMP/l.err" || rc=$?
+			"$PROF" record -F "$FREQ" -o "$TMP/l.rec" -- "${cmd[@]}" >"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
 		else
 			"$PERF" record -g -e cpu-clock -F "$FREQ" -o "$TMP/l.data" -- "${cmd[@]}" \
-				>/dev/null 2>"$TMP/l.err" || rc=$?
+				>"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
 		fi
+		expected=$(awk -v b="$busy" -v f="$FREQ" '/^elapsed / {printf "%d\n", $2 * b * f}' "$TMP/l.out")
 	fi
 	if [ "$tool" = prof ]; then
-		echo "$(summary_field "$TMP/l.err" samples) $(summary_field "$TMP/l.err" lost) $rc"
+		echo "$(summary_field "$TMP/l.err" samples) $(summary_field "$TMP/l.err" lost) $rc ${expected:-?}"
 	else
-		echo "$(perf_samples "$TMP/l.err") $(perf_lost "$TMP/l.data") $rc"
+		echo "$(perf_samples "$TMP/l.err") $(perf_lost "$TMP/l.data") $rc ${expected:-?}"
 	fi
 }
 
@@ -82,12 +87,12 @@ rows=()
 for c in all-cpus oversubscribed churn; do
 	for tool in prof perf; do
 		say "$tool, $c, $FREQ Hz"
-		read -r samples lost rc < <(run "$tool" "$c")
+		read -r samples lost rc expected < <(run "$tool" "$c")
 		[ "$rc" = 0 ] || lost="$lost (**exit $rc**)"
 		share=$(awk -v s="$samples" -v l="$lost" 'BEGIN {
 			if (s !~ /^[0-9]+$/ || l !~ /^[0-9]+$/ || s + l == 0) print "?"
 			else printf "%.2f%%\n", 100 * l / (s + l) }')
-		rows+=("| $c | $tool | $samples | $lost | $share |")
+		rows+=("| $c | $tool | $samples | $expected | $lost | $share |")
 	done
 done
 RATE1=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo ?)
@@ -99,10 +104,11 @@ echo
 echo "At $FREQ Hz. all-cpus: \`bench/cpu-bound -t $N\` (one busy thread per CPU);" \
 	"oversubscribed: \`-t $((4 * N))\`; both launched by the recorder. churn: attached" \
 	"for $DURATION s to examples/churn. perf: \`perf record -g -e cpu-clock\`, lost = its" \
-	"LOST and LOST_SAMPLES records; prof: the summary line's count."
+	"lost samples (perf report's \"Total Lost Samples\"); prof: the summary line's count." \
+	"Expected: the workload's own elapsed time × $N busy CPUs × $FREQ."
 echo
-echo "| target | recorder | samples | lost | lost share |"
-echo "|---|---|---:|---:|---:|"
+echo "| target | recorder | samples | expected | lost | lost share |"
+echo "|---|---|---:|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
 if [ "$RATE0" != "$RATE1" ]; then
 	echo

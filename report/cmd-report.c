@@ -266,6 +266,7 @@ static int build_from_recording(struct report_cmd *c)
 {
 	struct profile_build_opts opts = {.by = PROFILE_BY_STACK};
 	char msg[512];
+	uint64_t lost;
 	int err;
 
 	c->is_recording = 1;
@@ -285,6 +286,11 @@ static int build_from_recording(struct report_cmd *c)
 			 c->shown, c->rec.cut_at);
 	if (!c->rec.nsamples)
 		cli_warn("%s holds no samples", c->shown);
+	lost = recording__stat(&c->rec, "lost");
+	if (lost)
+		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
+			 "behind); shares may be skewed: record with a larger -m or a lower -F",
+			 c->shown, (unsigned long long)lost);
 	if (c->roots != PROFILE_ROOT_NONE || c->filter.match[PROFILE_THREAD].n ||
 	    c->filter.npids || c->filter.ntids)
 		opts.by = PROFILE_BY_THREAD;

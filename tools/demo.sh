@@ -16,6 +16,6 @@ echo "hottest functions (demo/top.txt):"
 cat demo/top.txt
 echo
 echo "per-thread stacks, busiest first (demo/threads.folded):"
-sort -k2 -n -r -t' ' demo/threads.folded | awk '{ print "  " $0 }' | head -8
+awk '{ print $NF "\t  " $0 }' demo/threads.folded | sort -rn | cut -f2- | head -8
 echo
 echo "wrote demo/threads.data demo/threads.folded demo/merged.folded demo/top.txt"

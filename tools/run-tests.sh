@@ -9,6 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 
+sh tools/check-includes.sh
 make -s -j"$JOBS" all unit fuzz
 make -s -j"$JOBS" SANITIZE=address,undefined all unit
 
