@@ -18,13 +18,17 @@ endif
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings \
 	-Wshadow -Werror
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I.
-LDLIBS := -lelf -lz -lm
+XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
+	$(XML_CFLAGS)
+LDLIBS := -lelf -lz -lm -lxml2
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm
 SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+# svg/flamegraph.js goes into the binary as a C string (see below).
+GEN_OBJS := $(BUILD)/svg/flamegraph-js.o
+OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(GEN_OBJS)
 LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -45,6 +49,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The flamegraph script, embedded as a C string (svg/embed-js.awk). It must
+# not hold "]]>", which would end the CDATA section it is written into.
+$(BUILD)/svg/flamegraph-js.c: svg/flamegraph.js svg/embed-js.awk
+	@mkdir -p $(dir $@)
+	@if grep -q ']]>' $<; then echo "$<: must not contain ]]>" >&2; exit 1; fi
+	awk -f svg/embed-js.awk $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/svg/flamegraph-js.o: $(BUILD)/svg/flamegraph-js.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
 # Example workloads: plain -O1 with frame pointers, never sanitized, so the
 # stacks they show are the ones users see.
 $(BUILD)/examples/%: examples/%.c examples/duty-cycle.h
@@ -62,7 +76,7 @@ demo: all
 unit: $(UNIT_TESTS)
 
 # libFuzzer needs clang; the fuzz targets are built with ASan+UBSan.
-FUZZ_SRCS := $(filter-out prof.c,$(SRCS))
+FUZZ_SRCS := $(filter-out prof.c svg/%,$(SRCS))
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -I. -fsanitize=fuzzer,address,undefined \
@@ -83,6 +97,8 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/report-speed.sh
 	@PROF=$(BUILD)/prof bash bench/recorder-cpu.sh
 	@PROF=$(BUILD)/prof bash bench/lost.sh
+	@PROF=$(BUILD)/prof bash bench/svg-speed.sh
+	@PROF=$(BUILD)/prof bash bench/svg-browser.sh
 
 clean:
 	rm -rf build build-san demo

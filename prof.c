@@ -16,6 +16,7 @@ struct command {
 static const struct command commands[] = {
 	{"record", cmd_record, "sample the stacks of a process or command into a recording"},
 	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
+	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
 };
 
 static void usage(FILE *out)

@@ -225,6 +225,96 @@ void profile_top__release(struct profile_top *t);
 int profile_top__write(const struct profile *p, const struct profile_top *t, size_t limit,
 		       FILE *out);
 
+/* ---- front ends (input.c) ----
+ *
+ * What every command that reads a profile shares (`prof report`, `prof svg`,
+ * ...): the input and filter options, choosing and reading the input (a
+ * recording or folded text, a file or standard input), building the model,
+ * filtering it and merging thread pools. Unlike the rest of report/, these
+ * functions print their errors through lib/cli.h and return an exit status
+ * for cmd_*() to return: they are the shared half of a front end. */
+
+/* getopt_long() values of the shared options; commands number their own
+ * from PROFILE_OPT_END. */
+enum profile_input_opt {
+	PROFILE_OPT_THREADS = 256,
+	PROFILE_OPT_TIDS,
+	PROFILE_OPT_MERGE_POOLS,
+	PROFILE_OPT_INCLUDE,
+	PROFILE_OPT_EXCLUDE,
+	PROFILE_OPT_GREP,
+	PROFILE_OPT_THREAD,
+	PROFILE_OPT_PID,
+	PROFILE_OPT_TID,
+	PROFILE_OPT_IGNORE_CASE,
+	PROFILE_OPT_END,
+};
+
+/* The shared entries of a `struct option` table (needs <getopt.h>); the
+ * short option is "i:" for -i. */
+#define PROFILE_INPUT_LONG_OPTIONS                                                                 \
+	{"input", required_argument, NULL, 'i'},                                                   \
+		{"threads", no_argument, NULL, PROFILE_OPT_THREADS},                               \
+		{"tids", no_argument, NULL, PROFILE_OPT_TIDS},                                     \
+		{"merge-pools", no_argument, NULL, PROFILE_OPT_MERGE_POOLS},                       \
+		{"include", required_argument, NULL, PROFILE_OPT_INCLUDE},                         \
+		{"exclude", required_argument, NULL, PROFILE_OPT_EXCLUDE},                         \
+		{"grep", required_argument, NULL, PROFILE_OPT_GREP},                               \
+		{"thread", required_argument, NULL, PROFILE_OPT_THREAD},                           \
+		{"pid", required_argument, NULL, PROFILE_OPT_PID},                                 \
+		{"tid", required_argument, NULL, PROFILE_OPT_TID},                                 \
+		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE}
+
+/* The "filters" block of -h, the same for every command. */
+extern const char profile_input_filter_help[];
+
+struct profile_pattern {
+	enum profile_filter_kind kind;
+	const char *re;
+	const char *option; /* as messages name it: "--include", ... */
+};
+
+/* Everything between the command line and a filtered profile. */
+struct profile_input {
+	const char *input; /* -i; NULL until decided */
+	char shown[4200];  /* the input as messages name it */
+	enum profile_thread_root roots;
+	int roots_asked; /* --threads or --tids (not just --merge-pools) */
+	int merge_pools, grep, ignore_case;
+	struct profile_pattern *patterns;
+	size_t npatterns;
+	uint32_t *pids, *tids;
+	size_t npids, ntids;
+
+	unsigned char *data; /* the input's bytes until a recording owns them */
+	size_t size;
+	int is_recording;
+	struct recording rec;  /* when is_recording */
+	struct folded_stats folded; /* when not */
+	uint64_t loaded_total; /* samples before the filters */
+	struct profile prof;
+	struct profile_filter filter;
+};
+
+/* Zeroes `in` and sizes its option lists for `argc` arguments (each option
+ * takes at most one slot). 0, or EXIT_FAIL after printing. */
+int profile_input__init(struct profile_input *in, int argc);
+/* Frees everything; on a zeroed `in`, a no-op. */
+void profile_input__release(struct profile_input *in);
+/* Takes one getopt_long() result: 0 when it was a shared option and is
+ * recorded, -1 when it is not a shared option (the command's own), else an
+ * exit status after printing a usage error. */
+int profile_input__option(struct profile_input *in, int opt, const char *arg);
+/* Call after the last option: settles what the options imply (--merge-pools
+ * implies --threads). */
+void profile_input__options_done(struct profile_input *in);
+/* Compiles the filters, picks the input (-i, else standard input when it is
+ * a pipe or a file, else prof.data), reads it whole, builds in->prof from the
+ * recording or folded text (warning about incomplete recordings, lost
+ * samples, malformed lines), filters it and merges pools. Blocks on reading.
+ * 0, or an exit status after printing the error. */
+int profile_input__load(struct profile_input *in);
+
 /* Collapses each run of digits in the `len` bytes at `s` into one '*', in
  * place; returns the new length (never longer). */
 size_t merge_pool_name(char *s, size_t len);

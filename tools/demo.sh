@@ -1,7 +1,7 @@
 #!/bin/sh
 # demo.sh: records the example workload with named threads and writes what
 # prof makes of it into demo/: the recording, folded stacks (per thread and
-# merged), and the hottest functions.
+# merged), the hottest functions, and flamegraphs (per thread and merged).
 set -eu
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."
@@ -19,3 +19,6 @@ echo "per-thread stacks, busiest first (demo/threads.folded):"
 awk '{ print $NF "\t  " $0 }' demo/threads.folded | sort -rn | cut -f2- | head -8
 echo
 echo "wrote demo/threads.data demo/threads.folded demo/merged.folded demo/top.txt"
+"$BUILD"/prof svg -i demo/threads.data --threads --title "examples/threads, per thread" -o demo/threads.svg
+"$BUILD"/prof svg -i demo/threads.data --title "examples/threads" -o demo/merged.svg
+echo "wrote demo/threads.svg demo/merged.svg: open them in a browser"

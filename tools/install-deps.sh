@@ -1,12 +1,16 @@
 #!/bin/sh
 # install-deps.sh: installs the Debian packages prof needs to build, test and
-# benchmark. Idempotent and quiet when everything is present; needs root (or
-# sudo) only when something is missing.
+# benchmark, then the browser tests' npm packages (tests/browser: playwright-
+# core, pinned by its package-lock.json; no browser download, the tests drive
+# Debian's chromium). Idempotent and quiet when everything is present; needs
+# root (or sudo) only when a Debian package is missing.
 set -eu
+cd "$(dirname "$0")/.."
 
 PACKAGES="gcc make pkg-config clang libclang-rt-14-dev
 libelf-dev libdw-dev zlib1g-dev libtraceevent-dev libcapstone-dev libxml2-dev
-libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils"
+libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils libxml2-utils
+chromium time"
 
 missing=""
 for p in $PACKAGES; do
@@ -14,7 +18,26 @@ for p in $PACKAGES; do
 		missing="$missing $p"
 	fi
 done
-[ -z "$missing" ] && exit 0
+# Node.js and npm by command, not by package: a machine may have them from
+# elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's).
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+
+# The browser tests' node_modules, unless it was installed from this very
+# package-lock.json (a copy is kept next to it as the stamp).
+npm_deps() {
+	lock=tests/browser/package-lock.json
+	stamp=tests/browser/node_modules/.prof-installed-lock.json
+	cmp -s "$lock" "$stamp" 2>/dev/null && return 0
+	echo "npm ci --prefix tests/browser"
+	npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error >/dev/null
+	cp "$lock" "$stamp"
+}
+
+if [ -z "$missing" ]; then
+	npm_deps
+	exit 0
+fi
 
 echo "installing:$missing"
 SUDO=""
@@ -30,3 +53,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+npm_deps

@@ -1,0 +1,284 @@
+/* input.c: the shared half of the front ends that read a profile (see
+ * report.h): the input and filter options, picking and reading the input,
+ * building the model from a recording or folded text, filtering it. The
+ * commands (`prof report`, `prof svg`) add their own options and output.
+ * Like cmd-report.c, and unlike the rest of report/, it prints its errors
+ * and returns exit statuses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/cli.h"
+#include "lib/recording.h"
+#include "report/report.h"
+
+#define DEFAULT_INPUT "prof.data"
+
+const char profile_input_filter_help[] =
+	"filters (POSIX extended regexes, unanchored like grep -E; all must hold):\n"
+	"  --include RE       keep stacks with a frame matching RE (repeat: any)\n"
+	"  --exclude RE       drop stacks with a frame matching RE (repeat: any)\n"
+	"  --grep RE          like --include; exit status 1 when nothing matched\n"
+	"  --thread RE        keep threads whose name matches RE (repeat: any);\n"
+	"                     on folded input: stacks whose root frame matches\n"
+	"  --pid N            keep samples of process N (repeat: any; recordings)\n"
+	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
+	"  --ignore-case      regexes ignore case\n";
+
+int profile_input__init(struct profile_input *in, int argc)
+{
+	memset(in, 0, sizeof(*in));
+	in->patterns = calloc((size_t)argc + 1, sizeof(*in->patterns));
+	in->pids = calloc((size_t)argc + 1, sizeof(*in->pids));
+	in->tids = calloc((size_t)argc + 1, sizeof(*in->tids));
+	if (!in->patterns || !in->pids || !in->tids) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+void profile_input__release(struct profile_input *in)
+{
+	free(in->patterns);
+	free(in->pids);
+	free(in->tids);
+	free(in->data);
+	if (in->is_recording)
+		recording__release(&in->rec);
+	profile__release(&in->prof);
+	profile_filter__release(&in->filter);
+	memset(in, 0, sizeof(*in));
+}
+
+int profile_input__option(struct profile_input *in, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'i':
+		in->input = arg;
+		return 0;
+	case PROFILE_OPT_THREADS:
+		if (in->roots == PROFILE_ROOT_NONE)
+			in->roots = PROFILE_ROOT_NAME;
+		in->roots_asked = 1;
+		return 0;
+	case PROFILE_OPT_TIDS:
+		in->roots = PROFILE_ROOT_NAME_TID;
+		in->roots_asked = 1;
+		return 0;
+	case PROFILE_OPT_MERGE_POOLS:
+		in->merge_pools = 1;
+		return 0;
+	case PROFILE_OPT_INCLUDE:
+	case PROFILE_OPT_EXCLUDE:
+	case PROFILE_OPT_GREP:
+	case PROFILE_OPT_THREAD: {
+		struct profile_pattern *pt = &in->patterns[in->npatterns++];
+
+		pt->re = arg;
+		pt->kind = opt == PROFILE_OPT_EXCLUDE  ? PROFILE_EXCLUDE
+			   : opt == PROFILE_OPT_THREAD ? PROFILE_THREAD
+						       : PROFILE_INCLUDE;
+		pt->option = opt == PROFILE_OPT_INCLUDE   ? "--include"
+			     : opt == PROFILE_OPT_EXCLUDE ? "--exclude"
+			     : opt == PROFILE_OPT_GREP    ? "--grep"
+							  : "--thread";
+		if (opt == PROFILE_OPT_GREP)
+			in->grep = 1;
+		return 0;
+	}
+	case PROFILE_OPT_PID:
+	case PROFILE_OPT_TID:
+		if (cli_parse_u64(arg, 0, UINT32_MAX, &v))
+			return cli_usage_error("%s needs a process or thread id, not '%s'",
+					       opt == PROFILE_OPT_PID ? "--pid" : "--tid", arg);
+		if (opt == PROFILE_OPT_PID)
+			in->pids[in->npids++] = (uint32_t)v;
+		else
+			in->tids[in->ntids++] = (uint32_t)v;
+		return 0;
+	case PROFILE_OPT_IGNORE_CASE:
+		in->ignore_case = 1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void profile_input__options_done(struct profile_input *in)
+{
+	if (in->merge_pools && in->roots == PROFILE_ROOT_NONE)
+		in->roots = PROFILE_ROOT_NAME;
+}
+
+static int compile_filters(struct profile_input *in)
+{
+	size_t i;
+	char msg[256];
+
+	profile_filter__init(&in->filter, in->ignore_case);
+	for (i = 0; i < in->npatterns; i++) {
+		const struct profile_pattern *pt = &in->patterns[i];
+		int err = profile_filter__add_regex(&in->filter, pt->kind, pt->re, msg, sizeof(msg));
+
+		if (err == -ENOMEM) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		if (err)
+			return cli_usage_error("invalid regular expression '%s' for %s: %s", pt->re,
+					       pt->option, msg);
+	}
+	for (i = 0; i < in->npids; i++)
+		if (profile_filter__add_pid(&in->filter, in->pids[i]))
+			goto oom;
+	for (i = 0; i < in->ntids; i++)
+		if (profile_filter__add_tid(&in->filter, in->tids[i]))
+			goto oom;
+	return 0;
+oom:
+	cli_error("out of memory");
+	return EXIT_FAIL;
+}
+
+/* Picks the input: -i, else stdin when it is a pipe, socket or file, else
+ * prof.data. */
+static void choose_input(struct profile_input *in)
+{
+	struct stat st;
+
+	if (!in->input) {
+		/* A socket too: what programs like Node's execFileSync give. */
+		if (!fstat(0, &st) &&
+		    (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode)))
+			in->input = "-";
+		else
+			in->input = DEFAULT_INPUT;
+	}
+	if (!strcmp(in->input, "-"))
+		snprintf(in->shown, sizeof(in->shown), "standard input");
+	else
+		snprintf(in->shown, sizeof(in->shown), "'%s'", in->input);
+}
+
+static int read_input(struct profile_input *in)
+{
+	int err = read_whole_file(in->input, &in->data, &in->size);
+
+	if (!err)
+		return 0;
+	if (!strcmp(in->input, "-")) {
+		cli_error("cannot read standard input: %s", strerror(-err));
+	} else if (err == -EISDIR || err == -ENOMEM) {
+		cli_error("cannot read %s: %s", in->shown, strerror(-err));
+	} else {
+		cli_error("cannot open %s: %s", in->shown, strerror(-err));
+		if (err == -ENOENT)
+			cli_hint("record one with 'prof record'");
+	}
+	return EXIT_FAIL;
+}
+
+static int build_from_recording(struct profile_input *in)
+{
+	struct profile_build_opts opts = {.by = PROFILE_BY_STACK};
+	char msg[512];
+	uint64_t lost;
+	int err;
+
+	in->is_recording = 1;
+	err = recording__parse(&in->rec, in->data, in->size, msg, sizeof(msg));
+	in->data = NULL; /* owned by the recording now */
+	if (err == -ENOMEM) {
+		cli_error("out of memory reading %s", in->shown);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("%s is corrupt: %s", in->shown, msg);
+		return EXIT_FAIL;
+	}
+	if (!in->rec.complete)
+		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
+			 "showing what it holds",
+			 in->shown, in->rec.cut_at);
+	if (!in->rec.nsamples)
+		cli_warn("%s holds no samples", in->shown);
+	lost = recording__stat(&in->rec, "lost");
+	if (lost)
+		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
+			 "behind); shares may be skewed: record with a larger -m or a lower -F",
+			 in->shown, (unsigned long long)lost);
+	if (in->roots != PROFILE_ROOT_NONE || in->filter.match[PROFILE_THREAD].n ||
+	    in->filter.npids || in->filter.ntids)
+		opts.by = PROFILE_BY_THREAD;
+	if (profile__from_recording(&in->prof, &in->rec, &opts)) {
+		cli_error("out of memory building the profile of %s", in->shown);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int build_from_folded(struct profile_input *in)
+{
+	struct folded_stats *st = &in->folded;
+
+	if (in->npids || in->ntids)
+		return cli_usage_error("--pid and --tid need a recording; %s is folded text, which "
+				       "has no thread ids",
+				       in->shown);
+	if (in->roots_asked)
+		return cli_usage_error("--threads and --tids need a recording; %s is folded text "
+				       "(make it with 'prof report --threads')",
+				       in->shown);
+	if (profile__from_folded(&in->prof, (const char *)in->data, in->size, st)) {
+		cli_error("out of memory reading %s", in->shown);
+		return EXIT_FAIL;
+	}
+	if (st->lines && st->malformed == st->lines) {
+		cli_error("%s is neither a recording nor folded stacks (line %zu is not "
+			  "'frame;...;frame COUNT')",
+			  in->shown, st->first_malformed);
+		return EXIT_FAIL;
+	}
+	if (st->malformed)
+		cli_warn("skipped %zu malformed line%s of %s (first: line %zu)", st->malformed,
+			 st->malformed == 1 ? "" : "s", in->shown, st->first_malformed);
+	if (!in->size && strcmp(in->input, "-"))
+		cli_warn("%s is empty", in->shown);
+	return 0;
+}
+
+int profile_input__load(struct profile_input *in)
+{
+	int rc;
+
+	rc = compile_filters(in);
+	if (rc)
+		return rc;
+	choose_input(in);
+	rc = read_input(in);
+	if (rc)
+		return rc;
+	if (profile__init(&in->prof)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	rc = recording_is_recording(in->data, in->size) ? build_from_recording(in)
+							 : build_from_folded(in);
+	if (rc)
+		return rc;
+	in->loaded_total = in->prof.total;
+	if (profile__filter(&in->prof, &in->filter)) {
+		cli_error("out of memory filtering the profile");
+		return EXIT_FAIL;
+	}
+	if (in->merge_pools && profile__merge_pools(&in->prof)) {
+		cli_error("out of memory merging thread pools");
+		return EXIT_FAIL;
+	}
+	return 0;
+}

@@ -1,0 +1,475 @@
+/* cmd-svg.c: `prof svg`, the front end: its options, then the input half
+ * shared with `prof report` (report/input.c: a recording or folded text,
+ * the model, the filters), then svg__write() into a file or standard
+ * output, and the palette file read before and saved after. The only
+ * place in svg/ that prints or exits. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "lib/cli.h"
+#include "lib/recording.h"
+#include "report/report.h"
+#include "svg/svg.h"
+
+static const char usage_head[] =
+	"usage: prof svg [-i FILE] [-o OUT.svg] [--threads | --tids] [--merge-pools]\n"
+	"                [--title TEXT] [--subtitle TEXT] [--width PX] [--height PX]\n"
+	"                [--font-size PX] [--font FAMILY] [--minwidth PX|PCT%]\n"
+	"                [--colors hot|mem|io|java] [--palette-file FILE] [--inverted]\n"
+	"                [--reverse] [--countname NAME] [--sort alpha|weight]\n"
+	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
+	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
+	"\n"
+	"Draws the stacks of a recording or of folded text as a flamegraph: one\n"
+	"self-contained SVG to hover, zoom and search in a browser.\n"
+	"\n"
+	"input:\n"
+	"  -i, --input FILE   a recording or folded text; '-' is standard input\n"
+	"                     (default: standard input if it is a pipe or a file,\n"
+	"                     else prof.data)\n"
+	"\n"
+	"output:\n"
+	"  -o, --output FILE  where the SVG goes (default: standard output, unless\n"
+	"                     it is a terminal)\n"
+	"  --threads          a root per thread, named after it\n"
+	"  --tids             like --threads, as NAME/TID (one root per thread)\n"
+	"  --merge-pools      collapse digit runs in thread names into '*'\n"
+	"                     (dw-12, dw-13 -> dw-*); implies --threads\n"
+	"\n"
+	"drawing:\n"
+	"  --title TEXT       the title (default: Flame Graph, or Icicle Graph)\n"
+	"  --subtitle TEXT    a second line under the title\n"
+	"  --width PX         a fixed width (default: the window's width)\n"
+	"  --height PX        the height of a frame (default: 16)\n"
+	"  --font-size PX     the font size (default: 12)\n"
+	"  --font FAMILY      the font family (default: Verdana)\n"
+	"  --minwidth PX|PCT%\n"
+	"                     leave out frames narrower than this, in pixels or in %\n"
+	"                     of the total (default: 0.1%); their time stays in\n"
+	"                     their parent's width\n"
+	"  --colors PALETTE   hot (default), mem (allocations), io (off-CPU), or java\n"
+	"                     (Java, JIT _[j], inlined _[i], C++, kernel _[k] and\n"
+	"                     native frames each in their own hue)\n"
+	"  --palette-file FILE\n"
+	"                     take colors from FILE (NAME->rgb(R,G,B) lines, as\n"
+	"                     flamegraph.pl's palette.map) and add the new names to\n"
+	"                     it, so graphs share their colors\n"
+	"  --inverted         an icicle graph: the root at the top\n"
+	"  --reverse          merge stacks from the leaf: leaf functions at the\n"
+	"                     root, their callers above them\n"
+	"  --countname NAME   what a count is (default: samples): bytes, us, ...\n"
+	"  --sort ORDER       siblings by name: alpha (default, as FlameGraph), or\n"
+	"                     by count, heaviest first: weight\n"
+	"\n";
+/* ...then profile_input_filter_help, then: */
+static const char usage_tail[] = "\n"
+				 "  -h, --help         show this help\n";
+
+enum {
+	OPT_TITLE = PROFILE_OPT_END,
+	OPT_SUBTITLE,
+	OPT_WIDTH,
+	OPT_HEIGHT,
+	OPT_FONT_SIZE,
+	OPT_FONT,
+	OPT_MINWIDTH,
+	OPT_COLORS,
+	OPT_PALETTE_FILE,
+	OPT_INVERTED,
+	OPT_REVERSE,
+	OPT_COUNTNAME,
+	OPT_SORT,
+};
+
+static const struct option long_options[] = {
+	PROFILE_INPUT_LONG_OPTIONS,
+	{"output", required_argument, NULL, 'o'},
+	{"help", no_argument, NULL, 'h'},
+	{"title", required_argument, NULL, OPT_TITLE},
+	{"subtitle", required_argument, NULL, OPT_SUBTITLE},
+	{"width", required_argument, NULL, OPT_WIDTH},
+	{"height", required_argument, NULL, OPT_HEIGHT},
+	{"font-size", required_argument, NULL, OPT_FONT_SIZE},
+	{"font", required_argument, NULL, OPT_FONT},
+	{"minwidth", required_argument, NULL, OPT_MINWIDTH},
+	{"colors", required_argument, NULL, OPT_COLORS},
+	{"palette-file", required_argument, NULL, OPT_PALETTE_FILE},
+	{"inverted", no_argument, NULL, OPT_INVERTED},
+	{"reverse", no_argument, NULL, OPT_REVERSE},
+	{"countname", required_argument, NULL, OPT_COUNTNAME},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{NULL, 0, NULL, 0},
+};
+
+/* Everything `prof svg` holds while it runs. */
+struct svg_cmd {
+	struct profile_input in; /* options, input, the filtered profile */
+	struct svg_opts opts;
+	const char *output;       /* NULL or "-": standard output */
+	const char *palette_file; /* NULL: none */
+	struct svg_palette_map *palette;
+	struct profile_line *lines;
+	size_t nlines;
+	FILE *out;
+	int out_created; /* a regular file we made: removed on failure */
+};
+
+/* A decimal number in [min, max]; 0 or -EINVAL. */
+static int parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_minwidth(struct svg_opts *o, const char *arg)
+{
+	size_t len = strlen(arg);
+	char num[64];
+
+	if (len && arg[len - 1] == '%') {
+		if (len >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, arg, len - 1);
+		num[len - 1] = '\0';
+		o->minwidth_unit = SVG_MINWIDTH_PERCENT;
+		return parse_double(num, 0, 100, &o->minwidth);
+	}
+	o->minwidth_unit = SVG_MINWIDTH_PX;
+	return parse_double(arg, 0, 1e6, &o->minwidth);
+}
+
+/* The script finds counts in titles as "(COUNT NAME, P%)". */
+static int countname_ok(const char *s)
+{
+	size_t len = strlen(s), i;
+
+	if (!len || len > 64)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (strchr("(),", s[i]) || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int own_option(struct svg_cmd *c, int opt, const char *arg)
+{
+	struct svg_opts *o = &c->opts;
+	uint64_t v;
+
+	switch (opt) {
+	case 'o':
+		c->output = arg;
+		break;
+	case OPT_TITLE:
+		o->title = arg;
+		break;
+	case OPT_SUBTITLE:
+		o->subtitle = arg;
+		break;
+	case OPT_WIDTH:
+		if (cli_parse_u64(arg, 100, 1000000, &v))
+			return cli_usage_error("--width needs pixels from 100 to 1000000, not '%s'",
+					       arg);
+		o->width = (unsigned)v;
+		break;
+	case OPT_HEIGHT:
+		if (cli_parse_u64(arg, 2, 1000, &v))
+			return cli_usage_error("--height needs a frame height from 2 to 1000 pixels, "
+					       "not '%s'",
+					       arg);
+		o->frame_height = (unsigned)v;
+		break;
+	case OPT_FONT_SIZE:
+		if (parse_double(arg, 1, 500, &o->font_size))
+			return cli_usage_error("--font-size needs pixels from 1 to 500, not '%s'",
+					       arg);
+		break;
+	case OPT_FONT:
+		if (!*arg || strlen(arg) > 256)
+			return cli_usage_error("--font needs a font family name");
+		o->font = arg;
+		break;
+	case OPT_MINWIDTH:
+		if (parse_minwidth(o, arg))
+			return cli_usage_error("--minwidth needs pixels (0.5) or a percentage of the "
+					       "total (0.1%%), not '%s'",
+					       arg);
+		break;
+	case OPT_COLORS:
+		if (!strcmp(arg, "hot"))
+			o->palette = SVG_PALETTE_HOT;
+		else if (!strcmp(arg, "mem"))
+			o->palette = SVG_PALETTE_MEM;
+		else if (!strcmp(arg, "io"))
+			o->palette = SVG_PALETTE_IO;
+		else if (!strcmp(arg, "java"))
+			o->palette = SVG_PALETTE_JAVA;
+		else
+			return cli_usage_error("--colors takes hot, mem, io or java, not '%s'", arg);
+		break;
+	case OPT_PALETTE_FILE:
+		c->palette_file = arg;
+		break;
+	case OPT_INVERTED:
+		o->inverted = 1;
+		break;
+	case OPT_REVERSE:
+		o->reverse = 1;
+		break;
+	case OPT_COUNTNAME:
+		if (!countname_ok(arg))
+			return cli_usage_error("--countname needs a short name without '(', ')' or "
+					       "',', not '%s'",
+					       arg);
+		o->countname = arg;
+		break;
+	case OPT_SORT:
+		if (!strcmp(arg, "alpha"))
+			o->sort = SVG_SORT_ALPHA;
+		else if (!strcmp(arg, "weight"))
+			o->sort = SVG_SORT_WEIGHT;
+		else
+			return cli_usage_error("--sort takes alpha or weight, not '%s'", arg);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_options(struct svg_cmd *c, int argc, char **argv)
+{
+	int opt, rc;
+
+	rc = profile_input__init(&c->in, argc);
+	if (rc)
+		return rc;
+	optind = 0; /* glibc: reinitialize (cmd_svg may run more than once) */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
+		rc = profile_input__option(&c->in, opt, optarg);
+		if (rc < 0)
+			rc = own_option(c, opt, optarg);
+		if (rc > 0)
+			return rc;
+		if (!rc)
+			continue;
+		switch (opt) {
+		case 'h':
+			fputs(usage_head, stdout);
+			fputs(profile_input_filter_help, stdout);
+			fputs(usage_tail, stdout);
+			return fflush(stdout) ? EXIT_FAIL : -1;
+		case ':':
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
+				       argv[optind]);
+	profile_input__options_done(&c->in);
+	if (c->output && !strcmp(c->output, "-"))
+		c->output = NULL;
+	if (!c->output && isatty(1))
+		return cli_usage_error("not writing an SVG to a terminal: give -o FILE or "
+				       "redirect standard output");
+	return 0;
+}
+
+static int read_palette(struct svg_cmd *c)
+{
+	unsigned char *data = NULL;
+	size_t size = 0, bad;
+	int err;
+
+	c->palette = svg_palette_map__new();
+	if (!c->palette) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	c->opts.colors = c->palette;
+	err = read_whole_file(c->palette_file, &data, &size);
+	if (err == -ENOENT)
+		return 0; /* made when saved */
+	if (err) {
+		cli_error("cannot read palette file '%s': %s", c->palette_file, strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = svg_palette_map__read(c->palette, (const char *)data, size, &bad);
+	free(data);
+	if (err == -ENOMEM) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("palette file '%s': line %zu is not 'NAME->rgb(R,G,B)'", c->palette_file,
+			  bad);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Writes the palette file through a temporary file and a rename, so a
+ * failure never leaves it half written. */
+static int save_palette(struct svg_cmd *c)
+{
+	size_t len = strlen(c->palette_file);
+	char *tmp = malloc(len + 5);
+	FILE *f;
+	int err;
+
+	if (!tmp) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	memcpy(tmp, c->palette_file, len);
+	memcpy(tmp + len, ".tmp", 5);
+	f = fopen(tmp, "w");
+	if (!f) {
+		cli_error("cannot save palette file '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	err = svg_palette_map__write(c->palette, f);
+	errno = 0;
+	if (fclose(f) && !err)
+		err = errno ? -errno : -EIO;
+	if (!err && rename(tmp, c->palette_file))
+		err = -errno;
+	if (err) {
+		cli_error("cannot save palette file '%s': %s", c->palette_file, strerror(-err));
+		unlink(tmp);
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Empty input is an error, not an empty-looking graph. */
+static int check_not_empty(struct svg_cmd *c)
+{
+	struct profile_input *in = &c->in;
+
+	if (in->prof.total)
+		return 0;
+	if (in->loaded_total)
+		cli_error("nothing to draw: the filters left none of the %llu samples of %s",
+			  (unsigned long long)in->loaded_total, in->shown);
+	else if (in->is_recording)
+		cli_error("nothing to draw: %s holds no samples", in->shown);
+	else
+		cli_error("nothing to draw: %s holds no stacks with a count", in->shown);
+	return EXIT_FAIL;
+}
+
+static int open_output(struct svg_cmd *c)
+{
+	struct stat st;
+
+	if (!c->output) {
+		c->out = stdout;
+		return 0;
+	}
+	c->out = fopen(c->output, "w");
+	if (!c->out) {
+		cli_error("cannot create '%s': %s", c->output, strerror(errno));
+		return EXIT_FAIL;
+	}
+	c->out_created = !fstat(fileno(c->out), &st) && S_ISREG(st.st_mode);
+	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+static int draw(struct svg_cmd *c)
+{
+	struct folded_opts fo = {.thread_root = c->in.roots};
+	const char *shown = c->output ? c->output : "standard output";
+	int err, close_err = 0;
+
+	if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	err = open_output(c);
+	if (err)
+		return err;
+	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out, NULL);
+	if (c->out != stdout) {
+		errno = 0;
+		if (fclose(c->out))
+			close_err = errno ? -errno : -EIO;
+		c->out = NULL;
+	}
+	if (!err)
+		err = close_err;
+	if (!err)
+		return 0;
+	if (c->out_created)
+		unlink(c->output);
+	if (err == -ENOMEM)
+		cli_error("out of memory drawing the flamegraph");
+	else if (err == -EINVAL)
+		cli_error("nothing to draw in %s", c->in.shown);
+	else
+		cli_error("cannot write the SVG to %s%s%s: %s", c->output ? "'" : "", shown,
+			  c->output ? "'" : "", strerror(-err));
+	return EXIT_FAIL;
+}
+
+static int run(struct svg_cmd *c, int argc, char **argv)
+{
+	int rc;
+
+	rc = parse_options(c, argc, argv);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (c->palette_file && (rc = read_palette(c)))
+		return rc;
+	rc = profile_input__load(&c->in);
+	if (rc)
+		return rc;
+	rc = check_not_empty(c);
+	if (rc)
+		return rc;
+	rc = draw(c);
+	if (rc)
+		return rc;
+	if (c->palette && svg_palette_map__changed(c->palette))
+		return save_palette(c);
+	return EXIT_OK;
+}
+
+int cmd_svg(int argc, char **argv)
+{
+	struct svg_cmd c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rc = run(&c, argc, argv);
+	if (c.out && c.out != stdout)
+		fclose(c.out);
+	free(c.lines);
+	svg_palette_map__free(c.palette);
+	profile_input__release(&c.in);
+	return rc;
+}

@@ -1,0 +1,22 @@
+# embed-js.awk: turns svg/flamegraph.js into a C string (the Makefile runs
+# it), smaller on the way: indentation, empty lines, and comments on lines
+# of their own are dropped (every SVG carries the script). Backslashes,
+# quotes and '?' (no trigraphs) are escaped; one literal per line.
+BEGIN {
+	print "/* generated from svg/flamegraph.js by svg/embed-js.awk: do not edit */"
+	print "extern const char svg_flamegraph_js[];"
+	print "const char svg_flamegraph_js[] ="
+}
+{ sub(/^[ \t]+/, "") }
+incomment { if (index($0, "*/")) incomment = 0; next }
+/^\/\*/ { if (!index($0, "*/")) incomment = 1; next }
+/^\/\// || /^$/ { next }
+{
+	out = ""
+	for (i = 1; i <= length($0); i++) {
+		c = substr($0, i, 1)
+		out = out (c == "\\" || c == "\"" || c == "?" ? "\\" : "") c
+	}
+	print "\"" out "\\n\""
+}
+END { print ";" }

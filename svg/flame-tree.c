@@ -1,0 +1,263 @@
+/* flame-tree.c: folded lines merged into the tree a flamegraph draws (see
+ * internal.h). Every distinct path from the root is one 24-byte node in one
+ * growable array; a child is found by an open-addressed hash of (parent,
+ * name), so building costs one lookup per frame of every line and no
+ * allocation per frame. Sorted lines share long prefixes, so the path of
+ * the previous line is reused as far as the names agree, skipping most
+ * lookups. Children are then grouped by a counting sort and each group
+ * sorted; the layout walks the tree once, from the root, with an explicit
+ * stack (stacks can be thousands of frames deep). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "svg/internal.h"
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline size_t slot_of(uint32_t parent, uint32_t name, size_t mask)
+{
+	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ h >> 29) & mask;
+}
+
+/* Sizes the hash for `want` nodes at most 3/4 full and reinserts all. */
+static int rehash(struct flame_tree *t, size_t want)
+{
+	size_t size = 1024, i;
+	uint32_t *slots;
+
+	while (size / 4 * 3 < want) {
+		if (size > SIZE_MAX / 2 / sizeof(*slots))
+			return -ENOMEM;
+		size *= 2;
+	}
+	slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 1; i < t->n; i++) {
+		size_t s = slot_of(t->nodes[i].parent, t->nodes[i].name, size - 1);
+
+		while (slots[s])
+			s = (s + 1) & (size - 1);
+		slots[s] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = size - 1;
+	return 0;
+}
+
+/* The child `name` of `parent`, added when new. 0 or -ENOMEM. */
+static int child(struct flame_tree *t, uint32_t parent, uint32_t name, uint32_t *out)
+{
+	size_t s = slot_of(parent, name, t->mask);
+	struct flame_node *nd;
+
+	for (; t->slots[s]; s = (s + 1) & t->mask) {
+		nd = &t->nodes[t->slots[s] - 1];
+		if (nd->parent == parent && nd->name == name) {
+			*out = t->slots[s] - 1;
+			return 0;
+		}
+	}
+	if (t->n >= UINT32_MAX - 1 || GROW(t->nodes, t->cap, t->n + 1))
+		return -ENOMEM;
+	if (t->n + 1 > (t->mask + 1) / 4 * 3) {
+		if (rehash(t, t->n + 1))
+			return -ENOMEM;
+		s = slot_of(parent, name, t->mask);
+		while (t->slots[s])
+			s = (s + 1) & t->mask;
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->parent = parent;
+	t->slots[s] = (uint32_t)t->n + 1;
+	*out = (uint32_t)t->n++;
+	return 0;
+}
+
+int flame_tree__build(struct flame_tree *t, const struct profile *p,
+		      const struct profile_line *lines, size_t nlines, int reverse)
+{
+	uint32_t *names = NULL, *path = NULL; /* this line's names; the nodes of the last */
+	size_t names_cap = 0, path_cap = 0, npath = 0, i, k;
+	int err = -ENOMEM;
+
+	memset(t, 0, sizeof(*t));
+	if (GROW(t->nodes, t->cap, 1) || rehash(t, 1))
+		goto out;
+	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
+	t->nodes[0].parent = FLAME_NONE;
+	t->n = 1;
+	for (i = 0; i < nlines; i++) {
+		const struct profile_line *l = &lines[i];
+		const uint32_t *fr = profile__stack_frames(p, l->stack);
+		size_t depth = p->stacks[l->stack].depth, n = 0, same;
+		uint32_t cur = 0;
+
+		if (GROW(names, names_cap, depth + 1) || GROW(path, path_cap, depth + 1))
+			goto out;
+		if (l->root)
+			names[n++] = l->root;
+		memcpy(names + n, fr, depth * sizeof(*fr));
+		n += depth;
+		if (reverse) {
+			for (k = 0; k < n / 2; k++) {
+				uint32_t tmp = names[k];
+
+				names[k] = names[n - 1 - k];
+				names[n - 1 - k] = tmp;
+			}
+		}
+		/* path[k] is the node of names[0..k] of the previous line. */
+		for (same = 0; same < n && same < npath && t->nodes[path[same]].name == names[same];
+		     same++)
+			;
+		t->nodes[0].total = sat_add(t->nodes[0].total, l->count);
+		for (k = 0; k < n; k++) {
+			if (k < same) {
+				cur = path[k];
+			} else {
+				err = child(t, cur, names[k], &cur);
+				if (err)
+					goto out;
+				err = -ENOMEM;
+				path[k] = cur;
+			}
+			t->nodes[cur].total = sat_add(t->nodes[cur].total, l->count);
+		}
+		npath = n;
+	}
+	err = 0;
+out:
+	free(names);
+	free(path);
+	if (err)
+		flame_tree__release(t);
+	return err;
+}
+
+struct order_ctx {
+	const struct flame_tree *t;
+	const struct profile *p;
+	enum svg_sort sort;
+};
+
+static int cmp_kids(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *c = arg;
+	const struct flame_node *x = &c->t->nodes[*(const uint32_t *)a];
+	const struct flame_node *y = &c->t->nodes[*(const uint32_t *)b];
+
+	if (c->sort == SVG_SORT_WEIGHT && x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	/* Siblings have distinct names: a total order, so the result is the
+	 * same whatever qsort does with ties. */
+	return strcmp(profile__name(c->p, x->name), profile__name(c->p, y->name));
+}
+
+int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort)
+{
+	struct order_ctx ctx = {t, p, sort};
+	uint32_t *fill;
+	size_t i, at = 0;
+
+	t->kids = malloc((t->n ? t->n : 1) * sizeof(*t->kids));
+	fill = malloc((t->n ? t->n : 1) * sizeof(*fill));
+	if (!t->kids || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->n; i++)
+		t->nodes[i].nkids = 0;
+	for (i = 1; i < t->n; i++)
+		t->nodes[t->nodes[i].parent].nkids++;
+	for (i = 0; i < t->n; i++) {
+		t->nodes[i].kids = (uint32_t)at;
+		fill[i] = (uint32_t)at;
+		at += t->nodes[i].nkids;
+	}
+	for (i = 1; i < t->n; i++)
+		t->kids[fill[t->nodes[i].parent]++] = (uint32_t)i;
+	free(fill);
+	for (i = 0; i < t->n; i++)
+		if (t->nodes[i].nkids > 1)
+			qsort_r(t->kids + t->nodes[i].kids, t->nodes[i].nkids, sizeof(*t->kids),
+				cmp_kids, &ctx);
+	return 0;
+}
+
+int flame_tree__layout(const struct flame_tree *t, double min_total, struct flame_frame **frames,
+		       size_t *nframes, uint32_t *max_depth)
+{
+	struct flame_frame *out = NULL, *todo = NULL;
+	size_t nout = 0, out_cap = 0, ntodo = 0, todo_cap = 0;
+	uint32_t deepest = 0;
+
+	*frames = NULL;
+	*nframes = 0;
+	*max_depth = 0;
+	if (!t->n)
+		return 0;
+	/* A stack of frames to emit: a frame's kids are pushed, then the
+	 * pushed run is reversed so they pop left to right. */
+	if (GROW(todo, todo_cap, 1))
+		return -ENOMEM;
+	todo[ntodo++] = (struct flame_frame){.x = 0, .node = 0, .depth = 0};
+	while (ntodo) {
+		struct flame_frame f = todo[--ntodo];
+		const struct flame_node *nd = &t->nodes[f.node];
+		uint64_t x = f.x;
+		size_t first, i;
+		uint32_t k;
+
+		if (GROW(out, out_cap, nout + 1))
+			goto oom;
+		out[nout++] = f;
+		if (f.depth > deepest)
+			deepest = f.depth;
+		if (GROW(todo, todo_cap, ntodo + nd->nkids))
+			goto oom;
+		/* Place the kids left to right, then reverse the pushed run. */
+		first = ntodo;
+		for (k = 0; k < nd->nkids; k++) {
+			uint32_t c = t->kids[nd->kids + k];
+			uint64_t w = t->nodes[c].total;
+
+			if (w && (double)w >= min_total)
+				todo[ntodo++] = (struct flame_frame){x, c, f.depth + 1};
+			x = sat_add(x, w);
+		}
+		for (i = 0; i < (ntodo - first) / 2; i++) {
+			struct flame_frame tmp = todo[first + i];
+
+			todo[first + i] = todo[ntodo - 1 - i];
+			todo[ntodo - 1 - i] = tmp;
+		}
+	}
+	free(todo);
+	*frames = out;
+	*nframes = nout;
+	*max_depth = deepest;
+	return 0;
+oom:
+	free(todo);
+	free(out);
+	return -ENOMEM;
+}
+
+void flame_tree__release(struct flame_tree *t)
+{
+	free(t->nodes);
+	free(t->kids);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,104 @@
+/* internal.h: what the files of svg/ share and nobody else sees: the
+ * merged flame tree and its layout (flame-tree.c), names made safe for XML
+ * and cut to fit (text.c), colors per name (palette.c), and the embedded
+ * script (generated from svg/flamegraph.js by the Makefile). */
+#ifndef PROF_SVG_INTERNAL_H
+#define PROF_SVG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/report.h"
+#include "svg/svg.h"
+
+/* ---- the flame tree (flame-tree.c) ---- */
+
+#define FLAME_NONE UINT32_MAX
+
+/* One distinct path from the root: 24 bytes. */
+struct flame_node {
+	uint64_t total;  /* samples in this frame and below (saturating) */
+	uint32_t name;   /* profile name id; 0 for the root "all" */
+	uint32_t parent; /* FLAME_NONE for the root */
+	uint32_t kids;   /* after flame_tree__order(): first child in tree.kids */
+	uint32_t nkids;
+};
+
+struct flame_tree {
+	struct flame_node *nodes; /* [0] is the root; a child after its parent */
+	size_t n, cap;
+	uint32_t *kids;  /* children, grouped by parent, in drawing order */
+	uint32_t *slots; /* open addressing: (parent, name) -> node + 1 */
+	size_t mask;     /* slots - 1 */
+};
+
+/* A drawn frame, in depth-first order (a parent before its children,
+ * siblings left to right). */
+struct flame_frame {
+	uint64_t x;     /* samples left of the frame */
+	uint32_t node;
+	uint32_t depth; /* 0 for the root */
+};
+
+/* Builds the merged tree of the lines (thread root first, then the stack;
+ * all of it reversed with `reverse`). O(total frames) hash lookups, fewer
+ * when sorted lines share prefixes. 0 or -ENOMEM. */
+int flame_tree__build(struct flame_tree *t, const struct profile *p,
+		      const struct profile_line *lines, size_t nlines, int reverse);
+/* Groups and sorts every node's children (SVG_SORT_ALPHA: bytewise by
+ * name; SVG_SORT_WEIGHT: total descending, then name). 0 or -ENOMEM. */
+int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort);
+/* Lays the tree out from the root: the frames whose total is at least
+ * `min_total` and whose parent is drawn, each child starting where its
+ * previous sibling ends (pruned siblings keep their place, so a parent
+ * keeps its full width). *frames is malloc'ed. 0 or -ENOMEM. */
+int flame_tree__layout(const struct flame_tree *t, double min_total, struct flame_frame **frames,
+		       size_t *nframes, uint32_t *max_depth);
+void flame_tree__release(struct flame_tree *t);
+
+/* ---- text (text.c) ---- */
+
+/* A growable byte buffer. */
+struct svg_buf {
+	char *s;
+	size_t len, cap;
+};
+
+int svg_buf__put(struct svg_buf *b, const char *s, size_t len);
+int svg_buf__printf(struct svg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends `len` bytes of `s` to `b` as text XML 1.0 accepts: valid UTF-8
+ * passes; each byte of an invalid sequence, each control character (C0
+ * including tab and newline, DEL, C1) and the non-characters U+FFFE and
+ * U+FFFF become U+FFFD. XML escaping (<, &, quotes) is left to libxml2.
+ * Returns the number of characters appended, or -ENOMEM. */
+long svg_text_clean(struct svg_buf *b, const char *s, size_t len);
+/* The byte length of the first `nchars` characters of valid UTF-8 `s`. */
+size_t svg_text_prefix(const char *s, size_t len, size_t nchars);
+/* A label for a frame `px` wide: the number of characters that fit with
+ * `char_px` per character (flamegraph.pl's rule: none under 3), or 0. */
+size_t svg_label_chars(double px, double char_px);
+/* Appends "1,234,567". 0 or -ENOMEM. */
+int svg_buf__count(struct svg_buf *b, uint64_t v);
+/* Appends `v` with at most `decimals` decimals, trailing zeros and a
+ * trailing '.' trimmed ("12.5", "3"); the C locale's format. */
+int svg_buf__num(struct svg_buf *b, double v, int decimals);
+
+/* ---- colors (palette.c) ---- */
+
+/* The palette's color of a name, 0xRRGGBB: a shade picked by a hash of the
+ * name (without a trailing _[k]/_[j]/_[i] annotation), so a function has
+ * the same color in every graph; with SVG_PALETTE_JAVA the hue says what
+ * kind of frame it is. */
+uint32_t svg_palette_color(enum svg_palette pal, const char *name, size_t len);
+/* The map's color of a name (1), or 0 when it has none. */
+int svg_palette_map__get(const struct svg_palette_map *m, const char *name, size_t len,
+			 uint32_t *rgb);
+/* Adds a name with its color (marks the map changed). 0 or -ENOMEM. */
+int svg_palette_map__add(struct svg_palette_map *m, const char *name, size_t len, uint32_t rgb);
+
+/* ---- the script (generated from svg/flamegraph.js) ---- */
+
+extern const char svg_flamegraph_js[];
+
+#endif

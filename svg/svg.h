@@ -1,0 +1,104 @@
+/* svg.h: the svg/ module's public interface: a profile (report/) drawn as
+ * one self-contained, interactive flamegraph SVG, and the name -> color
+ * maps that keep colors the same across graphs (flamegraph.pl's
+ * palette.map). `prof svg` (cmd-svg.c) is a thin front end over it.
+ *
+ * The document's structure (what tests and tools may rely on) is in
+ * docs/prof-svg.md. The same input and options give a byte-identical SVG.
+ *
+ * Conventions: functions return 0 or -errno (-ENOMEM; -EINVAL for nothing
+ * to draw; -EBADMSG for a malformed palette file); nothing here prints or
+ * exits. The writers block only on the FILE * they are given. */
+#ifndef PROF_SVG_H
+#define PROF_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/report.h"
+
+enum svg_palette {
+	SVG_PALETTE_HOT = 0, /* reds and yellows (flamegraph.pl's default) */
+	SVG_PALETTE_MEM,     /* greens and blues, for allocation graphs */
+	SVG_PALETTE_IO,      /* blues, for off-CPU graphs */
+	SVG_PALETTE_JAVA,    /* a hue per kind: Java, JIT _[j], inlined _[i],
+				C++ (::), kernel _[k], native */
+};
+
+enum svg_sort {
+	SVG_SORT_ALPHA = 0, /* children by name, as FlameGraph lays them out */
+	SVG_SORT_WEIGHT,    /* children by count, heaviest first (then name) */
+};
+
+enum svg_minwidth_unit {
+	SVG_MINWIDTH_DEFAULT = 0, /* 0.1% of the total */
+	SVG_MINWIDTH_PX,
+	SVG_MINWIDTH_PERCENT,
+};
+
+struct svg_palette_map;
+
+/* The zero value means the default everywhere. */
+struct svg_opts {
+	const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
+	const char *subtitle;  /* NULL: none */
+	unsigned width;        /* px; 0: fluid (100% of the window; laid out
+				  for SVG_LAYOUT_WIDTH where px matter) */
+	unsigned frame_height; /* px per row; 0: 16 */
+	double font_size;      /* px; 0: 12 */
+	const char *font;      /* font family; NULL: "Verdana" */
+	enum svg_minwidth_unit minwidth_unit;
+	double minwidth; /* frames narrower are left out (their time stays
+			    in their parent's width) */
+	enum svg_palette palette;
+	enum svg_sort sort;
+	int inverted;          /* icicle: the root at the top */
+	int reverse;           /* stacks merged from the leaf */
+	const char *countname; /* NULL: "samples" */
+	/* Optional: colors of names found in it win; names not in it get the
+	 * palette's color and are added (the caller saves it). */
+	struct svg_palette_map *colors;
+};
+
+#define SVG_LAYOUT_WIDTH 1200 /* px a fluid graph is laid out for */
+
+struct svg_stats {
+	size_t nodes;  /* distinct frames (paths) in the merged tree */
+	size_t drawn;  /* frames in the SVG */
+	size_t rows;   /* rows drawn (deepest drawn frame + 1) */
+	size_t colors; /* distinct fill colors */
+};
+
+/* Writes the flamegraph of `lines` (as profile__lines() gives them, with
+ * their thread roots) of profile `p` to `out`, and flushes it. A root frame
+ * "all" spans the total. `st` (may be NULL) gets the statistics.
+ *
+ * Cost: builds the merged tree in O(frames of all lines) with arrays (about
+ * 40 bytes per distinct path, no allocation per frame), sorts siblings, then
+ * streams the XML through libxml2's xmlTextWriter: memory does not grow
+ * with the output. 0, -ENOMEM, -EINVAL when the lines hold no samples, or
+ * -errno of the failed write (-EIO when unknown). */
+int svg__write(const struct profile *p, const struct profile_line *lines, size_t nlines,
+	       const struct svg_opts *o, FILE *out, struct svg_stats *st);
+
+/* ---- palette maps (palette.c) ---- */
+
+/* An empty map, or NULL with errno set. */
+struct svg_palette_map *svg_palette_map__new(void);
+/* NULL is a no-op. */
+void svg_palette_map__free(struct svg_palette_map *m);
+/* Adds the lines of a palette file, "NAME->rgb(R,G,B)" each (flamegraph.pl's
+ * palette.map; empty lines ignored; a later line wins). 0, -ENOMEM, or
+ * -EBADMSG with the 1-based number of the first bad line in *bad_line. */
+int svg_palette_map__read(struct svg_palette_map *m, const char *text, size_t len,
+			  size_t *bad_line);
+/* Writes every entry, sorted bytewise by name, in the same format. 0 or
+ * -errno of the failed write. */
+int svg_palette_map__write(const struct svg_palette_map *m, FILE *out);
+/* Did svg__write() add names since the map was made or read? */
+int svg_palette_map__changed(const struct svg_palette_map *m);
+/* Entries in the map. */
+size_t svg_palette_map__count(const struct svg_palette_map *m);
+
+#endif

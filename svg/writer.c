@@ -1,0 +1,499 @@
+/* writer.c: svg__write(): the merged flame tree laid out and streamed as
+ * one self-contained SVG through libxml2's xmlTextWriter, which escapes
+ * every name and attribute (see svg.h; the document is described in
+ * docs/prof-svg.md).
+ *
+ * The size budget is what shapes the markup: a frame is
+ *   <g><title>NAME (COUNT samples)</title><rect x y width class/></g>
+ * with x and width in samples (exact; scaled to 2^24 units when the total
+ * is larger, so single-precision renderers stay exact), the rect's height
+ * and the fills in CSS (one class per distinct color), and text labels only
+ * on frames wide enough for one. The script (svg/flamegraph.js) reads the
+ * frames back from the DOM for hover, zoom and search. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "lib/grow.h"
+#include "lib/keymap.h"
+#include "svg/internal.h"
+
+#define MAX_UNITS (1u << 24) /* float-exact integers */
+#define GLYPH_WIDTH 0.59      /* average glyph width per px of font size */
+#define LABEL_PAD 3          /* px left of a label */
+
+struct out_ctx {
+	FILE *f;
+	int err;
+};
+
+static int io_write(void *ctx, const char *buf, int len)
+{
+	struct out_ctx *o = ctx;
+
+	errno = 0;
+	if (len > 0 && fwrite(buf, 1, (size_t)len, o->f) != (size_t)len) {
+		if (!o->err)
+			o->err = errno ? -errno : -EIO;
+		return -1;
+	}
+	return len;
+}
+
+static int io_close(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/* libxml2 reports a failed write on stderr by itself; here the error goes
+ * back to the caller instead (data structures never print). */
+static void quiet(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
+struct writer {
+	const struct profile *p;
+	const struct svg_opts *o;
+	struct flame_tree tree;
+	struct flame_frame *frames;
+	size_t nframes;
+	uint32_t *klass;  /* color class per drawn frame */
+	uint32_t *colors; /* class -> 0xRRGGBB */
+	size_t ncolors, colors_cap;
+	struct keymap color_ids;
+	xmlTextWriterPtr w;
+	struct svg_buf a, b; /* scratch */
+
+	uint64_t total, units;
+	uint32_t rows;
+	double layout_width, fs;
+	unsigned fh, pad_top, height;
+	const char *countname;
+};
+
+static const char *frame_name(const struct writer *wr, uint32_t node, size_t *len)
+{
+	uint32_t id = wr->tree.nodes[node].name;
+
+	if (!node) {
+		*len = 3;
+		return "all";
+	}
+	*len = strtab__len(&wr->p->names, id);
+	return profile__name(wr->p, id);
+}
+
+/* x in drawing units: samples, or samples scaled to MAX_UNITS, rounded. */
+static uint64_t units_of(const struct writer *wr, uint64_t x)
+{
+	if (wr->units == wr->total)
+		return x;
+	return (uint64_t)(((unsigned __int128)x * wr->units + wr->total / 2) / wr->total);
+}
+
+static int assign_colors(struct writer *wr)
+{
+	size_t i;
+
+	if (keymap__init(&wr->color_ids, 64))
+		return -ENOMEM;
+	wr->klass = malloc((wr->nframes ? wr->nframes : 1) * sizeof(*wr->klass));
+	if (!wr->klass)
+		return -ENOMEM;
+	for (i = 0; i < wr->nframes; i++) {
+		size_t len;
+		const char *name = frame_name(wr, wr->frames[i].node, &len);
+		uint32_t rgb, id;
+		int r;
+
+		if (!wr->frames[i].node || !wr->o->colors ||
+		    !svg_palette_map__get(wr->o->colors, name, len, &rgb)) {
+			rgb = svg_palette_color(wr->o->palette, name, len);
+			if (wr->frames[i].node && wr->o->colors &&
+			    svg_palette_map__add(wr->o->colors, name, len, rgb))
+				return -ENOMEM;
+		}
+		r = keymap__put(&wr->color_ids, rgb, 0, (uint32_t)wr->ncolors, &id);
+		if (r < 0)
+			return -ENOMEM;
+		if (r) {
+			if (GROW(wr->colors, wr->colors_cap, wr->ncolors + 1))
+				return -ENOMEM;
+			id = (uint32_t)wr->ncolors;
+			wr->colors[wr->ncolors++] = rgb;
+		}
+		wr->klass[i] = id;
+	}
+	return 0;
+}
+
+/* Every libxml2 writer call returns < 0 on failure. */
+#define X(call)                                                                                    \
+	do {                                                                                       \
+		if ((call) < 0)                                                                    \
+			return -EIO;                                                               \
+	} while (0)
+
+#define S(str) ((const xmlChar *)(str))
+
+static int attr(struct writer *wr, const char *name, const char *value)
+{
+	X(xmlTextWriterWriteAttribute(wr->w, S(name), S(value)));
+	return 0;
+}
+
+static int attr_num(struct writer *wr, const char *name, double v, int decimals)
+{
+	wr->b.len = 0;
+	if (svg_buf__num(&wr->b, v, decimals))
+		return -ENOMEM;
+	return attr(wr, name, wr->b.s);
+}
+
+static int attr_u64(struct writer *wr, const char *name, uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	return attr(wr, name, num);
+}
+
+/* Text made safe (see svg_text_clean()), then escaped by libxml2. */
+static int attr_text(struct writer *wr, const char *name, const char *text)
+{
+	wr->b.len = 0;
+	if (svg_buf__put(&wr->b, "", 0) || svg_text_clean(&wr->b, text, strlen(text)) < 0)
+		return -ENOMEM;
+	return attr(wr, name, wr->b.s);
+}
+
+static int text_elem(struct writer *wr, const char *id, const char *cls, const char *x,
+		     double dx, double y, const char *text)
+{
+	int err;
+
+	X(xmlTextWriterStartElement(wr->w, S("text")));
+	if ((err = attr(wr, "id", id)) || (cls && (err = attr(wr, "class", cls))) ||
+	    (err = attr(wr, "x", x)) || (dx && (err = attr_num(wr, "dx", dx, 2))) ||
+	    (err = attr_num(wr, "y", y, 2)))
+		return err;
+	if (text) {
+		wr->b.len = 0;
+		if (svg_buf__put(&wr->b, "", 0) || svg_text_clean(&wr->b, text, strlen(text)) < 0)
+			return -ENOMEM;
+		X(xmlTextWriterWriteString(wr->w, S(wr->b.s)));
+	}
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	return 0;
+}
+
+static int write_style(struct writer *wr)
+{
+	struct svg_buf *css = &wr->a;
+	size_t i;
+
+	css->len = 0;
+	if (svg_buf__printf(css,
+			    "\n.bg{fill:url(#bg)}\n"
+			    "#subtitle{fill:#a0a0a0}\n"
+			    "#title,#subtitle{text-anchor:middle}\n"
+			    "#search,#ignorecase,#matched{text-anchor:end}\n"
+			    "#unzoom,#search,#ignorecase{cursor:pointer}\n"
+			    "#ignorecase{opacity:.4}\n"
+			    "#ignorecase.on{opacity:1;font-weight:bold}\n"
+			    ".hide{display:none}\n"
+			    "#frames rect{height:%upx}\n"
+			    "#frames g{cursor:pointer}\n"
+			    "#frames g:hover rect{stroke:#000;stroke-width:.5;"
+			    "vector-effect:non-scaling-stroke}\n"
+			    "#frames g.m rect{fill:#e600e6}\n"
+			    "#labels{pointer-events:none}\n",
+			    wr->fh > 1 ? wr->fh - 1 : 1))
+		return -ENOMEM;
+	for (i = 0; i < wr->ncolors; i++)
+		if (svg_buf__printf(css, ".c%zu{fill:#%06" PRIx32 "}\n", i, wr->colors[i]))
+			return -ENOMEM;
+	X(xmlTextWriterStartElement(wr->w, S("style")));
+	X(xmlTextWriterWriteString(wr->w, S(css->s)));
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	return 0;
+}
+
+static int write_head(struct writer *wr)
+{
+	const struct svg_opts *o = wr->o;
+	const char *title = o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph";
+	char w[32];
+	double bottom = wr->height - wr->fs - 5;
+	int err;
+
+	X(xmlTextWriterStartDocument(wr->w, "1.0", "UTF-8", NULL));
+	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	if (o->width)
+		snprintf(w, sizeof(w), "%u", o->width);
+	else
+		snprintf(w, sizeof(w), "100%%");
+	if ((err = attr(wr, "xmlns", "http://www.w3.org/2000/svg")) || (err = attr(wr, "width", w)) ||
+	    (err = attr_u64(wr, "height", wr->height)) ||
+	    (err = attr_text(wr, "font-family", o->font ? o->font : "Verdana")) ||
+	    (err = attr_num(wr, "font-size", wr->fs, 2)) ||
+	    (err = attr_u64(wr, "data-total", wr->total)) ||
+	    (err = attr_u64(wr, "data-units", wr->units)) ||
+	    (err = attr_u64(wr, "data-rows", wr->rows)) ||
+	    (err = attr_u64(wr, "data-fh", wr->fh)) ||
+	    (err = attr(wr, "data-inverted", o->inverted ? "1" : "0")) ||
+	    (err = attr_text(wr, "data-countname", wr->countname)))
+		return err;
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(xmlTextWriterWriteRaw(wr->w, S("<defs><linearGradient id=\"bg\" x2=\"0\" y2=\"1\">"
+					 "<stop offset=\".05\" stop-color=\"#eeeeee\"/>"
+					 "<stop offset=\".95\" stop-color=\"#eeeeb0\"/>"
+					 "</linearGradient></defs>\n")));
+	if ((err = write_style(wr)))
+		return err;
+	X(xmlTextWriterStartElement(wr->w, S("script")));
+	X(xmlTextWriterWriteCDATA(wr->w, S(svg_flamegraph_js)));
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n<rect class=\"bg\" width=\"100%\" height=\"100%\"/>\n")));
+	X(xmlTextWriterStartElement(wr->w, S("text")));
+	if ((err = attr(wr, "id", "title")) || (err = attr(wr, "x", "50%")) ||
+	    (err = attr_num(wr, "y", wr->fs * 2, 2)) ||
+	    (err = attr_num(wr, "font-size", wr->fs + 5, 2)))
+		return err;
+	wr->b.len = 0;
+	if (svg_buf__put(&wr->b, "", 0) || svg_text_clean(&wr->b, title, strlen(title)) < 0)
+		return -ENOMEM;
+	X(xmlTextWriterWriteString(wr->w, S(wr->b.s)));
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	if (o->subtitle) {
+		if ((err = text_elem(wr, "subtitle", NULL, "50%", 0, wr->fs * 4, o->subtitle)))
+			return err;
+	}
+	/* The controls are hidden until the script runs: a graph shown
+	 * without scripts (an <img>) has no dead buttons. */
+	if ((err = text_elem(wr, "unzoom", "hide", "10", 0, wr->fs * 2, "Reset Zoom")) ||
+	    (err = text_elem(wr, "search", "hide", "100%", -10 - 3 * wr->fs, wr->fs * 2,
+			     "Search")) ||
+	    (err = text_elem(wr, "ignorecase", "hide", "100%", -10, wr->fs * 2, "ic")) ||
+	    (err = text_elem(wr, "details", NULL, "10", 0, bottom, NULL)) ||
+	    (err = text_elem(wr, "matched", NULL, "100%", -10, bottom, NULL)))
+		return err;
+	return 0;
+}
+
+static uint32_t row_y(const struct writer *wr, uint32_t depth)
+{
+	return (wr->o->inverted ? depth : wr->rows - 1 - depth) * wr->fh;
+}
+
+static int write_frames(struct writer *wr)
+{
+	char vb[80];
+	size_t i;
+	int err;
+
+	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	snprintf(vb, sizeof(vb), "0 0 %" PRIu64 " %" PRIu64, wr->units,
+		 (uint64_t)wr->rows * wr->fh);
+	if ((err = attr(wr, "id", "frames")) || (err = attr_u64(wr, "y", wr->pad_top)) ||
+	    (err = attr(wr, "width", "100%")) ||
+	    (err = attr_u64(wr, "height", (uint64_t)wr->rows * wr->fh)) ||
+	    (err = attr(wr, "viewBox", vb)) || (err = attr(wr, "preserveAspectRatio", "none")))
+		return err;
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	for (i = 0; i < wr->nframes; i++) {
+		const struct flame_frame *f = &wr->frames[i];
+		uint64_t count = wr->tree.nodes[f->node].total, x = units_of(wr, f->x);
+		size_t len;
+		const char *name = frame_name(wr, f->node, &len);
+		char cls[24];
+
+		wr->a.len = 0;
+		if (svg_buf__put(&wr->a, "", 0) || svg_text_clean(&wr->a, name, len) < 0 ||
+		    svg_buf__put(&wr->a, " (", 2) || svg_buf__count(&wr->a, count) ||
+		    svg_buf__printf(&wr->a, " %s)", wr->countname))
+			return -ENOMEM;
+		X(xmlTextWriterStartElement(wr->w, S("g")));
+		X(xmlTextWriterStartElement(wr->w, S("title")));
+		X(xmlTextWriterWriteString(wr->w, S(wr->a.s)));
+		X(xmlTextWriterEndElement(wr->w));
+		X(xmlTextWriterStartElement(wr->w, S("rect")));
+		snprintf(cls, sizeof(cls), "c%" PRIu32, wr->klass[i]);
+		if ((err = attr_u64(wr, "x", x)) || (err = attr_u64(wr, "y", row_y(wr, f->depth))) ||
+		    (err = attr_u64(wr, "width", units_of(wr, f->x + count) - x)) ||
+		    (err = attr(wr, "class", cls)))
+			return err;
+		X(xmlTextWriterEndElement(wr->w));
+		X(xmlTextWriterEndElement(wr->w));
+		X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	}
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	return 0;
+}
+
+/* Labels for the frames wide enough at the layout width; the script
+ * redoes them for the window's width, on zoom and on resize. */
+static int write_labels(struct writer *wr)
+{
+	double char_px = wr->fs * GLYPH_WIDTH;
+	size_t i;
+	int err;
+
+	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	if ((err = attr(wr, "id", "labels")) || (err = attr_u64(wr, "y", wr->pad_top)) ||
+	    (err = attr(wr, "width", "100%")) ||
+	    (err = attr_u64(wr, "height", (uint64_t)wr->rows * wr->fh)))
+		return err;
+	X(xmlTextWriterStartElement(wr->w, S("g")));
+	if ((err = attr(wr, "transform", "translate(3)")))
+		return err;
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	for (i = 0; i < wr->nframes; i++) {
+		const struct flame_frame *f = &wr->frames[i];
+		uint64_t count = wr->tree.nodes[f->node].total;
+		double px = (double)count / (double)wr->total * wr->layout_width;
+		size_t fit = svg_label_chars(px - LABEL_PAD, char_px), len;
+		const char *name = frame_name(wr, f->node, &len);
+		long chars;
+
+		if (!fit)
+			continue;
+		wr->a.len = 0;
+		if (svg_buf__put(&wr->a, "", 0) || (chars = svg_text_clean(&wr->a, name, len)) < 0)
+			return -ENOMEM;
+		if ((size_t)chars > fit) {
+			wr->a.len = svg_text_prefix(wr->a.s, wr->a.len, fit - 2);
+			if (svg_buf__put(&wr->a, "..", 2))
+				return -ENOMEM;
+		}
+		wr->b.len = 0;
+		if (svg_buf__num(&wr->b, 100.0 * (double)f->x / (double)wr->total, 3) ||
+		    svg_buf__put(&wr->b, "%", 1))
+			return -ENOMEM;
+		X(xmlTextWriterStartElement(wr->w, S("text")));
+		X(xmlTextWriterWriteAttribute(wr->w, S("x"), S(wr->b.s)));
+		if ((err = attr_num(wr, "y",
+				    row_y(wr, f->depth) + (wr->fh - 1) / 2.0 + wr->fs / 4, 2)))
+			return err;
+		X(xmlTextWriterWriteString(wr->w, S(wr->a.s)));
+		X(xmlTextWriterEndElement(wr->w));
+		X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	}
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterEndElement(wr->w));
+	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	return 0;
+}
+
+#undef X
+
+static int layout(struct writer *wr, const struct profile_line *lines, size_t nlines)
+{
+	const struct svg_opts *o = wr->o;
+	double min_total;
+	uint32_t deepest;
+	int err;
+
+	err = flame_tree__build(&wr->tree, wr->p, lines, nlines, o->reverse);
+	if (!err)
+		err = flame_tree__order(&wr->tree, wr->p, o->sort);
+	if (err)
+		return err;
+	wr->total = wr->tree.nodes[0].total;
+	if (!wr->total)
+		return -EINVAL;
+	wr->units = wr->total > MAX_UNITS ? MAX_UNITS : wr->total;
+	wr->layout_width = o->width ? o->width : SVG_LAYOUT_WIDTH;
+	switch (o->minwidth_unit) {
+	case SVG_MINWIDTH_PX:
+		min_total = o->minwidth / wr->layout_width * (double)wr->total;
+		break;
+	case SVG_MINWIDTH_PERCENT:
+		min_total = o->minwidth / 100 * (double)wr->total;
+		break;
+	default:
+		min_total = 0.001 * (double)wr->total;
+	}
+	/* Never narrower than one drawing unit: scaled widths stay >= 1. */
+	if (min_total < (double)wr->total / (double)wr->units)
+		min_total = (double)wr->total / (double)wr->units;
+	err = flame_tree__layout(&wr->tree, min_total, &wr->frames, &wr->nframes, &deepest);
+	if (err)
+		return err;
+	wr->rows = deepest + 1;
+	wr->fh = o->frame_height ? o->frame_height : 16;
+	wr->fs = o->font_size > 0 ? o->font_size : 12;
+	wr->pad_top = (unsigned)ceil(wr->fs * (o->subtitle ? 5 : 3));
+	wr->height = wr->pad_top + wr->rows * wr->fh + (unsigned)ceil(wr->fs * 2 + 10);
+	wr->countname = o->countname ? o->countname : "samples";
+	return assign_colors(wr);
+}
+
+int svg__write(const struct profile *p, const struct profile_line *lines, size_t nlines,
+	       const struct svg_opts *o, FILE *out, struct svg_stats *st)
+{
+	struct writer wr = {.p = p, .o = o};
+	struct out_ctx ctx = {.f = out};
+	xmlGenericErrorFunc saved_handler = xmlGenericError;
+	void *saved_ctx = xmlGenericErrorContext;
+	xmlOutputBufferPtr buf;
+	int err;
+
+	err = layout(&wr, lines, nlines);
+	if (err)
+		goto out;
+	if (st) {
+		st->nodes = wr.tree.n;
+		st->drawn = wr.nframes;
+		st->rows = wr.rows;
+		st->colors = wr.ncolors;
+	}
+	xmlSetGenericErrorFunc(NULL, quiet);
+	buf = xmlOutputBufferCreateIO(io_write, io_close, &ctx, NULL);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	wr.w = xmlNewTextWriter(buf);
+	if (!wr.w) {
+		xmlOutputBufferClose(buf);
+		err = -ENOMEM;
+		goto out;
+	}
+	err = write_head(&wr);
+	if (!err)
+		err = write_frames(&wr);
+	if (!err)
+		err = write_labels(&wr);
+	if (!err && xmlTextWriterEndDocument(wr.w) < 0)
+		err = -EIO;
+	if (!err && xmlTextWriterFlush(wr.w) < 0)
+		err = -EIO;
+	xmlFreeTextWriter(wr.w); /* closes buf */
+	if (ctx.err)
+		err = ctx.err;
+	errno = 0;
+	if (!err && fflush(out))
+		err = errno ? -errno : -EIO;
+out:
+	xmlSetGenericErrorFunc(saved_ctx, saved_handler);
+	flame_tree__release(&wr.tree);
+	free(wr.frames);
+	free(wr.klass);
+	free(wr.colors);
+	keymap__release(&wr.color_ids);
+	free(wr.a.s);
+	free(wr.b.s);
+	return err;
+}

@@ -1,0 +1,409 @@
+// flamegraph.test.mjs: the SVG `prof svg` writes, in a real browser (Debian's
+// chromium, headless, driven by playwright-core; file:// URLs, no network).
+// Run by tests/browser/run.sh (TAP, for prove). The graph is made from a real
+// recording of examples/threads; what the page shows is checked against a
+// model of the flamegraph computed from `prof report`'s folded text alone
+// (lib.mjs): names and counts on hover, geometry on zoom, matched % of
+// searches (also while zoomed), the URL state, and that hostile names are
+// text. The load and zoom times of a 50,000-frame graph are measured and
+// printed as TAP comments, not asserted (measure.mjs; bench/svg-browser.sh).
+//
+// Env: PROF (build/prof), EXAMPLES (build/examples), CHROMIUM
+// (/usr/bin/chromium), MEASURE_FRAMES (50000; 0 skips the measurement).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+	launchBrowser, parseFolded, modelFrames, modelMatched, foldedShare, pct,
+	AFTER_NEXT_FRAME,
+} from './lib.mjs';
+import { measure } from './measure.mjs';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+const PROF = process.env.PROF || join(ROOT, 'build/prof');
+const EXAMPLES = process.env.EXAMPLES || join(ROOT, 'build/examples');
+const MEASURE_FRAMES = Number(process.env.MEASURE_FRAMES ?? 50000);
+
+let dir, browser, svgUrl, stacks, model, total;
+const ALPHA = ['alpha', 'alpha_thread', 'alpha_outer'];
+
+function run(cmd, args, input) {
+	return execFileSync(cmd, args, { input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+}
+
+// The index of the first frame named by the last of NAMES whose callers
+// include the others, in order (not necessarily adjacent: the thread start
+// routine between the thread's name and alpha_thread is [libc.so.6+OFFSET]
+// or start_thread, depending on the libc build), or -1.
+function pathIndex(names) {
+	const last = names[names.length - 1];
+	for (let i = 1; i < model.length; i++) {
+		if (model[i].name !== last)
+			continue;
+		let want = names.length - 2;
+		for (let j = model[i].parent; j > 0 && want >= 0; j = model[j].parent)
+			if (model[j].name === names[want])
+				want--;
+		if (want < 0)
+			return i;
+	}
+	return -1;
+}
+
+// A new page on URL, with every dialog, page error and console error logged.
+async function open(url = svgUrl) {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+	page.events = { dialogs: [], errors: [] };
+	page.on('dialog', (d) => {
+		page.events.dialogs.push({ type: d.type(), message: d.message() });
+		if (page.answer !== undefined && d.type() === 'prompt') {
+			const a = page.answer;
+			page.answer = undefined;
+			return d.accept(a);
+		}
+		return d.dismiss();
+	});
+	page.on('pageerror', (e) => page.events.errors.push(String(e)));
+	page.on('console', (m) => {
+		if (m.type() === 'error')
+			page.events.errors.push(`console: ${m.text()}`);
+	});
+	await page.goto(url, { waitUntil: 'load' });
+	await page.waitForFunction(() => document.documentElement.getAttribute('data-ready') === '1');
+	return page;
+}
+
+const frameRect = (i) => `#frames > g:nth-child(${i + 1}) > rect`;
+const text = (page, sel) => page.locator(sel).textContent();
+const settle = (page) => page.evaluate(AFTER_NEXT_FRAME);
+const state = (page) => page.evaluate(() => window.flamegraph.state());
+const box = (page, i) => page.locator(frameRect(i)).boundingBox();
+
+// Whether frame I shows inside the graph's area (not hidden, not clipped
+// away to either side of the picture). The extent is the root <svg>'s: a
+// zoom leaves out-of-view frames in svg#frames, clipped, so that element's
+// own box still spans them.
+async function shows(page, i) {
+	const b = await box(page, i);
+	const full = await page.evaluate(() => {
+		const r = document.documentElement.getBoundingClientRect();
+		return {x: r.x, width: r.width};
+	});
+	return !!b && b.width > 0 && (await page.locator(frameRect(i)).isVisible()) &&
+		b.x < full.x + full.width - 0.5 && b.x + b.width > full.x + 0.5;
+}
+
+// Answers the next prompt with ANSWER, then clicks SELECTOR or presses KEY.
+async function ask(page, answer, how) {
+	page.answer = answer;
+	if (how.key)
+		await page.keyboard.press(how.key);
+	else
+		await page.click(how.click);
+	await settle(page);
+	assert.equal(page.answer, undefined, `no search prompt appeared (${JSON.stringify(how)})`);
+}
+
+function checkClean(page) {
+	assert.deepEqual(page.events.errors, [], 'no page errors');
+}
+
+before(async () => {
+	dir = mkdtempSync(join(tmpdir(), 'prof-browser-'));
+	const rec = join(dir, 'threads.data');
+	run(PROF, ['record', '-q', '-F', '999', '-o', rec, '--', join(EXAMPLES, 'threads'), '2']);
+	run(PROF, ['svg', '-i', rec, '--threads', '-o', join(dir, 'threads.svg')]);
+	stacks = parseFolded(run(PROF, ['report', '-i', rec, '--threads']).toString());
+	model = modelFrames(stacks);
+	total = model[0].count;
+	svgUrl = pathToFileURL(join(dir, 'threads.svg')).href;
+	browser = await launchBrowser();
+});
+
+after(async () => {
+	if (browser)
+		await browser.close();
+	if (dir && !process.env.KEEP)
+		rmSync(dir, { recursive: true, force: true });
+});
+
+test('the page reads the frames prof svg drew from the folded stacks', async () => {
+	const page = await open();
+	const got = await page.evaluate(() => {
+		const fg = window.flamegraph, out = [];
+		for (let i = 0; i < fg.frames(); i++) {
+			const f = fg.frame(i);
+			out.push({ name: f.name, count: f.count, depth: f.depth, parent: f.parent });
+		}
+		return out;
+	});
+	assert.deepEqual(got, model.map(({ name, count, depth, parent }) => ({ name, count, depth, parent })));
+	assert.ok(total > 500, `enough samples (${total})`);
+	checkClean(page);
+	await page.close();
+});
+
+test('hover over burn_alpha: name, count and % in the status line', async () => {
+	const page = await open();
+	const i = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
+	assert.ok(i > 0, 'burn_alpha is drawn');
+	const f = model[i];
+	assert.equal(await text(page, '#details'), '');
+	await page.hover(frameRect(i));
+	const want = `burn_alpha (${f.count.toLocaleString('en-US')} samples, ${pct((100 * f.count) / total)}%)`;
+	assert.equal(await text(page, '#details'), want);
+	// the tooltip: the full name and the count
+	assert.equal(await page.locator(`#frames > g:nth-child(${i + 1}) > title`).textContent(),
+		`burn_alpha (${f.count.toLocaleString('en-US')} samples)`);
+	await page.mouse.move(1, 1);
+	assert.equal(await text(page, '#details'), '', 'cleared on mouseout');
+	checkClean(page);
+	await page.close();
+});
+
+test('click alpha_outer: it spans the full width, children rescale, others hide', async () => {
+	const page = await open();
+	const o = pathIndex(ALPHA);
+	const kid = pathIndex([...ALPHA, 'alpha_inner']);
+	const beta = pathIndex(['beta']);
+	assert.ok(o > 0 && kid > 0 && beta > 0);
+	const full = await page.locator('#frames').boundingBox();
+	const before0 = await box(page, o), kid0 = await box(page, kid);
+	assert.ok(before0.width < 0.9 * full.width, 'alpha_outer is not full width before');
+	await page.click(frameRect(o));
+	await settle(page);
+	const before1 = await box(page, o), kid1 = await box(page, kid);
+	assert.ok(Math.abs(before1.width - full.width) <= 1 && Math.abs(before1.x - full.x) <= 1,
+		`alpha_outer spans the width: ${JSON.stringify(before1)} vs ${JSON.stringify(full)}`);
+	const r0 = kid0.width / before0.width, r1 = kid1.width / before1.width;
+	assert.ok(Math.abs(r0 - r1) <= 0.01, `child/parent ratio kept: ${r0} -> ${r1}`);
+	assert.ok(kid1.width > kid0.width * 1.5, `child wider: ${kid0.width} -> ${kid1.width}`);
+	// callers span the width and stay visible; other threads are hidden
+	const thread = await box(page, pathIndex(['alpha']));
+	assert.ok(Math.abs(thread.width - full.width) <= 1, 'the alpha thread frame spans the width');
+	assert.equal(await shows(page, beta), false, 'beta hidden');
+	assert.equal(await shows(page, kid), true, 'alpha_inner shown');
+	assert.equal(await page.locator('#unzoom').isVisible(), true, 'Reset Zoom shown');
+	const s = await state(page);
+	assert.equal(s.zoomed, o);
+	// hover while zoomed: % of the zoomed frame too
+	const b = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
+	await page.hover(frameRect(b));
+	const details = await text(page, '#details');
+	assert.ok(details.endsWith(`, ${pct((100 * model[b].count) / model[o].count)}% of alpha_outer)`), details);
+	// clicking a caller zooms out to it
+	await page.click(frameRect(pathIndex(['alpha'])));
+	await settle(page);
+	assert.equal((await state(page)).zoomed, pathIndex(['alpha']));
+	assert.equal(await shows(page, beta), false);
+	checkClean(page);
+	await page.close();
+});
+
+test('search burn_ (button and Ctrl-F): matched % as computed from the folded text', async () => {
+	const page = await open();
+	const re = /burn_/;
+	const want = modelMatched(model, re);
+	const raw = foldedShare(stacks, re);
+	// the model prunes as prof svg does (frames under 0.1% of the total);
+	// a search cannot find pruned frames, which this input keeps to a few
+	// samples: the straight share from the folded lines is within 0.25 points
+	assert.ok(Math.abs(want.percent - raw) <= 0.25, `model ${want.percent} vs folded ${raw}`);
+	await ask(page, 'burn_', { click: '#search' });
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(want.percent)}%`);
+	assert.equal(await text(page, '#search'), 'Reset Search');
+	const marked = await page.locator('#frames > g.m').count();
+	assert.equal(marked, model.filter((f, i) => i > 0 && re.test(f.name)).length, 'matches highlighted');
+	// Reset Search, then the same through Ctrl-F, with another regex
+	await page.click('#search');
+	assert.equal(await text(page, '#matched'), '');
+	assert.equal(await page.locator('#frames > g.m').count(), 0);
+	const re2 = /burn_(alpha|beta)$/;
+	await ask(page, re2.source, { key: 'Control+f' });
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(modelMatched(model, re2).percent)}%`);
+	assert.ok(Math.abs(modelMatched(model, re2).percent - foldedShare(stacks, re2)) < 0.25);
+	// nested matches count once: a regex matching both alpha_outer and
+	// alpha_inner gives alpha_outer's share
+	await page.keyboard.press('Escape');
+	await ask(page, 'alpha_', { key: 'Control+f' });
+	assert.equal(await text(page, '#matched'),
+		`Matched: ${pct((100 * model[pathIndex(['alpha'])].count) / total)}%`);
+	checkClean(page);
+	await page.close();
+});
+
+test('while zoomed, matched % counts only what is visible', async () => {
+	const page = await open();
+	const alpha = pathIndex(['alpha']);
+	const re = /burn_/;
+	await ask(page, 'burn_', { click: '#search' });
+	await page.click(frameRect(alpha));
+	await settle(page);
+	const want = modelMatched(model, re, alpha);
+	assert.ok(want.percent > 90 && want.percent < 100, `alpha: ${want.percent}`);
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(want.percent)}%`);
+	// zoomed into a matching frame: all of it
+	const b = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
+	await page.click(frameRect(b));
+	await settle(page);
+	assert.equal(await text(page, '#matched'), 'Matched: 100.00%');
+	// zoomed into beta's subtree, a search for alpha's function finds nothing
+	await page.click('#unzoom');
+	await page.click(frameRect(pathIndex(['beta'])));
+	await ask(page, 'burn_alpha', { key: 'Control+f' }); // a new search while one is active
+	assert.equal(await text(page, '#matched'), 'Matched: 0.00%');
+	checkClean(page);
+	await page.close();
+});
+
+test('an invalid regex is reported, the page keeps working', async () => {
+	const page = await open();
+	await ask(page, 'burn_(', { click: '#search' });
+	assert.match(await text(page, '#details'), /^Invalid regex: /);
+	assert.equal(await text(page, '#matched'), 'Invalid regex');
+	assert.equal(await page.locator('#frames > g.m').count(), 0);
+	checkClean(page);
+	// a valid search afterwards works
+	await page.click('#search'); // "Reset Search"
+	await ask(page, 'burn_', { click: '#search' });
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(modelMatched(model, /burn_/).percent)}%`);
+	assert.equal(await text(page, '#details'), '');
+	// hover still works and then shows the status again
+	await page.hover(frameRect(pathIndex(['beta'])));
+	assert.match(await text(page, '#details'), /^beta \(/);
+	checkClean(page);
+	await page.close();
+});
+
+test('ignore case toggles', async () => {
+	const page = await open();
+	await ask(page, 'BURN_', { click: '#search' });
+	assert.equal(await text(page, '#matched'), 'Matched: 0.00%');
+	await page.click('#ignorecase');
+	await settle(page);
+	assert.equal(await page.locator('#ignorecase.on').count(), 1);
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(modelMatched(model, /burn_/i).percent)}%`);
+	assert.ok((await state(page)).ignoreCase);
+	await page.click('#ignorecase');
+	assert.equal(await text(page, '#matched'), 'Matched: 0.00%');
+	assert.equal(await page.locator('#ignorecase.on').count(), 0);
+	checkClean(page);
+	await page.close();
+});
+
+test('reset restores the original view', async () => {
+	const page = await open();
+	const geometry = () => page.evaluate(() => [...document.querySelectorAll('#frames > g')].map((g) => {
+		const r = g.lastElementChild;
+		return [g.getAttribute('class') || '', r.getAttribute('x'), r.getAttribute('width'),
+			getComputedStyle(g).display];
+	}));
+	const labels = () => page.locator('#labels text').allTextContents();
+	const g0 = await geometry(), l0 = await labels();
+	await page.click(frameRect(pathIndex(ALPHA)));
+	await settle(page);
+	assert.notDeepEqual(await geometry(), g0);
+	await page.click('#unzoom');
+	await settle(page);
+	assert.deepEqual(await geometry(), g0, 'every frame back in place');
+	assert.deepEqual(await labels(), l0, 'labels back');
+	assert.equal(await page.locator('#unzoom').isVisible(), false);
+	// Escape resets too, and so does a click on the root
+	await page.click(frameRect(pathIndex(ALPHA)));
+	await page.keyboard.press('Escape');
+	await settle(page);
+	assert.deepEqual(await geometry(), g0, 'Escape resets');
+	await page.click(frameRect(pathIndex(ALPHA)));
+	await page.click(frameRect(0));
+	await settle(page);
+	assert.deepEqual(await geometry(), g0, 'a click on all resets');
+	checkClean(page);
+	await page.close();
+});
+
+test('the URL carries zoom and search; reloading or opening it restores them', async () => {
+	const page = await open();
+	const o = pathIndex(ALPHA);
+	await page.click(frameRect(o));
+	await ask(page, 'burn_', { click: '#search' });
+	await page.click('#ignorecase');
+	const url = page.url();
+	assert.equal(new URL(url).hash, `#x=${o}&s=burn_&i=1`);
+	const want = await state(page);
+	const wantBox = await box(page, pathIndex([...ALPHA, 'alpha_inner']));
+	await page.reload({ waitUntil: 'load' });
+	await page.waitForFunction(() => document.documentElement.getAttribute('data-ready') === '1');
+	await settle(page);
+	assert.deepEqual(await state(page), want, 'reload restores the state');
+	assert.deepEqual(await box(page, pathIndex([...ALPHA, 'alpha_inner'])), wantBox);
+	// a link opened in a fresh page
+	const other = await open(url);
+	await settle(other);
+	assert.deepEqual(await state(other), want, 'a link restores the state');
+	assert.equal(await text(other, '#matched'), `Matched: ${pct(want.matched.percent)}%`);
+	// editing the fragment applies it; a special character survives encoding
+	await other.evaluate(() => { location.hash = '#s=' + encodeURIComponent('alpha_(inner|outer)'); });
+	await other.waitForFunction(() => window.flamegraph.state().query === 'alpha_(inner|outer)');
+	assert.equal((await state(other)).zoomed, 0);
+	// reset: the fragment empties
+	await other.click('#search');
+	assert.equal(new URL(other.url()).hash, '');
+	checkClean(page);
+	checkClean(other);
+	await page.close();
+	await other.close();
+});
+
+test('a function named <script>alert(1)</script> is text and runs nothing', async () => {
+	const names = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>',
+		"]]><script>alert(3)</script>", "')+alert(4)+('", '<![CDATA[x]]>&amp&lt&#60 \u0007'];
+	const folded = names.map((n, k) => `main;${n};leaf${k} ${10 + k}\n`).join('');
+	const svg = join(dir, 'hostile.svg');
+	run(PROF, ['svg', '-i', '-', '-o', svg], folded); // -i -: node's stdin pipe is a socketpair
+	const page = await open(pathToFileURL(svg).href);
+	// search (which also goes into the URL) and zoom on the hostile names
+	await ask(page, '<script>', { click: '#search' });
+	await page.click(frameRect(2));
+	await settle(page);
+	await page.reload({ waitUntil: 'load' });
+	await settle(page);
+	const got = await page.evaluate(() => {
+		const fg = window.flamegraph, out = [];
+		for (let i = 0; i < fg.frames(); i++)
+			out.push(fg.frame(i).name);
+		return { names: out, scripts: document.getElementsByTagName('script').length,
+			imgs: document.getElementsByTagName('img').length + document.getElementsByTagName('image').length };
+	});
+	// (control characters become '?' when the folded text is read)
+	for (const n of names.map((x) => x.replace(/[\x00-\x1f\x7f]/g, '?')))
+		assert.ok(got.names.includes(n), `${n} is a frame name, as text`);
+	assert.equal(got.scripts, 1, 'only the flamegraph script');
+	assert.equal(got.imgs, 0);
+	const i = got.names.indexOf('<script>alert(1)</script>');
+	await page.click('#unzoom');
+	await page.hover(frameRect(i));
+	assert.match(await text(page, '#details'), /^<script>alert\(1\)<\/script> \(10 samples, /);
+	const labels = await page.locator('#labels text').allTextContents();
+	assert.ok(labels.some((l) => l.startsWith('<script>')), `a label shows the name: ${labels}`);
+	await page.waitForTimeout(200);
+	assert.deepEqual(page.events.dialogs.filter((d) => d.type !== 'prompt'), [], 'no alert ran');
+	checkClean(page);
+	await page.close();
+});
+
+test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,
+	{ skip: MEASURE_FRAMES <= 0 }, async (t) => {
+		const res = await measure({ prof: PROF, frames: MEASURE_FRAMES, runs: 3, browser });
+		const m = res.median, f = (v) => v.toFixed(0);
+		t.diagnostic(`${res.info.frames} frames, ${res.info.bytes} bytes ` +
+			`(${(res.info.bytes / res.info.frames).toFixed(1)} B/frame); medians of ${res.runs} runs`);
+		t.diagnostic(`load: DOMContentLoaded ${f(m.dcl)} ms, load ${f(m.load)} ms, ` +
+			`first frame after load ${f(m.rendered)} ms (target < 2000)`);
+		t.diagnostic(`zoom to the root's heaviest child (${res.info.bigSubtree} frames): ` +
+			`${f(m.zoomBig)} ms (handler ${f(m.handlerBig)} ms); a mid-tree frame: ` +
+			`${f(m.zoomMid)} ms; reset: ${f(m.reset)} ms (target < 300)`);
+	});
