@@ -82,7 +82,7 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int cli_parse_seconds(const char *s, uint64_t *ns)
+int cli_parse_double(const char *s, double min, double max, double *out)
 {
 	char *end;
 	double v;
@@ -91,7 +91,17 @@ int cli_parse_seconds(const char *s, uint64_t *ns)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 1e9)
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, uint64_t *ns)
+{
+	double v;
+
+	if (cli_parse_double(s, 0, 1e9, &v) || v <= 0)
 		return -EINVAL;
 	*ns = (uint64_t)(v * 1e9);
 	return *ns ? 0 : -EINVAL;

@@ -27,6 +27,8 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a decimal unsigned number in [min, max]; 0 or -EINVAL. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Parses a decimal number (e.g. "2.5", ".5") in [min, max]; 0 or -EINVAL. */
+int cli_parse_double(const char *s, double min, double max, double *out);
 /* Parses seconds as a decimal (e.g. "2.5") into nanoseconds; 0 or -EINVAL. */
 int cli_parse_seconds(const char *s, uint64_t *ns);
 

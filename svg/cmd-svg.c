@@ -121,22 +121,6 @@ struct svg_cmd {
 	int out_created; /* a regular file we made: removed on failure */
 };
 
-/* A decimal number in [min, max]; 0 or -EINVAL. */
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse_minwidth(struct svg_opts *o, const char *arg)
 {
 	size_t len = strlen(arg);
@@ -148,10 +132,10 @@ static int parse_minwidth(struct svg_opts *o, const char *arg)
 		memcpy(num, arg, len - 1);
 		num[len - 1] = '\0';
 		o->minwidth_unit = SVG_MINWIDTH_PERCENT;
-		return parse_double(num, 0, 100, &o->minwidth);
+		return cli_parse_double(num, 0, 100, &o->minwidth);
 	}
 	o->minwidth_unit = SVG_MINWIDTH_PX;
-	return parse_double(arg, 0, 1e6, &o->minwidth);
+	return cli_parse_double(arg, 0, 1e6, &o->minwidth);
 }
 
 /* The script finds counts in titles as "(COUNT NAME, P%)". */
@@ -196,7 +180,7 @@ static int own_option(struct svg_cmd *c, int opt, const char *arg)
 		o->frame_height = (unsigned)v;
 		break;
 	case OPT_FONT_SIZE:
-		if (parse_double(arg, 1, 500, &o->font_size))
+		if (cli_parse_double(arg, 1, 500, &o->font_size))
 			return cli_usage_error("--font-size needs pixels from 1 to 500, not '%s'",
 					       arg);
 		break;
