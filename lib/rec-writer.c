@@ -31,8 +31,8 @@ struct rec_writer {
 	size_t nmappings, mappings_cap, mappings_flushed;
 	uint32_t nstacks; /* next stack node id */
 	uint32_t nevents;
-	struct buf meta, events, threads, stacks, samples, symbols, stats;
-	uint64_t sample_base;
+	struct buf meta, events, threads, stacks, samples, symbols, stats, sched;
+	uint64_t sample_base, sched_base;
 };
 
 /* Samples may arrive up to this long before the first one of their chunk
@@ -189,6 +189,8 @@ int rec_writer__flush(struct rec_writer *w)
 	if (!err)
 		err = flush_buf(w, REC_CHUNK_SAMPLES, &w->samples);
 	if (!err)
+		err = flush_buf(w, REC_CHUNK_SCHED, &w->sched);
+	if (!err)
 		err = flush_buf(w, REC_CHUNK_SYMBOLS, &w->symbols);
 	if (!err)
 		err = flush_buf(w, REC_CHUNK_STATS, &w->stats);
@@ -213,6 +215,7 @@ static void free_all(struct rec_writer *w)
 	free(w->threads.data);
 	free(w->stacks.data);
 	free(w->samples.data);
+	free(w->sched.data);
 	free(w->symbols.data);
 	free(w->stats.data);
 	free(w);
@@ -344,36 +347,52 @@ int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uin
 	return 0;
 }
 
-int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
-		       uint16_t cpu, uint8_t event, uint8_t flags)
+/* Appends a record to a chunk that starts with a u64 base time, the record's
+ * first field being a u32 offset from it; a record outside the chunk's time
+ * window closes the chunk first. */
+static int add_timed(struct rec_writer *w, struct buf *b, uint64_t *base, uint64_t time,
+		     void *rec, size_t size)
 {
-	struct rec_sample s;
+	uint32_t dt;
 	int err;
 
-	if (w->samples.len &&
-	    (time < w->sample_base || time - w->sample_base > UINT32_MAX)) {
-		/* Out of this chunk's time window: close it. Frames and stacks it
-		 * uses must be written first, so flush everything. */
+	if (b->len && (time < *base || time - *base > UINT32_MAX)) {
+		/* Frames and stacks the chunk uses must be written first, so
+		 * flush everything. */
 		err = rec_writer__flush(w);
 		if (err)
 			return err;
 	}
-	if (!w->samples.len) {
-		w->sample_base = time > SAMPLE_SLACK_NS ? time - SAMPLE_SLACK_NS : 0;
-		err = buf_add(&w->samples, &w->sample_base, sizeof(w->sample_base));
+	if (!b->len) {
+		*base = time > SAMPLE_SLACK_NS ? time - SAMPLE_SLACK_NS : 0;
+		err = buf_add(b, base, sizeof(*base));
 		if (err)
 			return err;
 	}
-	s.dt = (uint32_t)(time - w->sample_base);
-	s.tid = tid;
-	s.stack = stack;
-	s.cpu = cpu;
-	s.event = event;
-	s.flags = flags;
-	err = buf_add(&w->samples, &s, sizeof(s));
+	dt = (uint32_t)(time - *base);
+	memcpy(rec, &dt, sizeof(dt));
+	err = buf_add(b, rec, size);
 	if (!err)
-		w->samples.count++;
+		b->count++;
 	return err;
+}
+
+int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
+		       uint16_t cpu, uint8_t event, uint8_t flags)
+{
+	struct rec_sample s = {
+		.tid = tid, .stack = stack, .cpu = cpu, .event = event, .flags = flags,
+	};
+
+	return add_timed(w, &w->samples, &w->sample_base, time, &s, sizeof(s));
+}
+
+int rec_writer__sched(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t arg,
+		      uint16_t cpu, uint8_t kind, uint8_t state)
+{
+	struct rec_sched s = {.tid = tid, .arg = arg, .cpu = cpu, .kind = kind, .state = state};
+
+	return add_timed(w, &w->sched, &w->sched_base, time, &s, sizeof(s));
 }
 
 int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym)

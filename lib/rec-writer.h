@@ -51,6 +51,9 @@ void rec_writer__frame_set_mapping(struct rec_writer *w, uint32_t id, uint32_t m
 int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uint32_t *id);
 int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
 		       uint16_t cpu, uint8_t event, uint8_t flags);
+/* A scheduler event (struct rec_sched without dt; time in ns). */
+int rec_writer__sched(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t arg,
+		      uint16_t cpu, uint8_t kind, uint8_t state);
 int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym);
 int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value);
 

@@ -36,6 +36,7 @@ enum rec_chunk_type {
 	REC_CHUNK_STATS = 9,    /* struct rec_stat[]: counters, last value wins */
 	REC_CHUNK_EVENTS = 10,  /* struct rec_event_desc[]; ids continue */
 	REC_CHUNK_END = 11,     /* empty: the recorder finished cleanly */
+	REC_CHUNK_SCHED = 12,   /* u64 base time, then struct rec_sched[] */
 };
 
 struct rec_chunk_header {
@@ -111,6 +112,38 @@ struct rec_symbol {
 	uint32_t flags;
 };
 
+/* Scheduler events of the target threads (prof record --sched). Records of
+ * different CPUs arrive in drain order, not time order: readers sort. */
+enum rec_sched_kind {
+	REC_SCHED_OUT = 1,  /* tid switched out on cpu: state; arg = next tid */
+	REC_SCHED_IN = 2,   /* tid switched in on cpu */
+	REC_SCHED_WAKE = 3, /* tid woken: arg = waker tid (0: idle/irq); cpu = where it will run */
+	REC_SCHED_INIT = 4, /* tid's state when its recording began (from /proc) */
+	REC_SCHED_TASK = 5, /* names a task seen as next or waker: tid, arg = string id */
+};
+
+/* Task states, as sched_switch's prev_state reports them. */
+enum rec_sched_state {
+	REC_STATE_RUNNING = 0,   /* R: on CPU or runnable (INIT), or yielded (OUT) */
+	REC_STATE_PREEMPTED = 1, /* R+: preempted while runnable */
+	REC_STATE_SLEEPING = 2,  /* S: interruptible sleep (locks, queues, poll) */
+	REC_STATE_DISK = 3,      /* D: uninterruptible (usually I/O) */
+	REC_STATE_STOPPED = 4,   /* T/t: stopped or traced */
+	REC_STATE_DEAD = 5,      /* X/Z: exiting */
+	REC_STATE_IDLE = 6,      /* I: idle kernel thread; P: parked */
+	REC_STATE_OTHER = 7,
+	REC_STATE_COUNT
+};
+
+struct rec_sched {
+	uint32_t dt;   /* ns after the chunk's base time */
+	uint32_t tid;
+	uint32_t arg;  /* see rec_sched_kind */
+	uint16_t cpu;
+	uint8_t kind;  /* enum rec_sched_kind */
+	uint8_t state; /* enum rec_sched_state (OUT, INIT) */
+};
+
 struct rec_stat {
 	uint32_t key; /* string id of the counter's name */
 	uint32_t reserved;
@@ -134,6 +167,7 @@ _Static_assert(sizeof(struct rec_stack_node) == 8, "layout");
 _Static_assert(sizeof(struct rec_sample) == 16, "layout");
 _Static_assert(sizeof(struct rec_symbol) == 16, "layout");
 _Static_assert(sizeof(struct rec_stat) == 16, "layout");
+_Static_assert(sizeof(struct rec_sched) == 16, "layout");
 _Static_assert(sizeof(struct rec_event_desc) == 32, "layout");
 
 #endif

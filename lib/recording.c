@@ -298,6 +298,36 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 		}
 		return 0;
 	}
+	case REC_CHUNK_SCHED: {
+		uint64_t base;
+
+		if (size < 8 || size - 8 != (size_t)h->count * sizeof(struct rec_sched))
+			return BAD(ps, "sched chunk size %zu does not match %u records (chunk at byte %zu)",
+				   size, h->count, ps->off);
+		if (GROW(r->sched, r->sched_cap, r->nsched + h->count))
+			return -ENOMEM;
+		memcpy(&base, p, 8);
+		for (i = 0; i < h->count; i++) {
+			struct rec_sched s;
+			struct rec_sched_full *f = &r->sched[r->nsched];
+
+			memcpy(&s, p + 8 + i * sizeof(s), sizeof(s));
+			if (s.kind < REC_SCHED_OUT || s.kind > REC_SCHED_TASK ||
+			    s.state >= REC_STATE_COUNT)
+				return BAD(ps, "sched record of unknown kind or state (chunk at byte %zu)",
+					   ps->off);
+			if (s.kind == REC_SCHED_TASK && (err = check_str(ps, s.arg, "sched task")))
+				return err;
+			f->time = base + s.dt;
+			f->tid = s.tid;
+			f->arg = s.arg;
+			f->cpu = s.cpu;
+			f->kind = s.kind;
+			f->state = s.state;
+			r->nsched++;
+		}
+		return 0;
+	}
 	case REC_CHUNK_SYMBOLS:
 		if (size != (size_t)h->count * sizeof(struct rec_symbol))
 			return BAD(ps, "symbol chunk size does not match its count (chunk at byte %zu)",
@@ -427,6 +457,7 @@ void recording__release(struct recording *r)
 	free(r->frames);
 	free(r->stacks);
 	free(r->samples);
+	free(r->sched);
 	free(r->symbols);
 	free(r->stats);
 	memset(r, 0, sizeof(*r));

@@ -22,6 +22,15 @@ struct rec_sample_full {
 	uint8_t flags;
 };
 
+struct rec_sched_full {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t arg;
+	uint16_t cpu;
+	uint8_t kind;
+	uint8_t state;
+};
+
 struct rec_meta_entry {
 	const char *key, *value;
 };
@@ -55,6 +64,8 @@ struct recording {
 	size_t nstacks, stacks_cap;
 	struct rec_sample_full *samples;
 	size_t nsamples, samples_cap;
+	struct rec_sched_full *sched; /* in file order (see REC_CHUNK_SCHED) */
+	size_t nsched, sched_cap;
 	struct rec_symbol *symbols; /* indexed by frame id; name 0 = none */
 	size_t symbols_cap;
 	struct rec_stat_entry *stats;
