@@ -25,7 +25,12 @@ static const char usage_text[] =
 	"  -d, --duration SECONDS  stop after this long (default: when the targets\n"
 	"                          exit, or on Ctrl-C / SIGTERM)\n"
 	"  -o, --output FILE       recording file (default prof.data)\n"
-	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 256)\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 256;\n"
+	"                          --sched rings get 4 times as many)\n"
+	"      --sched             also record every context switch and wake-up of the\n"
+	"                          targets (for prof sched, report/svg --off-cpu, --wall)\n"
+	"      --sched-stacks N    with --sched, keep the call stack of one switch-out\n"
+	"                          in N (default 16; 1: every one; 0: none)\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
@@ -68,6 +73,10 @@ static void print_summary(const struct record_summary *s, const char *out)
 	if (s->throttled)
 		fprintf(stderr, " (throttled %llu times)", (unsigned long long)s->throttled);
 	fputc('\n', stderr);
+	if (s->switches || s->wakeups || s->sched_lost)
+		fprintf(stderr, "prof record: %llu switches, %llu wake-ups, %llu switch events lost\n",
+			(unsigned long long)s->switches, (unsigned long long)s->wakeups,
+			(unsigned long long)s->sched_lost);
 }
 
 static char *join_args(int argc, char **argv)
@@ -98,6 +107,8 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"no-symbolize", no_argument, NULL, 'S'},
+		{"sched", no_argument, NULL, 's'},
+		{"sched-stacks", required_argument, NULL, 'k'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -149,6 +160,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'S':
 			opts.no_symbolize = 1;
+			break;
+		case 's':
+			opts.sched = 1;
+			break;
+		case 'k':
+			if (cli_parse_u64(optarg, 0, 1000000000, &v)) {
+				free(pids);
+				return cli_usage_error("invalid --sched-stacks '%s' (0 to 1000000000)",
+						       optarg);
+			}
+			opts.sched_stacks = v ? v : RECORD_SCHED_STACKS_NONE;
 			break;
 		case 'q':
 			opts.quiet = 1;

@@ -104,37 +104,54 @@ void recorder_resolve_pending(struct recorder *rc, int flushed)
 	rc->npending = kept;
 }
 
-static void handle_sample(struct recorder *rc, const struct perf_event_header *h)
+/* Two independent 64-bit hashes of a raw call chain in an address space:
+ * together a 128-bit key whose collisions are not a practical concern. */
+static void chain_hash(uint32_t pid, const uint64_t *ips, uint64_t nr, uint64_t *a,
+		       uint64_t *b)
 {
-	const unsigned char *p = (const unsigned char *)(h + 1);
-	const unsigned char *end = (const unsigned char *)h + h->size;
-	struct {
-		uint64_t ip;
-		uint32_t pid, tid;
-		uint64_t time;
-		uint32_t cpu, res;
-		uint64_t nr;
-	} s;
-	const uint64_t *ips;
-	uint64_t i, nframes = 0, context = PERF_CONTEXT_USER, real = 0;
+	uint64_t h1 = 0x9e3779b97f4a7c15ULL ^ pid, h2 = 0xc2b2ae3d27d4eb4fULL ^ nr;
+
+	for (uint64_t i = 0; i < nr; i++) {
+		h1 = (h1 ^ ips[i]) * 0xff51afd7ed558ccdULL;
+		h1 ^= h1 >> 32;
+		h2 = (h2 + ips[i]) * 0x94d049bb133111ebULL;
+		h2 ^= h2 >> 29;
+	}
+	*a = h1;
+	*b = h2 ^ ((uint64_t)pid << 32);
+}
+
+#define CACHED_TRUNCATED 0x80000000u
+
+void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
+			       uint64_t nr, uint8_t event)
+{
+	uint64_t i, nframes = 0, context = PERF_CONTEXT_USER, real = 0, ka = 0, kb = 0;
 	int first_in_context = 1;
 	uint32_t parent = 0, frame, node;
 	uint8_t flags = 0;
 
-	if ((size_t)(end - p) < sizeof(s))
-		return;
-	memcpy(&s, p, sizeof(s));
-	p += sizeof(s);
-	if (s.nr > (uint64_t)(end - p) / 8)
-		return;
-	ips = (const uint64_t *)p;
-	rc->sum->samples++;
+	/* Most samples repeat a call chain seen before (off-CPU stacks nearly
+	 * always do): one lookup instead of one per frame. */
+	if (nr) {
+		chain_hash(pid, ips, nr, &ka, &kb);
+		if (keymap__get(&rc->chains, ka, kb, &node)) {
+			if (!keymap__get(&rc->seen_tids, tid, 0, &frame))
+				seen_thread(rc, pid, tid);
+			note_err(rc, rec_writer__sample(rc->w, time, tid, node & ~CACHED_TRUNCATED,
+							(uint16_t)cpu, event,
+							(node & CACHED_TRUNCATED) ?
+							REC_SAMPLE_TRUNCATED : 0));
+			return;
+		}
+	}
 
-	for (i = 0; i < s.nr && nframes < MAX_FRAMES; i++) {
-		uint64_t ip = ips[i];
+	for (i = 0; i < nr && nframes < MAX_FRAMES; i++) {
+		uint64_t a = ips[i];
 
-		if (ip >= PERF_CONTEXT_MAX) {
-			context = ip;
+		if (a >= PERF_CONTEXT_MAX) {
+			context = a;
 			first_in_context = 1;
 			continue;
 		}
@@ -144,27 +161,27 @@ static void handle_sample(struct recorder *rc, const struct perf_event_header *h
 		rc->frame_flags[nframes] = context == PERF_CONTEXT_KERNEL ? REC_FRAME_KERNEL : 0;
 		/* Past the first frame of a context, addresses are return
 		 * addresses: step back into the call instruction. */
-		if (!first_in_context && ip) {
-			ip--;
+		if (!first_in_context && a) {
+			a--;
 			rc->frame_flags[nframes] |= REC_FRAME_CALLER;
 		}
-		rc->frame_addr[nframes++] = ip;
+		rc->frame_addr[nframes++] = a;
 		first_in_context = 0;
 	}
 	if (!nframes) {
-		int kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+		int kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 
-		rc->frame_addr[0] = s.ip;
+		rc->frame_addr[0] = ip;
 		rc->frame_flags[0] = kernel ? REC_FRAME_KERNEL : 0;
 		nframes = 1;
 	}
-	if (real >= rc->max_stack || i < s.nr)
+	if (real >= rc->max_stack || i < nr)
 		flags |= REC_SAMPLE_TRUNCATED;
 
 	/* Intern root first: each prefix of the stack is a node of the tree. */
 	for (i = nframes; i-- > 0;) {
 		uint32_t fl = rc->frame_flags[i];
-		uint32_t space = (fl & REC_FRAME_KERNEL) ? 0 : s.pid;
+		uint32_t space = (fl & REC_FRAME_KERNEL) ? 0 : pid;
 		uint64_t addr = rc->frame_addr[i];
 
 		if (!rec_writer__frame_lookup(rc->w, space, addr, fl, &frame)) {
@@ -178,9 +195,35 @@ static void handle_sample(struct recorder *rc, const struct perf_event_header *h
 		note_err(rc, rec_writer__stack(rc->w, parent, frame, &node));
 		parent = node;
 	}
-	if (!keymap__get(&rc->seen_tids, s.tid, 0, &node))
-		seen_thread(rc, s.pid, s.tid);
-	note_err(rc, rec_writer__sample(rc->w, s.time, s.tid, parent, (uint16_t)s.cpu, 0, flags));
+	if (nr && !rc->write_err && parent < CACHED_TRUNCATED)
+		note_err(rc, keymap__set(&rc->chains, ka, kb,
+					 parent | ((flags & REC_SAMPLE_TRUNCATED) ? CACHED_TRUNCATED : 0)));
+	if (!keymap__get(&rc->seen_tids, tid, 0, &node))
+		seen_thread(rc, pid, tid);
+	note_err(rc, rec_writer__sample(rc->w, time, tid, parent, (uint16_t)cpu, event, flags));
+}
+
+static void handle_sample(struct recorder *rc, const struct perf_event_header *h)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	struct {
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t nr;
+	} s;
+
+	if ((size_t)(end - p) < sizeof(s))
+		return;
+	memcpy(&s, p, sizeof(s));
+	p += sizeof(s);
+	if (s.nr > (uint64_t)(end - p) / 8)
+		return;
+	rc->sum->samples++;
+	recorder_add_stack_sample(rc, s.pid, s.tid, s.time, s.cpu, s.ip, h->misc,
+				  (const uint64_t *)p, s.nr, 0);
 }
 
 static void handle_comm(struct recorder *rc, const struct perf_event_header *h)

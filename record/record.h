@@ -10,6 +10,12 @@
 #define RECORD_DEFAULT_FREQ 99     /* Hz: off the 100 Hz beat of timers */
 #define RECORD_DEFAULT_OUTPUT "prof.data"
 #define RECORD_DEFAULT_RING_PAGES 256 /* 1 MiB per CPU */
+#define RECORD_DEFAULT_SCHED_PAGES 1024 /* 4 MiB per CPU for --sched */
+/* --sched: one switch-out in this many carries a call stack (stacks are
+ * what a switch costs most; docs/BENCHMARKS.md) */
+#define RECORD_DEFAULT_SCHED_STACKS 16
+#define RECORD_SCHED_STACKS_NONE UINT64_MAX
+#define RECORD_SCHED_NICE (-10) /* --sched: the recorder's priority, when allowed */
 
 struct record_opts {
 	const pid_t *pids;  /* attach to these processes, or */
@@ -19,6 +25,10 @@ struct record_opts {
 	uint64_t freq;      /* 0: RECORD_DEFAULT_FREQ */
 	const char *output; /* NULL: RECORD_DEFAULT_OUTPUT */
 	size_t ring_pages;  /* per CPU, power of two; 0: default */
+	int sched;          /* also record context switches and wake-ups */
+	/* --sched: a stack on one switch-out in this many; 0: default, and
+	 * RECORD_SCHED_STACKS_NONE for none. */
+	uint64_t sched_stacks;
 	int no_symbolize;
 	int quiet;          /* no notices on stderr (errors still go out) */
 	const char *cmdline; /* prof's own command line, for the file's meta */
@@ -27,6 +37,7 @@ struct record_opts {
 struct record_summary {
 	uint64_t duration_ns;
 	uint64_t samples, lost, throttled;
+	uint64_t switches, wakeups, sched_lost; /* --sched */
 	uint64_t threads, processes;
 	uint64_t bytes;
 	int target_status; /* launch mode: the command's exit status */

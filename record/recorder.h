@@ -13,8 +13,35 @@
 #include "perf-events.h"
 #include "record.h"
 #include "ring.h"
+#include "tracefs.h"
 
 #define MAX_FRAMES 1024
+
+/* --sched: the scheduler tracepoints, one set of events per (thread, CPU)
+ * redirected into their own ring per CPU (sched-events.c, sched-decode.c). */
+enum sched_event_kind {
+	SCHED_EV_SWITCH = 1, /* sched_switch, every switch-out, + SWITCH records */
+	SCHED_EV_STACK,      /* sched_switch with a call chain, 1 in N */
+	SCHED_EV_WAKE,       /* sched_waking (or sched_wakeup) */
+};
+
+struct sched_rec {
+	int on;
+	struct perf_event_attr attr[4]; /* by enum sched_event_kind */
+	struct tracepoint sw, wake;
+	struct ring *rings;             /* per index into cpus */
+	struct keymap ids;              /* perf event id -> kind */
+	struct keymap task_names;       /* tid -> string id last written as TASK */
+	struct keymap unnamed;          /* waker tids with no name yet -> 1 */
+	uint8_t stack_event;            /* event id of the stacks in the file */
+	int filtered;                   /* the switch tracepoint skips plain S */
+	uint32_t tp_out_tid;            /* last tracepoint switch-out seen, per */
+	uint64_t tp_out_time;           /* ring: its SWITCH record follows it */
+	struct {
+		uint32_t wakee, waker;
+		uint64_t time;
+	} last_wake;                    /* the kernel can report a wake-up twice */
+};
 
 struct event_fd {
 	int fd;
@@ -46,11 +73,14 @@ struct recorder {
 	size_t ntargets;
 	pid_t child; /* launch mode: the command, else 0 */
 
+	struct sched_rec sched;
+
 	struct rec_writer *w;
 	struct addr_spaces spaces;
 	struct keymap names;       /* tid -> current name string id */
 	struct keymap seen_tids;   /* tid -> 1 */
 	struct keymap seen_pids;   /* pid -> 1 */
+	struct keymap chains;      /* hash of (pid, raw call chain) -> stack node */
 	unsigned char *scratch;
 	uint64_t max_stack;
 	int write_err;             /* first writer error: stop */
@@ -78,6 +108,25 @@ int recorder_thread_start(struct recorder *rc, uint64_t time, uint32_t pid, uint
 			  const char *name);
 int recorder_add_mapping(struct recorder *rc, uint64_t time, uint32_t pid, uint64_t start,
 			 uint64_t end, uint64_t pgoff, const char *path);
+
+/* decode.c: interns a sample's call chain (kernel's order, leaf first) and
+ * appends the sample for `event`. */
+void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
+			       uint64_t nr, uint8_t event);
+
+/* sched-events.c: --sched. setup finds the tracepoints and fills the
+ * attributes (0 or -errno with rc->err filled); open_thread opens the set
+ * for tid on CPU index i; drain reads the sched rings; init_state writes the
+ * state /proc gives for a thread found at attach. */
+int sched_setup(struct recorder *rc);
+int sched_open_thread(struct recorder *rc, pid_t tid, size_t i);
+void sched_drain(struct recorder *rc);
+void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid);
+void sched_finish(struct recorder *rc);
+void sched_release(struct recorder *rc);
+/* sched-decode.c: one record of a sched ring (ring_record_fn). */
+void sched_handle_record(void *ctx, const struct perf_event_header *h);
 
 /* launch.c: forks the command, stopped before exec until launch_go(). */
 int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);

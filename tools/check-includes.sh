@@ -43,5 +43,6 @@ check_lib 'elfutils/' symbolize
 check_lib 'capstone' symbolize
 check_lib 'libxml' svg
 check_lib 'linux/perf_event.h' record
+check_lib 'traceevent/' record
 [ $status -eq 0 ] && echo "check-includes: ok"
 exit $status

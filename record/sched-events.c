@@ -1,0 +1,315 @@
+/* sched-events.c: `prof record --sched`: finds the scheduler tracepoints in
+ * tracefs and opens, per target thread and CPU, the events that report its
+ * context switches and wake-ups into a ring of their own per CPU:
+ *
+ *   sched:sched_switch, every hit, raw fields only   -> switch-outs (state,
+ *       next task), plus the kernel's SWITCH records -> switch-ins
+ *   sched:sched_switch, 1 hit in N, call chain only  -> off-CPU stacks
+ *   sched:sched_waking, every hit, raw fields only   -> who woke whom
+ *
+ * A stack is what a switch costs most (perf -g: 2.7x on a switch-heavy
+ * workload), so state accounting never needs one; stacks are sampled. The
+ * sampled event has no PERF_SAMPLE_PERIOD: with it the kernel would sample
+ * every hit whatever the period. */
+#include "recorder.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+#include "proc-scan.h"
+
+#define SCHED_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			   PERF_SAMPLE_CPU)
+
+static const char *const switch_fields[] = {
+	"prev_state", "next_comm", "next_pid", NULL,
+};
+static const char *const wake_fields[] = {
+	"common_flags", "pid", "target_cpu", NULL,
+};
+
+static size_t sched_pages(const struct recorder *rc)
+{
+	return rc->opts->ring_pages ? rc->opts->ring_pages * 4 : RECORD_DEFAULT_SCHED_PAGES;
+}
+
+static void fill(struct recorder *rc, struct perf_event_attr *a, uint64_t id, uint64_t period,
+		 uint64_t sample_type)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = id;
+	a->sample_period = period;
+	a->sample_type = sample_type;
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	/* Wake the recorder when a ring is a quarter full. */
+	a->wakeup_watermark = (uint32_t)(sched_pages(rc) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	a->disabled = rc->ev.attr.disabled;
+	a->enable_on_exec = rc->ev.attr.enable_on_exec;
+}
+
+static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
+	va_end(ap);
+	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
+	return err;
+}
+
+/* Opens attr on the calling thread to learn whether we may. */
+static int probe(struct perf_event_attr *a)
+{
+	struct perf_event_attr copy = *a;
+	int fd;
+
+	copy.disabled = 1;
+	copy.enable_on_exec = 0;
+	fd = sys_perf_event_open(&copy, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int sched_setup(struct recorder *rc)
+{
+	struct sched_rec *s = &rc->sched;
+	char dir[4096], why[512];
+	uint64_t every = rc->opts->sched_stacks ? rc->opts->sched_stacks
+						: RECORD_DEFAULT_SCHED_STACKS;
+	struct rec_event_desc desc;
+	uint32_t id;
+	int err;
+
+	if (keymap__init(&s->ids, 256) || keymap__init(&s->task_names, 256) ||
+	    keymap__init(&s->unnamed, 64))
+		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+	err = tracefs_find(dir, sizeof(dir), why, sizeof(why));
+	if (err)
+		return fail_msg(rc, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
+				"(as root)", "%s", why);
+	err = tracepoint_load(dir, "sched", "sched_switch", switch_fields, &s->sw);
+	if (!err && (!s->sw.field[0].size || !s->sw.field[2].size || s->sw.field[1].size < 2))
+		err = -EBADMSG;
+	if (err)
+		return fail_msg(rc, err, err == -EACCES ? "run prof as root" : NULL,
+				"cannot use tracepoint sched:sched_switch under %s: %s", dir,
+				err == -EBADMSG ? "format not understood" : strerror(-err));
+	err = tracepoint_load(dir, "sched", "sched_waking", wake_fields, &s->wake);
+	if (err == -ENOENT) /* before Linux 4.3 */
+		err = tracepoint_load(dir, "sched", "sched_wakeup", wake_fields, &s->wake);
+	if (!err && !s->wake.field[1].size)
+		err = -EBADMSG;
+	if (err)
+		return fail_msg(rc, err, err == -EACCES ? "run prof as root" : NULL,
+				"cannot use tracepoint sched:sched_waking under %s: %s", dir,
+				err == -EBADMSG ? "format not understood" : strerror(-err));
+	fill(rc, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	s->attr[SCHED_EV_SWITCH].context_switch = 1;
+	s->filtered = 1;
+	fill(rc, &s->attr[SCHED_EV_WAKE], s->wake.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	if (every != RECORD_SCHED_STACKS_NONE) {
+		fill(rc, &s->attr[SCHED_EV_STACK], s->sw.id, every,
+		     SCHED_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN);
+		if (rc->ev.user_only) {
+			s->attr[SCHED_EV_STACK].exclude_callchain_kernel = 1;
+		}
+	}
+	err = probe(&s->attr[SCHED_EV_SWITCH]);
+	if (err == -EACCES || err == -EPERM)
+		return fail_msg(rc, err, "scheduler tracepoints with their fields need root or "
+				"CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
+				"%s", "not allowed to record scheduler events");
+	if (err)
+		return fail_msg(rc, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
+				strerror(-err));
+	s->rings = calloc(rc->ncpus, sizeof(*s->rings));
+	if (!s->rings)
+		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+	for (size_t i = 0; i < rc->ncpus; i++)
+		s->rings[i].fd = -1;
+	if (every != RECORD_SCHED_STACKS_NONE) {
+		memset(&desc, 0, sizeof(desc));
+		rec_writer__string(rc->w, "sched:sched_switch", 18, &desc.name);
+		desc.type = PERF_TYPE_TRACEPOINT;
+		desc.config = s->sw.id;
+		desc.period = every;
+		err = rec_writer__event(rc->w, &desc, &id);
+		if (err)
+			return fail_msg(rc, err, NULL, "%s", "out of memory");
+		s->stack_event = (uint8_t)id;
+	}
+	s->on = 1;
+	return 0;
+}
+
+static int open_one(struct recorder *rc, enum sched_event_kind kind, pid_t tid, size_t i)
+{
+	struct sched_rec *s = &rc->sched;
+	struct ring *ring = &s->rings[i];
+	uint64_t id;
+	int fd, err;
+
+	if (!s->attr[kind].size)
+		return 0;
+	fd = sys_perf_event_open(&s->attr[kind], tid, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rc->fds[rc->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
+		return -errno;
+	/* Plain sleeps are the bulk of switches and the SWITCH record says
+	 * enough of them; the tracepoint reports the other states. Without
+	 * filter support every switch-out comes through the tracepoint. */
+	if (kind == SCHED_EV_SWITCH && s->filtered &&
+	    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_state != 1"))
+		s->filtered = 0;
+	err = keymap__set(&s->ids, id, 0, kind);
+	if (err)
+		return err;
+	if (ring->fd < 0) {
+		err = ring__map(ring, fd, sched_pages(rc));
+		if (err)
+			ring->fd = -1;
+		return err;
+	}
+	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) ? -errno : 0;
+}
+
+int sched_open_thread(struct recorder *rc, pid_t tid, size_t i)
+{
+	int err = open_one(rc, SCHED_EV_SWITCH, tid, i);
+
+	if (!err)
+		err = open_one(rc, SCHED_EV_STACK, tid, i);
+	if (!err)
+		err = open_one(rc, SCHED_EV_WAKE, tid, i);
+	return err;
+}
+
+void sched_drain(struct recorder *rc)
+{
+	struct sched_rec *s = &rc->sched;
+
+	for (size_t i = 0; s->on && i < rc->ncpus; i++)
+		if (s->rings[i].fd >= 0 &&
+		    ring__drain(&s->rings[i], rc->scratch, sched_handle_record, rc) < 0)
+			rc->bad_ring = 1;
+}
+
+static uint8_t state_of_letter(char c)
+{
+	switch (c) {
+	case 'R':
+		return REC_STATE_RUNNING;
+	case 'S':
+		return REC_STATE_SLEEPING;
+	case 'D':
+		return REC_STATE_DISK;
+	case 'T':
+	case 't':
+		return REC_STATE_STOPPED;
+	case 'Z':
+	case 'X':
+		return REC_STATE_DEAD;
+	case 'I':
+	case 'P':
+		return REC_STATE_IDLE;
+	default:
+		return REC_STATE_OTHER;
+	}
+}
+
+void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid)
+{
+	char path[96], buf[512], *p;
+	FILE *f;
+	uint8_t state = REC_STATE_OTHER;
+
+	if (!rc->sched.on)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	f = fopen(path, "re");
+	if (f) {
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		buf[n] = '\0';
+		fclose(f);
+		/* "tid (comm) S ...": comm may hold ')' and spaces. */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2])
+			state = state_of_letter(p[2]);
+	}
+	if (rec_writer__sched(rc->w, time, (uint32_t)tid, 0, 0, REC_SCHED_INIT, state) &&
+	    !rc->write_err)
+		rc->write_err = -ENOMEM;
+}
+
+/* Names the wakers that never showed up as a next task, from /proc while
+ * they still exist. */
+static void name_waker(struct recorder *rc, uint64_t tid)
+{
+	char path[64], name[64];
+	uint32_t id;
+	FILE *f;
+
+	if (keymap__get(&rc->sched.task_names, tid, 0, &id) || keymap__get(&rc->names, tid, 0, &id))
+		return;
+	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(name, sizeof(name), f)) {
+		name[strcspn(name, "\n")] = '\0';
+		if (!rec_writer__string(rc->w, name, strlen(name), &id))
+			rec_writer__sched(rc->w, monotonic_ns(), (uint32_t)tid, id, 0,
+					  REC_SCHED_TASK, 0);
+	}
+	fclose(f);
+}
+
+void sched_finish(struct recorder *rc)
+{
+	const struct keymap *m = &rc->sched.unnamed;
+
+	for (size_t i = 0; rc->sched.on && m->slots && i <= m->mask; i++)
+		if (m->slots[i].hash)
+			name_waker(rc, m->slots[i].a);
+}
+
+void sched_release(struct recorder *rc)
+{
+	struct sched_rec *s = &rc->sched;
+
+	if (s->rings) {
+		for (size_t i = 0; i < rc->ncpus; i++)
+			ring__unmap(&s->rings[i]);
+		free(s->rings);
+		s->rings = NULL;
+	}
+	keymap__release(&s->ids);
+	keymap__release(&s->task_names);
+	keymap__release(&s->unnamed);
+}
