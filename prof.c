@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"record", cmd_record, "sample the stacks of a process or command into a recording"},
 	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
+	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
 };
 
 static void usage(FILE *out)

@@ -35,8 +35,13 @@ struct sched_rec {
 	struct keymap unnamed;          /* waker tids with no name yet -> 1 */
 	uint8_t stack_event;            /* event id of the stacks in the file */
 	int filtered;                   /* the switch tracepoint skips plain S */
-	uint32_t tp_out_tid;            /* last tracepoint switch-out seen, per */
-	uint64_t tp_out_time;           /* ring: its SWITCH record follows it */
+	/* Per ring: the last tracepoint switch-out, which the SWITCH record
+	 * that follows it in the same ring repeats. */
+	struct tp_out {
+		uint32_t tid;
+		uint64_t time;
+	} *tp_out;
+	size_t cur;                     /* the ring being drained */
 	struct {
 		uint32_t wakee, waker;
 		uint64_t time;

@@ -106,8 +106,7 @@ static void on_switch(struct recorder *rc, const struct sched_head *s, const uns
 	struct tp_field comm = tp->field[1];
 
 	rc->sum->switches++;
-	rc->sched.tp_out_tid = s->tid;
-	rc->sched.tp_out_time = s->time;
+	rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
 		name_task(rc, s->time, next, (const char *)raw + comm.offset, comm.size);
 	note_err(rc, rec_writer__sched(rc->w, s->time, s->tid, next, (uint16_t)s->cpu,
@@ -190,8 +189,14 @@ static void on_switch_record(struct recorder *rc, const struct perf_event_header
 
 		/* The tracepoint came just before, with the state; else the
 		 * filter held it back: a plain sleep. */
-		if (!sr->filtered || (sr->tp_out_tid == t.tid && t.time - sr->tp_out_time < 100000))
+		if (!sr->filtered)
 			return;
+		struct tp_out *last = &sr->tp_out[sr->cur];
+
+		if (last->tid == t.tid && t.time - last->time < 100000) {
+			last->tid = 0; /* each tracepoint pairs with one record */
+			return;
+		}
 		rc->sum->switches++;
 		note_err(rc, rec_writer__sched(rc->w, t.time, t.tid, 0, (uint16_t)t.cpu,
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));

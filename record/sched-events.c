@@ -142,7 +142,8 @@ int sched_setup(struct recorder *rc)
 		return fail_msg(rc, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
 				strerror(-err));
 	s->rings = calloc(rc->ncpus, sizeof(*s->rings));
-	if (!s->rings)
+	s->tp_out = calloc(rc->ncpus, sizeof(*s->tp_out));
+	if (!s->rings || !s->tp_out)
 		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
 	for (size_t i = 0; i < rc->ncpus; i++)
 		s->rings[i].fd = -1;
@@ -213,10 +214,12 @@ void sched_drain(struct recorder *rc)
 {
 	struct sched_rec *s = &rc->sched;
 
-	for (size_t i = 0; s->on && i < rc->ncpus; i++)
+	for (size_t i = 0; s->on && i < rc->ncpus; i++) {
+		s->cur = i;
 		if (s->rings[i].fd >= 0 &&
 		    ring__drain(&s->rings[i], rc->scratch, sched_handle_record, rc) < 0)
 			rc->bad_ring = 1;
+	}
 }
 
 static uint8_t state_of_letter(char c)
@@ -309,6 +312,8 @@ void sched_release(struct recorder *rc)
 		free(s->rings);
 		s->rings = NULL;
 	}
+	free(s->tp_out);
+	s->tp_out = NULL;
 	keymap__release(&s->ids);
 	keymap__release(&s->task_names);
 	keymap__release(&s->unnamed);

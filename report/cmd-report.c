@@ -16,11 +16,13 @@
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
+	"                   [--off-cpu | --wall]\n"
 	"                   [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                   [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"
 	"Prints the stacks of a recording or of folded text as folded stacks\n"
 	"(\"root;...;leaf COUNT\", one line per stack, sorted), or a top table.\n"
+	"Counts are CPU samples, or microseconds with --off-cpu and --wall.\n"
 	"\n"
 	"input:\n"
 	"  -i, --input FILE   a recording or folded text; '-' is standard input\n"
@@ -35,7 +37,8 @@ static const char usage_head[] =
 	"                     input it rewrites the root frame\n"
 	"  --top N            the N hottest functions: self%, total%, samples\n"
 	"\n";
-/* ...then profile_input_filter_help, then: */
+/* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
+ * then: */
 static const char usage_tail[] = "\n"
 				 "  -h, --help         show this help\n";
 
@@ -45,6 +48,7 @@ enum {
 
 static const struct option long_options[] = {
 	PROFILE_INPUT_LONG_OPTIONS,
+	PROFILE_WEIGHT_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{"top", required_argument, NULL, OPT_TOP},
 	{NULL, 0, NULL, 0},
@@ -77,6 +81,8 @@ static int parse_options(struct report_cmd *c, int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(usage_head, stdout);
+			fputs(profile_input_weight_help, stdout);
+			fputs("\n", stdout);
 			fputs(profile_input_filter_help, stdout);
 			fputs(usage_tail, stdout);
 			return fflush(stdout) ? EXIT_FAIL : -1;

@@ -1,7 +1,9 @@
-/* from-recording.c: builds a profile from a recording (see report.h).
+/* from-recording.c: builds a profile from a recording (see report.h): the
+ * CPU profile here, the time-weighted ones in off-cpu.c on the same builder
+ * (builder.h: thread keys, stacks rendered once).
  *
- * Work is bounded by the number of unique things, not samples: samples are
- * counted per (stack id, truncated) in a flat array, or per (thread key,
+ * Work is bounded by the number of unique things, not samples: CPU samples
+ * are counted per (stack id, truncated) in a flat array, or per (thread key,
  * stack id, truncated) by radix sorting one 64-bit key per sample; then each
  * unique stack id is rendered once, each frame id named once, each thread
  * name interned once. Per sample: no allocation, no hashing of strings. */
@@ -14,52 +16,8 @@
 
 #include "lib/grow.h"
 #include "lib/keymap.h"
-
-/* A START or NAME event, sorted by (tid, time, file order). */
-struct name_event {
-	uint64_t time;
-	uint32_t tid, pid;
-	uint32_t name; /* recording string id */
-	uint32_t order;
-	uint32_t tkey; /* thread key (below) */
-};
-
-/* What a sample's thread resolves to: one per distinct (tid, pid, name). */
-struct thread_key {
-	uint32_t tid, pid;
-	uint32_t rec_name; /* recording string id, or UINT32_MAX: the tid as text */
-	uint32_t name;     /* profile name id, 0 until interned */
-};
-
-/* The name events of one tid: events[first .. first + n). */
-struct tid_slot {
-	uint32_t first, n;
-	uint32_t tkey; /* for tids without name events */
-};
-
-struct builder {
-	struct profile *p;
-	const struct recording *r;
-
-	struct name_event *events;
-	size_t nevents;
-	struct thread_key *tkeys;
-	size_t ntkeys, tkeys_cap;
-	struct tid_slot *slots;
-	size_t nslots, slots_cap;
-	struct keymap tid_slots; /* tid -> slot */
-	struct keymap tkey_ids;  /* (tid << 32 | pid, name) -> thread key */
-	uint32_t last_tid, last_slot; /* cache of the previous sample's lookup */
-	int have_last;
-
-	uint32_t *frame_names; /* frame id -> profile name id, 0 = not yet */
-	uint32_t *str_names;   /* recording string id -> profile name id */
-	uint32_t *stack_of;    /* stack id * 2 + truncated -> profile stack + 1 */
-	uint32_t *chain;       /* scratch: one stack's name ids */
-	size_t chain_cap;
-	char *text;            /* scratch: one frame's name */
-	size_t text_cap;
-};
+#include "report/builder.h"
+#include "report/sched-timeline.h"
 
 static int cmp_events(const void *a, const void *b)
 {
@@ -116,7 +74,7 @@ static int add_slot(struct builder *b, uint32_t tid, uint32_t first, uint32_t n,
 }
 
 /* Indexes the thread events: name events by tid, with a thread key each. */
-static int index_threads(struct builder *b)
+int builder__index_threads(struct builder *b)
 {
 	const struct recording *r = b->r;
 	size_t i, j;
@@ -163,8 +121,7 @@ static int index_threads(struct builder *b)
 	return 0;
 }
 
-/* The thread key of a sample of `tid` at `time`. */
-static int sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_t *tkey)
+int builder__sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_t *tkey)
 {
 	const struct tid_slot *s;
 	uint32_t slot, lo, hi;
@@ -285,21 +242,27 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 	return 0;
 }
 
-/* Renders stack id `s` (plus the truncation mark) into a profile stack. */
-static int render_stack(struct builder *b, uint64_t stack2, uint32_t *out)
+/* Renders stack id `s` (plus the truncation mark, and a `leaf` frame
+ * unless 0) into a profile stack. */
+static int render_stack(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t *out)
 {
 	const struct recording *r = b->r;
-	uint32_t s = (uint32_t)(stack2 >> 1), id, marker;
+	uint32_t s = (uint32_t)(stack2 >> 1), id, marker, cached;
 	size_t depth = 0, i;
 	int err;
 
-	if (b->stack_of[stack2]) {
+	if (!leaf && b->stack_of[stack2]) {
 		*out = b->stack_of[stack2] - 1;
 		return 0;
 	}
-	/* Leaf to root into chain[1..], leaving room for a marker root. */
+	if (leaf && keymap__get(&b->leaf_stacks, stack2, leaf, &cached)) {
+		*out = cached - 1;
+		return 0;
+	}
+	/* Leaf to root into chain[1..], leaving room for a marker root and
+	 * an added leaf. */
 	while (s) {
-		if (GROW(b->chain, b->chain_cap, depth + 2))
+		if (GROW(b->chain, b->chain_cap, depth + 3))
 			return -ENOMEM;
 		err = frame_name(b, r->stacks[s].frame, &id);
 		if (err)
@@ -308,7 +271,7 @@ static int render_stack(struct builder *b, uint64_t stack2, uint32_t *out)
 		s = r->stacks[s].parent; /* < s: the parser checked */
 	}
 	if (!depth) {
-		if (GROW(b->chain, b->chain_cap, 2))
+		if (GROW(b->chain, b->chain_cap, 3))
 			return -ENOMEM;
 		err = strtab__intern(&b->p->names, PROFILE_NO_STACK, strlen(PROFILE_NO_STACK),
 				     &b->chain[1]);
@@ -322,6 +285,8 @@ static int render_stack(struct builder *b, uint64_t stack2, uint32_t *out)
 		b->chain[1 + i] = b->chain[depth - i];
 		b->chain[depth - i] = t;
 	}
+	if (leaf)
+		b->chain[1 + depth++] = leaf;
 	if (stack2 & 1) {
 		err = strtab__intern(&b->p->names, PROFILE_TRUNCATED, strlen(PROFILE_TRUNCATED),
 				     &marker);
@@ -334,6 +299,8 @@ static int render_stack(struct builder *b, uint64_t stack2, uint32_t *out)
 	}
 	if (err)
 		return err;
+	if (leaf)
+		return keymap__set(&b->leaf_stacks, stack2, leaf, *out + 1);
 	b->stack_of[stack2] = *out + 1;
 	return 0;
 }
@@ -368,15 +335,16 @@ static int thread_name(struct builder *b, uint32_t tkey, uint32_t *id)
 	return 0;
 }
 
-static int add_entry(struct builder *b, uint64_t stack2, uint32_t tkey, uint64_t count)
+int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
+		       uint64_t count)
 {
 	struct profile_entry e = {.count = count};
 	int err;
 
-	err = render_stack(b, stack2, &e.stack);
+	err = render_stack(b, stack2, leaf, &e.stack);
 	if (err)
 		return err;
-	if (tkey != UINT32_MAX) {
+	if (tkey != BUILDER_NO_THREAD) {
 		err = thread_name(b, tkey, &e.thread);
 		if (err)
 			return err;
@@ -398,11 +366,12 @@ static int count_by_stack(struct builder *b)
 	for (i = 0; i < r->nsamples; i++) {
 		const struct rec_sample_full *s = &r->samples[i];
 
-		counts[(size_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED)]++;
+		if (builder__is_cpu_event(r, s->event))
+			counts[(size_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED)]++;
 	}
 	for (i = 0; i < r->nstacks * 2 && !err; i++)
 		if (counts[i])
-			err = add_entry(b, i, UINT32_MAX, counts[i]);
+			err = builder__add_entry(b, i, 0, BUILDER_NO_THREAD, counts[i]);
 	free(counts);
 	return err;
 }
@@ -454,35 +423,33 @@ static int count_by_thread(struct builder *b)
 	uint64_t *keys = NULL, *tmp = NULL;
 	uint32_t *tkeys = NULL;
 	unsigned sbits = bits_for((uint64_t)r->nstacks * 2), tbits;
-	size_t n = r->nsamples, i, j;
-	int err;
+	size_t n = 0, i, j;
+	int err = -ENOMEM;
 
-	err = index_threads(b);
-	if (err)
-		return err;
-	err = -ENOMEM;
-	tkeys = malloc((n ? n : 1) * sizeof(*tkeys));
-	if (!tkeys)
+	tkeys = malloc((r->nsamples ? r->nsamples : 1) * sizeof(*tkeys));
+	keys = malloc((r->nsamples ? r->nsamples : 1) * sizeof(*keys));
+	if (!tkeys || !keys)
 		goto out;
-	for (i = 0; i < n; i++) {
-		err = sample_tkey(b, r->samples[i].tid, r->samples[i].time, &tkeys[i]);
+	/* The CPU samples: keys[] holds their stack for now. */
+	for (i = 0; i < r->nsamples; i++) {
+		const struct rec_sample_full *s = &r->samples[i];
+
+		if (!builder__is_cpu_event(r, s->event))
+			continue;
+		err = builder__sample_tkey(b, s->tid, s->time, &tkeys[n]);
 		if (err)
 			goto out;
+		keys[n++] = (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED);
 	}
 	err = -ENOMEM;
 	tbits = bits_for(b->ntkeys);
 	if (sbits + tbits > 64)
 		goto out; /* billions of threads and stacks: not in this memory */
-	keys = malloc((n ? n : 1) * sizeof(*keys));
 	tmp = malloc((n ? n : 1) * sizeof(*tmp));
-	if (!keys || !tmp)
+	if (!tmp)
 		goto out;
-	for (i = 0; i < n; i++) {
-		const struct rec_sample_full *s = &r->samples[i];
-
-		keys[i] = (uint64_t)tkeys[i] << sbits | ((uint64_t)s->stack * 2 +
-							 !!(s->flags & REC_SAMPLE_TRUNCATED));
-	}
+	for (i = 0; i < n; i++)
+		keys[i] |= (uint64_t)tkeys[i] << sbits;
 	free(tkeys);
 	tkeys = NULL;
 	radix_sort(&keys, &tmp, n, sbits + tbits);
@@ -490,8 +457,8 @@ static int count_by_thread(struct builder *b)
 	for (i = 0; i < n && !err; i = j) {
 		for (j = i + 1; j < n && keys[j] == keys[i]; j++)
 			;
-		err = add_entry(b, keys[i] & ((UINT64_C(1) << sbits) - 1),
-				(uint32_t)(keys[i] >> sbits), j - i);
+		err = builder__add_entry(b, keys[i] & ((UINT64_C(1) << sbits) - 1), 0,
+					 (uint32_t)(keys[i] >> sbits), j - i);
 	}
 out:
 	free(tkeys);
@@ -500,20 +467,41 @@ out:
 	return err;
 }
 
+int builder__is_cpu_event(const struct recording *r, unsigned ev)
+{
+	return ev >= r->nevents || r->events[ev].type != SCHED_EVENT_TYPE_TRACEPOINT;
+}
+
+static int build(struct builder *b, const struct profile_build_opts *opts)
+{
+	int by_thread = opts && opts->by == PROFILE_BY_THREAD;
+	enum profile_weight weight = opts ? opts->weight : PROFILE_WEIGHT_CPU;
+	int err;
+
+	if (weight != PROFILE_WEIGHT_CPU && !b->r->nsched)
+		return -ENODATA;
+	b->frame_names = calloc(b->r->nframes ? b->r->nframes : 1, sizeof(*b->frame_names));
+	b->str_names = calloc(b->r->nstrs ? b->r->nstrs : 1, sizeof(*b->str_names));
+	b->stack_of = calloc(b->r->nstacks ? b->r->nstacks * 2 : 2, sizeof(*b->stack_of));
+	if (!b->frame_names || !b->str_names || !b->stack_of)
+		return -ENOMEM;
+	err = keymap__init(&b->leaf_stacks, 64);
+	if (!err && by_thread)
+		err = builder__index_threads(b);
+	if (err)
+		return err;
+	b->p->has_threads = by_thread;
+	if (weight != PROFILE_WEIGHT_CPU)
+		return builder__weighted(b, weight, by_thread);
+	return by_thread ? count_by_thread(b) : count_by_stack(b);
+}
+
 int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts)
 {
 	struct builder b = {.p = p, .r = r};
-	int by_thread = opts && opts->by == PROFILE_BY_THREAD;
-	int err = -ENOMEM;
+	int err = build(&b, opts);
 
-	b.frame_names = calloc(r->nframes ? r->nframes : 1, sizeof(*b.frame_names));
-	b.str_names = calloc(r->nstrs ? r->nstrs : 1, sizeof(*b.str_names));
-	b.stack_of = calloc(r->nstacks ? r->nstacks * 2 : 2, sizeof(*b.stack_of));
-	if (b.frame_names && b.str_names && b.stack_of) {
-		p->has_threads = by_thread;
-		err = by_thread ? count_by_thread(&b) : count_by_stack(&b);
-	}
 	free(b.frame_names);
 	free(b.str_names);
 	free(b.stack_of);
@@ -524,5 +512,6 @@ int profile__from_recording(struct profile *p, const struct recording *r,
 	free(b.slots);
 	keymap__release(&b.tid_slots);
 	keymap__release(&b.tkey_ids);
+	keymap__release(&b.leaf_stacks);
 	return err;
 }

@@ -27,6 +27,15 @@ const char profile_input_filter_help[] =
 	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
 	"  --ignore-case      regexes ignore case\n";
 
+const char profile_input_weight_help[] =
+	"time (recordings made with 'prof record --sched'; counts in microseconds):\n"
+	"  --off-cpu          time off CPU, by the stack each thread switched out\n"
+	"                     at (a sampled one in N, weighed N times), with a leaf\n"
+	"                     for the state: [S sleeping], [D uninterruptible],\n"
+	"                     [R preempted], ...; and [R waiting for CPU] after\n"
+	"                     a wake-up\n"
+	"  --wall             wall-clock time: CPU samples as time, plus --off-cpu\n";
+
 int profile_input__init(struct profile_input *in, int argc)
 {
 	memset(in, 0, sizeof(*in));
@@ -104,6 +113,16 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 	case PROFILE_OPT_IGNORE_CASE:
 		in->ignore_case = 1;
 		return 0;
+	case PROFILE_OPT_OFF_CPU:
+	case PROFILE_OPT_WALL: {
+		enum profile_weight w =
+			opt == PROFILE_OPT_WALL ? PROFILE_WEIGHT_WALL : PROFILE_WEIGHT_OFF_CPU;
+
+		if (in->weight != PROFILE_WEIGHT_CPU && in->weight != w)
+			return cli_usage_error("--off-cpu and --wall cannot be combined");
+		in->weight = w;
+		return 0;
+	}
 	default:
 		return -1;
 	}
@@ -183,9 +202,14 @@ static int read_input(struct profile_input *in)
 	return EXIT_FAIL;
 }
 
+static const char *weight_option(enum profile_weight w)
+{
+	return w == PROFILE_WEIGHT_WALL ? "--wall" : "--off-cpu";
+}
+
 static int build_from_recording(struct profile_input *in)
 {
-	struct profile_build_opts opts = {.by = PROFILE_BY_STACK};
+	struct profile_build_opts opts = {.by = PROFILE_BY_STACK, .weight = in->weight};
 	char msg[512];
 	uint64_t lost;
 	int err;
@@ -201,6 +225,10 @@ static int build_from_recording(struct profile_input *in)
 		cli_error("%s is corrupt: %s", in->shown, msg);
 		return EXIT_FAIL;
 	}
+	if (in->weight != PROFILE_WEIGHT_CPU && !in->rec.nsched) {
+		cli_error("recording has no scheduler events: record with 'prof record --sched'");
+		return EXIT_FAIL;
+	}
 	if (!in->rec.complete)
 		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
 			 "showing what it holds",
@@ -212,10 +240,21 @@ static int build_from_recording(struct profile_input *in)
 		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
 			 "behind); shares may be skewed: record with a larger -m or a lower -F",
 			 in->shown, (unsigned long long)lost);
+	lost = recording__stat(&in->rec, "sched-lost");
+	if (in->weight != PROFILE_WEIGHT_CPU && lost)
+		cli_warn("the kernel dropped %llu switch events; off-CPU times are underestimated",
+			 (unsigned long long)lost);
 	if (in->roots != PROFILE_ROOT_NONE || in->filter.match[PROFILE_THREAD].n ||
 	    in->filter.npids || in->filter.ntids)
 		opts.by = PROFILE_BY_THREAD;
-	if (profile__from_recording(&in->prof, &in->rec, &opts)) {
+	err = profile__from_recording(&in->prof, &in->rec, &opts);
+	if (err == -EINVAL) {
+		cli_error("cannot turn the CPU samples of %s into time for --wall: their event has "
+			  "no sampling frequency",
+			  in->shown);
+		return EXIT_FAIL;
+	}
+	if (err) {
 		cli_error("out of memory building the profile of %s", in->shown);
 		return EXIT_FAIL;
 	}
@@ -226,6 +265,11 @@ static int build_from_folded(struct profile_input *in)
 {
 	struct folded_stats *st = &in->folded;
 
+	if (in->weight != PROFILE_WEIGHT_CPU) {
+		cli_error("%s needs a recording made with 'prof record --sched'; %s is folded text",
+			  weight_option(in->weight), in->shown);
+		return EXIT_FAIL;
+	}
 	if (in->npids || in->ntids)
 		return cli_usage_error("--pid and --tid need a recording; %s is folded text, which "
 				       "has no thread ids",

@@ -91,11 +91,49 @@ enum profile_by {
 	PROFILE_BY_THREAD,    /* one entry per (thread name, pid, tid, stack) */
 };
 
-struct profile_build_opts {
-	enum profile_by by;
+/* What an entry's count is. */
+enum profile_weight {
+	PROFILE_WEIGHT_CPU = 0, /* samples of the CPU events (not tracepoints) */
+	PROFILE_WEIGHT_OFF_CPU, /* microseconds off CPU, from sampled switch-out stacks */
+	PROFILE_WEIGHT_WALL,    /* microseconds: CPU samples as time, plus off CPU */
 };
 
-/* Builds the profile of every sample in `r` into `p` (initialized, empty).
+struct profile_build_opts {
+	enum profile_by by;
+	enum profile_weight weight;
+};
+
+/* Leaf frames of off-CPU stacks: the state the thread switched out in
+ * (R is R and R+), and the wait for a CPU after its wake-up. */
+#define PROFILE_LEAF_WAITING "[R waiting for CPU]"
+
+/* Builds the profile of the samples in `r` into `p` (initialized, empty).
+ *
+ * PROFILE_WEIGHT_CPU counts the samples of CPU events only: samples of
+ * tracepoint events (the off-CPU stacks of `prof record --sched`, event
+ * "sched:sched_switch") are left out; a sample whose event has no
+ * description counts.
+ *
+ * PROFILE_WEIGHT_OFF_CPU needs the recording's scheduler records
+ * (sched.h): each off-CPU stack sample belongs to its thread's switch-out
+ * (OUT) nearest in time, within 1 ms (one sample per OUT; a sample without
+ * one is left out). It weighs the time that OUT began off CPU, in
+ * microseconds, times the event's period N (the recorder takes the stack of
+ * one switch-out in N; the rest are estimated from it): the time until the
+ * thread's wake-up (or, without one, until its next IN, or the end of the
+ * thread or the recording) goes to the stack with a leaf naming the state:
+ * "[S sleeping]", "[D uninterruptible]", "[R preempted]", "[T stopped]",
+ * "[X exiting]", "[I idle]", "[? other]"; the time from the wake-up to the
+ * IN (the wait for a CPU) to the stack with leaf PROFILE_LEAF_WAITING. The
+ * spans are the ones sched.h accounts (a span lost to a dropped event weighs
+ * nothing). Switch-outs without a sampled stack add nothing: no stack is
+ * invented. Weights add up in nanoseconds per (thread, stack, leaf) and are
+ * rounded to microseconds once; entries that round to 0 are left out.
+ *
+ * PROFILE_WEIGHT_WALL is both on one scale, in microseconds: each CPU
+ * sample weighs 1e6 / its event's frequency (a period in ns for the
+ * cpu-clock and task-clock software events; else META "frequency"), plus
+ * the off-CPU entries above.
  *
  * Frame names: the symbol name when the frame has one; else, for a frame in
  * a mapping, "[binary+0xOFF]" (OFF = address - start + pgoff, the file
@@ -106,7 +144,8 @@ struct profile_build_opts {
  *
  * Thread name of a sample: the most recent START/NAME event of its tid at or
  * before the sample, else the first one after, else the tid as text.
- * Allocates; 0 or -ENOMEM. */
+ * Allocates; 0, -ENOMEM, -ENODATA (off-CPU or wall without scheduler
+ * records), or -EINVAL (wall: a CPU event without a known rate). */
 int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts);
 
@@ -247,6 +286,8 @@ enum profile_input_opt {
 	PROFILE_OPT_PID,
 	PROFILE_OPT_TID,
 	PROFILE_OPT_IGNORE_CASE,
+	PROFILE_OPT_OFF_CPU,
+	PROFILE_OPT_WALL,
 	PROFILE_OPT_END,
 };
 
@@ -265,8 +306,16 @@ enum profile_input_opt {
 		{"tid", required_argument, NULL, PROFILE_OPT_TID},                                 \
 		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE}
 
+/* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
+ * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
+#define PROFILE_WEIGHT_LONG_OPTIONS                                                                \
+	{"off-cpu", no_argument, NULL, PROFILE_OPT_OFF_CPU},                                       \
+		{"wall", no_argument, NULL, PROFILE_OPT_WALL}
+
 /* The "filters" block of -h, the same for every command. */
 extern const char profile_input_filter_help[];
+/* The "time" block of -h, for commands with PROFILE_WEIGHT_LONG_OPTIONS. */
+extern const char profile_input_weight_help[];
 
 struct profile_pattern {
 	enum profile_filter_kind kind;
@@ -281,6 +330,7 @@ struct profile_input {
 	enum profile_thread_root roots;
 	int roots_asked; /* --threads or --tids (not just --merge-pools) */
 	int merge_pools, grep, ignore_case;
+	enum profile_weight weight; /* --off-cpu, --wall */
 	struct profile_pattern *patterns;
 	size_t npatterns;
 	uint32_t *pids, *tids;
@@ -312,7 +362,9 @@ void profile_input__options_done(struct profile_input *in);
  * a pipe or a file, else prof.data), reads it whole, builds in->prof from the
  * recording or folded text (warning about incomplete recordings, lost
  * samples, malformed lines), filters it and merges pools. Blocks on reading.
- * 0, or an exit status after printing the error. */
+ * With --off-cpu or --wall: an error when the input is folded text or a
+ * recording without scheduler events, a warning when the kernel dropped
+ * switch events. 0, or an exit status after printing the error. */
 int profile_input__load(struct profile_input *in);
 
 /* Collapses each run of digits in the `len` bytes at `s` into one '*', in

@@ -24,6 +24,7 @@ static const char usage_head[] =
 	"                [--font-size PX] [--font FAMILY] [--minwidth PX|PCT%]\n"
 	"                [--colors hot|mem|io|java] [--palette-file FILE] [--inverted]\n"
 	"                [--reverse] [--countname NAME] [--sort alpha|weight]\n"
+	"                [--off-cpu | --wall]\n"
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"
@@ -44,7 +45,8 @@ static const char usage_head[] =
 	"                     (dw-12, dw-13 -> dw-*); implies --threads\n"
 	"\n"
 	"drawing:\n"
-	"  --title TEXT       the title (default: Flame Graph, or Icicle Graph)\n"
+	"  --title TEXT       the title (default: Flame Graph, or Icicle Graph;\n"
+	"                     Off-CPU Time Flame Graph, Wall-Clock Flame Graph)\n"
 	"  --subtitle TEXT    a second line under the title\n"
 	"  --width PX         a fixed width (default: the window's width)\n"
 	"  --height PX        the height of a frame (default: 16)\n"
@@ -54,9 +56,10 @@ static const char usage_head[] =
 	"                     leave out frames narrower than this, in pixels or in %\n"
 	"                     of the total (default: 0.1%); their time stays in\n"
 	"                     their parent's width\n"
-	"  --colors PALETTE   hot (default), mem (allocations), io (off-CPU), or java\n"
-	"                     (Java, JIT _[j], inlined _[i], C++, kernel _[k] and\n"
-	"                     native frames each in their own hue)\n"
+	"  --colors PALETTE   hot (default; io with --off-cpu), mem (allocations),\n"
+	"                     io (off-CPU), or java (Java, JIT _[j], inlined _[i],\n"
+	"                     C++, kernel _[k] and native frames each in their\n"
+	"                     own hue)\n"
 	"  --palette-file FILE\n"
 	"                     take colors from FILE (NAME->rgb(R,G,B) lines, as\n"
 	"                     flamegraph.pl's palette.map) and add the new names to\n"
@@ -64,11 +67,13 @@ static const char usage_head[] =
 	"  --inverted         an icicle graph: the root at the top\n"
 	"  --reverse          merge stacks from the leaf: leaf functions at the\n"
 	"                     root, their callers above them\n"
-	"  --countname NAME   what a count is (default: samples): bytes, us, ...\n"
+	"  --countname NAME   what a count is (default: samples; us with --off-cpu\n"
+	"                     and --wall): bytes, us, ...\n"
 	"  --sort ORDER       siblings by name: alpha (default, as FlameGraph), or\n"
 	"                     by count, heaviest first: weight\n"
 	"\n";
-/* ...then profile_input_filter_help, then: */
+/* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
+ * then: */
 static const char usage_tail[] = "\n"
 				 "  -h, --help         show this help\n";
 
@@ -90,6 +95,7 @@ enum {
 
 static const struct option long_options[] = {
 	PROFILE_INPUT_LONG_OPTIONS,
+	PROFILE_WEIGHT_LONG_OPTIONS,
 	{"output", required_argument, NULL, 'o'},
 	{"help", no_argument, NULL, 'h'},
 	{"title", required_argument, NULL, OPT_TITLE},
@@ -114,6 +120,7 @@ struct svg_cmd {
 	struct svg_opts opts;
 	const char *output;       /* NULL or "-": standard output */
 	const char *palette_file; /* NULL: none */
+	int colors_given;         /* --colors: not the default of the weight */
 	struct svg_palette_map *palette;
 	struct profile_line *lines;
 	size_t nlines;
@@ -196,6 +203,7 @@ static int own_option(struct svg_cmd *c, int opt, const char *arg)
 					       arg);
 		break;
 	case OPT_COLORS:
+		c->colors_given = 1;
 		if (!strcmp(arg, "hot"))
 			o->palette = SVG_PALETTE_HOT;
 		else if (!strcmp(arg, "mem"))
@@ -237,6 +245,26 @@ static int own_option(struct svg_cmd *c, int opt, const char *arg)
 	return 0;
 }
 
+/* Off-CPU and wall-clock graphs count microseconds; off-CPU ones are blue
+ * (flamegraph.pl's io palette) unless --colors says otherwise. */
+static void weight_defaults(struct svg_cmd *c)
+{
+	struct svg_opts *o = &c->opts;
+
+	if (c->in.weight == PROFILE_WEIGHT_CPU)
+		return;
+	if (!o->countname)
+		o->countname = "us";
+	if (c->in.weight == PROFILE_WEIGHT_OFF_CPU) {
+		if (!o->title)
+			o->title = "Off-CPU Time Flame Graph";
+		if (!c->colors_given)
+			o->palette = SVG_PALETTE_IO;
+	} else if (!o->title) {
+		o->title = "Wall-Clock Flame Graph";
+	}
+}
+
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
 	int opt, rc;
@@ -257,6 +285,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		switch (opt) {
 		case 'h':
 			fputs(usage_head, stdout);
+			fputs(profile_input_weight_help, stdout);
+			fputs("\n", stdout);
 			fputs(profile_input_filter_help, stdout);
 			fputs(usage_tail, stdout);
 			return fflush(stdout) ? EXIT_FAIL : -1;
@@ -270,6 +300,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
 	profile_input__options_done(&c->in);
+	weight_defaults(c);
 	if (c->output && !strcmp(c->output, "-"))
 		c->output = NULL;
 	if (!c->output && isatty(1))
@@ -356,8 +387,11 @@ static int check_not_empty(struct svg_cmd *c)
 	if (in->prof.total)
 		return 0;
 	if (in->loaded_total)
-		cli_error("nothing to draw: the filters left none of the %llu samples of %s",
-			  (unsigned long long)in->loaded_total, in->shown);
+		cli_error("nothing to draw: the filters left none of the %llu %s of %s",
+			  (unsigned long long)in->loaded_total,
+			  in->weight == PROFILE_WEIGHT_CPU ? "samples" : "microseconds", in->shown);
+	else if (in->is_recording && in->weight == PROFILE_WEIGHT_OFF_CPU)
+		cli_error("nothing to draw: %s holds no off-CPU stacks", in->shown);
 	else if (in->is_recording)
 		cli_error("nothing to draw: %s holds no samples", in->shown);
 	else

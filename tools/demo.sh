@@ -1,7 +1,9 @@
 #!/bin/sh
 # demo.sh: records the example workload with named threads and writes what
 # prof makes of it into demo/: the recording, folded stacks (per thread and
-# merged), the hottest functions, and flamegraphs (per thread and merged).
+# merged), the hottest functions, and flamegraphs (per thread and merged);
+# then the scheduler view of examples/sched-mix: sched.svg, sched.csv, and
+# off-CPU and wall-clock flamegraphs.
 set -eu
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."
@@ -22,3 +24,15 @@ echo "wrote demo/threads.data demo/threads.folded demo/merged.folded demo/top.tx
 "$BUILD"/prof svg -i demo/threads.data --threads --title "examples/threads, per thread" -o demo/threads.svg
 "$BUILD"/prof svg -i demo/threads.data --title "examples/threads" -o demo/merged.svg
 echo "wrote demo/threads.svg demo/merged.svg: open them in a browser"
+echo
+echo "recording examples/sched-mix with --sched for 3 seconds..."
+"$BUILD"/prof record --sched --sched-stacks 1 -o demo/sched.data -- "$BUILD"/examples/sched-mix 3
+"$BUILD"/prof sched -i demo/sched.data -o demo/sched.svg
+"$BUILD"/prof sched -i demo/sched.data --format csv > demo/sched.csv
+"$BUILD"/prof svg -i demo/sched.data --off-cpu --threads -o demo/off-cpu.svg
+"$BUILD"/prof svg -i demo/sched.data --wall --threads -o demo/wall.svg
+echo
+echo "time per thread, ms (demo/sched.csv):"
+cut -d, -f3,6-10 demo/sched.csv | column -s, -t
+echo "wrote demo/sched.svg (scheduler states, CPU tenancy, preemptors),"
+echo "      demo/off-cpu.svg and demo/wall.svg (off-CPU and wall-clock flamegraphs)"

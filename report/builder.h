@@ -1,0 +1,83 @@
+/* builder.h: inside report/ only: the state of profile__from_recording()
+ * (from-recording.c) shared with the time-weighted builds of off-cpu.c:
+ * thread keys (a sample's thread name at its time), and recording stacks
+ * rendered once into profile stacks. */
+#ifndef PROF_REPORT_BUILDER_H
+#define PROF_REPORT_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/keymap.h"
+#include "lib/recording.h"
+#include "report/report.h"
+
+#define BUILDER_NO_THREAD UINT32_MAX /* a thread key for entries without a thread */
+
+/* A START or NAME event, sorted by (tid, time, file order). */
+struct name_event {
+	uint64_t time;
+	uint32_t tid, pid;
+	uint32_t name; /* recording string id */
+	uint32_t order;
+	uint32_t tkey; /* thread key (below) */
+};
+
+/* What a sample's thread resolves to: one per distinct (tid, pid, name). */
+struct thread_key {
+	uint32_t tid, pid;
+	uint32_t rec_name; /* recording string id, or UINT32_MAX: the tid as text */
+	uint32_t name;	   /* profile name id, 0 until interned */
+};
+
+/* The name events of one tid: events[first .. first + n). */
+struct tid_slot {
+	uint32_t first, n;
+	uint32_t tkey; /* for tids without name events */
+};
+
+struct builder {
+	struct profile *p;
+	const struct recording *r;
+
+	struct name_event *events;
+	size_t nevents;
+	struct thread_key *tkeys;
+	size_t ntkeys, tkeys_cap;
+	struct tid_slot *slots;
+	size_t nslots, slots_cap;
+	struct keymap tid_slots;      /* tid -> slot */
+	struct keymap tkey_ids;	      /* (tid << 32 | pid, name) -> thread key */
+	uint32_t last_tid, last_slot; /* cache of the previous sample's lookup */
+	int have_last;
+
+	uint32_t *frame_names;	   /* frame id -> profile name id, 0 = not yet */
+	uint32_t *str_names;	   /* recording string id -> profile name id */
+	uint32_t *stack_of;	   /* stack id * 2 + truncated -> profile stack + 1 */
+	struct keymap leaf_stacks; /* (stack id * 2 + truncated, leaf) -> profile stack + 1 */
+	uint32_t *chain;	   /* scratch: one stack's name ids */
+	size_t chain_cap;
+	char *text; /* scratch: one frame's name */
+	size_t text_cap;
+};
+
+/* Indexes the thread events for builder__sample_tkey(). 0 or -ENOMEM. */
+int builder__index_threads(struct builder *b);
+/* The thread key of a sample of `tid` at `time`. 0 or -ENOMEM. */
+int builder__sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_t *tkey);
+/* Adds an entry: stack `stack2` (stack id * 2 + truncated), with the frame
+ * named `leaf` (a profile name id; 0: none) added as its leaf, of thread key
+ * `tkey` (BUILDER_NO_THREAD: none). 0 or -ENOMEM. */
+int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
+		       uint64_t count);
+
+/* Is event `ev` of `r` a CPU event, whose samples are CPU profiles (not a
+ * tracepoint; samples without an event description are)? */
+int builder__is_cpu_event(const struct recording *r, unsigned ev);
+
+/* The off-CPU or wall profile (off-cpu.c): entries weighted in microseconds.
+ * 0, -ENOMEM, -ENODATA (no scheduler records) or -EINVAL (wall: CPU samples
+ * of an event without a known sampling rate). */
+int builder__weighted(struct builder *b, enum profile_weight weight, int by_thread);
+
+#endif

@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# t0400: prof record --sched on real workloads with known scheduler
+# behaviour (examples/sched-mix.c), read back through prof sched --format
+# csv, prof report --off-cpu / --wall and the prof sched SVG: the states'
+# shares within stated bounds, the mutex wait in the lockers' off-CPU
+# stacks, attach mode, and the errors.
+
+load helpers
+
+setup_file() {
+	export REC="$BATS_FILE_TMPDIR/mix.data"
+	export CSV="$BATS_FILE_TMPDIR/mix.csv"
+	# Every switch-out with its stack: the lockers switch rarely.
+	"$PROF" record --sched --sched-stacks 1 -F 199 -o "$REC" -- "$EXAMPLES/sched-mix" 3 \
+		2>"$BATS_FILE_TMPDIR/record.err"
+	"$PROF" sched -i "$REC" --format csv >"$CSV"
+}
+
+# csv_col NAME_RE COLUMN: the values of COLUMN (by header name) for the rows
+# whose name matches NAME_RE, one per line.
+csv_col() {
+	awk -F, -v re="$1" -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$3 ~ re { print $(h[col]) }' "$CSV"
+}
+
+# share NAME_RE COLUMN: COLUMN summed over the matching rows, divided by
+# their windows (end_ms - start_ms) summed.
+share() {
+	awk -F, -v re="$1" -v col="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$3 ~ re { v += $(h[col]); w += $(h["end_ms"]) - $(h["start_ms"]) }
+		END { if (w == 0) print "nan"; else printf "%.3f\n", v / w }' "$CSV"
+}
+
+@test "the summary counts switches, wake-ups and lost events" {
+	grep -Eq '^prof record: [0-9]+ switches, [0-9]+ wake-ups, [0-9]+ switch events lost$' \
+		"$BATS_FILE_TMPDIR/record.err"
+}
+
+@test "csv: the header has the documented columns, a row per thread" {
+	head -1 "$CSV" | grep -q '^tid,pid,name,start_ms,end_ms,switches,on_cpu_ms,runnable_ms,sleep_ms,iowait_ms,'
+	for t in napper syncer sched-mix locker-1 locker-4 spin-1; do
+		[ "$(csv_col "^$t\$" tid | wc -l)" -eq 1 ] || { echo "no row for $t" >&2; return 1; }
+	done
+	# N = 2 x CPUs + 1 spinners
+	n=$(csv_col '^spin-' tid | wc -l)
+	[ "$n" -eq $((2 * $(nproc) + 1)) ]
+}
+
+@test "csv: every thread's time adds up to its window" {
+	awk -F, 'NR > 1 {
+		w = $5 - $4; s = $7 + $8 + $9 + $10 + $11
+		if (s < w - 0.01 * w - 0.01 || s > w + 0.01 * w + 0.01) { print $3, w, s; bad = 1 }
+	} END { exit bad }' "$CSV"
+}
+
+@test "napper sleeps: S over 80% of its time, on CPU under 10%" {
+	assert_between "napper S share" "$(share '^napper$' sleep_ms)" 0.80 1.0
+	assert_between "napper on-CPU share" "$(share '^napper$' on_cpu_ms)" 0 0.10
+}
+
+@test "more spinners than CPUs: each is runnable (R) a large share" {
+	# Alone each would be on CPU CPUs/N of the time; the other groups
+	# take some more. R must dominate, and preemption is how they leave.
+	assert_between "spinners R share" "$(share '^spin-' runnable_ms)" 0.30 0.95
+	total=$(csv_col '^spin-' switches | awk '{ s += $1 } END { print s }')
+	r=$(csv_col '^spin-' switches_r | awk '{ s += $1 } END { print s }')
+	assert_between "spinners' switch-outs in R" "$(ratio "$r" "$total")" 0.95 1.0
+}
+
+@test "syncer waits for the disk: D visible" {
+	assert_between "syncer D share" "$(share '^syncer$' iowait_ms)" 0.05 1.0
+}
+
+@test "lockers: mostly off CPU, their off-CPU stacks show the mutex wait" {
+	assert_between "lockers S share" "$(share '^locker-' sleep_ms)" 0.40 0.95
+	folded=$("$PROF" report -i "$REC" --off-cpu --thread '^locker-')
+	total=$(echo "$folded" | folded_total)
+	wait=$(echo "$folded" | folded_sum 'lock_wait_loop;take_lock;.*\[S sleeping\]')
+	assert_between "lockers' off-CPU time in take_lock" "$(ratio "$wait" "$total")" 0.5 1.0
+}
+
+@test "off-CPU: the napper's time is in its nanosleep, as S" {
+	folded=$("$PROF" report -i "$REC" --off-cpu --thread '^napper$')
+	total=$(echo "$folded" | folded_total)
+	nap=$(echo "$folded" | folded_sum 'napper_loop;nap.*\[S sleeping\]')
+	assert_between "napper off-CPU in nap, S" "$(ratio "$nap" "$total")" 0.8 1.0
+	# µs: about 3 s of sleep
+	assert_between "napper off-CPU µs" "$total" 2000000 3500000
+}
+
+@test "--wall: on-CPU samples and off-CPU time on one scale" {
+	folded=$("$PROF" report -i "$REC" --wall --threads)
+	for t in napper syncer spin-1; do
+		w=$(echo "$folded" | folded_sum "^$t;")
+		# about the 3 s the thread lived, in µs
+		assert_between "$t wall µs" "$w" 2000000 4000000
+	done
+	off=$(echo "$folded" | folded_sum '^spin-1;.*\[R preempted\]')
+	assert_between "spin-1 preempted µs" "$off" 500000 3000000
+}
+
+@test "attach: threads already running get their state from /proc" {
+	start_example sched-mix 3 napper,locker
+	"$PROF" record --sched -d 1 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/a.data" 2>/dev/null
+	wait "$EXAMPLE_PID"
+	csv=$("$PROF" sched -i "$BATS_TEST_TMPDIR/a.data" --format csv)
+	echo "$csv" | grep -q ',napper,'
+	echo "$csv" | grep -q ',locker-1,'
+	# the napper sleeps the whole second, no matter when we attached
+	echo "$csv" | awk -F, '$3 == "napper" { w = $5 - $4; if ($9 < 0.8 * w) exit 1 }'
+}
+
+@test "errors: no scheduler data, folded input" {
+	"$PROF" record -d 0.3 -o "$BATS_TEST_TMPDIR/plain.data" -- "$EXAMPLES/sleeper" 0.3 2>/dev/null
+	run "$PROF" sched -i "$BATS_TEST_TMPDIR/plain.data"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"record with 'prof record --sched'"* ]]
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/plain.data" --off-cpu
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--sched"* ]]
+	echo "a;b 3" >"$BATS_TEST_TMPDIR/f.folded"
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/f.folded" --off-cpu
+	[ "$status" -eq 1 ]
+	run "$PROF" record --sched-stacks x -- true
+	[ "$status" -eq 2 ]
+}
+
+# xp EXPR FILE: the string value of an XPath 1.0 expression (SVG is the
+# default namespace, hence local-name()).
+xp() {
+	xmllint --xpath "$1" "$2"
+}
+
+@test "prof sched: the SVG parses, a row per thread, bars as in the CSV" {
+	out="$BATS_TEST_TMPDIR/sched.svg"
+	run "$PROF" sched -i "$REC" -o "$out"
+	[ "$status" -eq 0 ]
+	xmllint --noout "$out"
+	states="//*[local-name()='g'][@id='states']"
+	rows=$(xp "count($states/*[local-name()='g'][@data-tid])" "$out")
+	[ "$rows" -eq $(($(wc -l <"$CSV") - 1)) ]
+	tid=$(csv_col '^napper$' tid)
+	want=$(csv_col '^napper$' sleep_ms)
+	row="$states/*[local-name()='g'][@data-tid='$tid']"
+	sleep=$(xp "sum($row/*[local-name()='rect'][@data-bucket='sleeping']/@data-ms)" "$out")
+	assert_between "napper S in the SVG vs CSV" "$(ratio "$sleep" "$want")" 0.99 1.01
+	# tenancy: the spinners' shares over the CPUs add up to 100%
+	tid=$(csv_col '^spin-1$' tid)
+	pct=$(xp "sum(//*[local-name()='g'][@id='tenancy']/*[@data-tid='$tid']/*[@data-pct]/@data-pct)" "$out")
+	assert_between "spin-1 tenancy %" "$pct" 99 101
+}
+
+@test "prof sched: a hostile thread name comes out as text" {
+	# a thread renamed to markup: launch a shell that renames itself
+	rec="$BATS_TEST_TMPDIR/evil.data"
+	"$PROF" record --sched -o "$rec" -- sh -c 'printf "<script>x" >/proc/self/comm; sleep 0.2' 2>/dev/null
+	"$PROF" sched -i "$rec" -o "$BATS_TEST_TMPDIR/evil.svg"
+	xmllint --noout "$BATS_TEST_TMPDIR/evil.svg"
+	[ "$(xp "count(//*[local-name()='script'])" "$BATS_TEST_TMPDIR/evil.svg")" -eq 0 ]
+	grep -q '&lt;script&gt;x' "$BATS_TEST_TMPDIR/evil.svg"
+}
