@@ -1,34 +1,41 @@
 /*
  * pingpong.c: the context-switch benchmark workload of `prof record --sched`:
  * pairs of threads passing a token back and forth through a futex, so that
- * nearly every hand-off is a sleep, a wake-up and two context switches, a
- * fixed number of times. Its elapsed time measures how much a scheduler
+ * every hand-off is a wake-up, a sleep and a context switch, a fixed number
+ * of times. Its elapsed time measures how much a scheduler
  * recorder slows down a switch-heavy target.
  *
  *   usage: pingpong [-p PAIRS] [-n ROUNDS] [-d DELAY] [-o LOG [-L LABEL]]
  *
  * Threads (2 x PAIRS, default 25 pairs = 50 threads): pp-a-K and pp-b-K
  * for pair K = 1..PAIRS. pp-a-K hands the token to pp-b-K and sleeps until it
- * comes back, ROUNDS times (default 38000): ROUNDS round trips and 2 x ROUNDS
- * hand-offs per pair, 1.9 million hand-offs with the defaults, each one a
- * futex wake-up of a sleeping thread. A scheduler profile must show every
- * thread off CPU in state S nearly all the time, switched out in
+ * comes back, ROUNDS times (default 35000): ROUNDS round trips and 2 x ROUNDS
+ * hand-offs per pair, 1.75 million hand-offs with the defaults, each one a
+ * futex wake-up of a sleeping thread and a switch-out of the thread that
+ * then waits. A scheduler profile must show every thread off CPU in state S
+ * nearly all the time, switched out in
  *   pp_a_thread;ping_loop;wait_token;[libc syscall]   (pp-a-K)
  *   pp_b_thread;pong_loop;wait_token;[libc syscall]   (pp-b-K)
  * (futex_wait in the kernel; futex_call, the wrapper around syscall(2),
- * shows only with a DWARF unwinder: libc has no frame pointers). Every pair
- * has one thread runnable at a time: 25 runnable threads on the CPUs.
- * Measured here (2 CPUs, quiet): about 2.5 s, and `perf stat -e
- * context-switches` counts about 1.9 million switches (hand-offs where the
- * other thread was already running when woken cost none; CPU-to-CPU wake-ups
- * of an idle CPU cost two).
+ * shows only with a DWARF unwinder: libc has no frame pointers), and about
+ * one switch-out in eight in state R in
+ *   ...;ping_loop;pass_token;[libc syscall]   (or pong_loop)
+ * where the thread just woken preempts its waker on the way out of the
+ * wake-up system call. Each pair has one thread runnable at a time, mostly:
+ * about 25 runnable threads for the CPUs.
+ * Measured on the 2-CPU development VM: 3.0-3.3 s, and `perf stat -e
+ * context-switches` counts 1.83-1.91 million switches (a few more than the
+ * hand-offs: switches to and from the idle task, preemptions), the "about
+ * 1.9M switches" of the issue that motivated `prof record --sched`. A futex,
+ * not a pipe: one system call per wait and per wake-up, nothing copied, so
+ * nearly all of the time is the switches themselves.
  *
  * -d DELAY sleeps DELAY seconds (fractions allowed) after every thread is
  * named and before the timed part, so that a recorder can attach
  * (prof record -p PID) first: "ready PID" goes to stderr before that sleep.
  * At the end the elapsed wall time of the timed part alone (all pairs
  * released at once, until the last one is done) goes to stdout:
- *   pingpong: 50 threads, 950000 round trips, 1900000 hand-offs, 2.41 s
+ *   pingpong: 50 threads, 875000 round trips, 1750000 hand-offs, 3.076 s
  * and, with -o, is also appended to LOG as "LABEL SECONDS" (for scripts that
  * run it under hyperfine, which throws stdout away). Exits 0.
  */
@@ -44,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline))
+#define NOINLINE  __attribute__((noinline))
 #define MAX_PAIRS 1024
 
 /* One pair's token: 0, pp-a-K's turn; 1, pp-b-K's. Alone in its cache line,

@@ -82,21 +82,21 @@
 
 #include "duty-cycle.h"
 
-#define NAP_NS 20000000ull /* napper: 20 ms asleep, */
-#define NAP_WORK_NS 20000ull /* then 20 µs of CPU */
-#define HOLD_NS 20000000ull /* a locker holds the mutex 20 ms, */
-#define THINK_NS 1000000ull /* then works 1 ms without it */
-#define LOCKERS 4
-#define CHUNK (64 * 1024) /* syncer: 64 KiB per fdatasync, */
-#define RING_CHUNKS 64 /* rewritten in a 4 MiB ring */
+#define NAP_NS	     20000000ull /* napper: 20 ms asleep, */
+#define NAP_WORK_NS  20000ull	 /* then 20 µs of CPU */
+#define HOLD_NS	     20000000ull /* a locker holds the mutex 20 ms, */
+#define THINK_NS     1000000ull	 /* then works 1 ms without it */
+#define LOCKERS	     4
+#define CHUNK	     (64 * 1024) /* syncer: 64 KiB per fdatasync, */
+#define RING_CHUNKS  64		 /* rewritten in a 4 MiB ring */
 #define MAX_SPINNERS 257
 
 enum group { NAPPER = 1, SPIN = 2, SYNCER = 4, LOCKER = 8 };
 
-static pthread_barrier_t named; /* all threads named: print "ready" */
-static uint64_t end_ns; /* end of the run, on CLOCK_MONOTONIC */
+static pthread_barrier_t named;				 /* all threads named: print "ready" */
+static uint64_t end_ns;					 /* end of the run, on CLOCK_MONOTONIC */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* the lockers' */
-static int sync_fd = -1; /* syncer's file, already unlinked */
+static int sync_fd = -1;				 /* syncer's file, already unlinked */
 
 /*
  * The burn functions: xorshift rounds through a volatile stack slot. The
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 		return 1;
 	pthread_barrier_init(&named, NULL,
 			     1 + !!(groups & NAPPER) + !!(groups & SYNCER) +
-				     (groups & LOCKER ? LOCKERS : 0) + nspin);
+				 (groups & LOCKER ? LOCKERS : 0) + nspin);
 	end_ns = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(secs * 1e9);
 
 	/* The spinners last: they could delay the others' start on a small

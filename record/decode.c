@@ -294,10 +294,34 @@ static void handle_mmap2(struct recorder *rc, const struct perf_event_header *h)
 	recorder_add_mapping(rc, record_time(h), m.pid, m.addr, m.addr + m.len, m.pgoff, name);
 }
 
+void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost)
+{
+	uint64_t v[2];
+
+	switch (h->type) {
+	case PERF_RECORD_LOST: /* id, count */
+		if (h->size >= sizeof(*h) + 16) {
+			memcpy(v, h + 1, 16);
+			*lost += v[1];
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES: /* count */
+		if (h->size >= sizeof(*h) + 8) {
+			memcpy(v, h + 1, 8);
+			*lost += v[0];
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		rc->sum->throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
 void recorder_handle_record(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *rc = ctx;
-	uint64_t v[2];
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -313,22 +337,8 @@ void recorder_handle_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_MMAP2:
 		handle_mmap2(rc, h);
 		break;
-	case PERF_RECORD_LOST:
-		if (h->size >= sizeof(*h) + 16) {
-			memcpy(v, h + 1, 16);
-			rc->sum->lost += v[1];
-		}
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (h->size >= sizeof(*h) + 8) {
-			memcpy(v, h + 1, 8);
-			rc->sum->lost += v[0];
-		}
-		break;
-	case PERF_RECORD_THROTTLE:
-		rc->sum->throttled++;
-		break;
 	default:
+		recorder_count_loss(rc, h, &rc->sum->lost);
 		break;
 	}
 }

@@ -106,6 +106,9 @@ struct recorder {
 
 /* decode.c: one perf record from a ring into the writer (ring_record_fn). */
 void recorder_handle_record(void *ctx, const struct perf_event_header *h);
+/* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
+ * counts THROTTLE records; other records are ignored. */
+void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost);
 /* decode.c: retries the mapping of pending frames; `flushed` counts a flush. */
 void recorder_resolve_pending(struct recorder *rc, int flushed);
 /* decode.c: the name / start of a thread known from /proc or launch. */

@@ -208,7 +208,6 @@ static void on_switch_record(struct recorder *rc, const struct perf_event_header
 void sched_handle_record(void *ctx, const struct perf_event_header *h)
 {
 	struct recorder *rc = ctx;
-	uint64_t v[2];
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -217,22 +216,8 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_SWITCH:
 		on_switch_record(rc, h);
 		break;
-	case PERF_RECORD_LOST:
-		if (h->size >= sizeof(*h) + 16) {
-			memcpy(v, h + 1, 16);
-			rc->sum->sched_lost += v[1];
-		}
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (h->size >= sizeof(*h) + 8) {
-			memcpy(v, h + 1, 8);
-			rc->sum->sched_lost += v[0];
-		}
-		break;
-	case PERF_RECORD_THROTTLE:
-		rc->sum->throttled++;
-		break;
 	default:
+		recorder_count_loss(rc, h, &rc->sum->sched_lost);
 		break;
 	}
 }

@@ -324,38 +324,6 @@ int ch_states_write(struct chart *c, double y)
 
 /* ---- the page ---- */
 
-struct out_ctx {
-	FILE *f;
-	int err;
-};
-
-static int io_write(void *ctx, const char *buf, int len)
-{
-	struct out_ctx *o = ctx;
-
-	errno = 0;
-	if (len > 0 && fwrite(buf, 1, (size_t)len, o->f) != (size_t)len) {
-		if (!o->err)
-			o->err = errno ? -errno : -EIO;
-		return -1;
-	}
-	return len;
-}
-
-static int io_close(void *ctx)
-{
-	(void)ctx;
-	return 0;
-}
-
-/* libxml2 reports a failed write on stderr by itself; the error goes back
- * to the caller instead. */
-static void quiet(void *ctx, const char *msg, ...)
-{
-	(void)ctx;
-	(void)msg;
-}
-
 static double head_height(const struct chart *c)
 {
 	return HEAD_H + (c->sp->lost ? LOST_H : 0);
@@ -481,10 +449,7 @@ int sched_chart__write(const struct sched_profile *sp, const struct sched_chart_
 {
 	static const struct sched_chart_opts defaults;
 	struct chart c = {.sp = sp, .o = o ? o : &defaults};
-	struct out_ctx ctx = {.f = out};
-	xmlGenericErrorFunc saved_handler = xmlGenericError;
-	void *saved_ctx = xmlGenericErrorContext;
-	xmlOutputBufferPtr buf;
+	struct xml_out x;
 	int err;
 
 	if (!sp->nthreads)
@@ -493,24 +458,11 @@ int sched_chart__write(const struct sched_profile *sp, const struct sched_chart_
 	if (err)
 		return err;
 	layout(&c);
-	xmlSetGenericErrorFunc(NULL, quiet);
-	buf = xmlOutputBufferCreateIO(io_write, io_close, &ctx, NULL);
-	c.w = buf ? xmlNewTextWriter(buf) : NULL;
-	if (!c.w) {
-		if (buf)
-			xmlOutputBufferClose(buf);
-		err = -ENOMEM;
-		goto out;
-	}
-	err = write_page(&c);
-	xmlFreeTextWriter(c.w); /* closes buf */
-	if (ctx.err)
-		err = ctx.err;
-	errno = 0;
-	if (!err && fflush(out))
-		err = errno ? -errno : -EIO;
-out:
-	xmlSetGenericErrorFunc(saved_ctx, saved_handler);
+	err = xml_out__open(&x, out);
+	c.w = x.w;
+	if (!err)
+		err = write_page(&c);
+	err = xml_out__close(&x, err);
 	sched_order__release(&c.order);
 	free(c.a.s);
 	free(c.b.s);

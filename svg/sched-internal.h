@@ -14,6 +14,7 @@
 #include "report/sched.h"
 #include "svg/internal.h"
 #include "svg/sched-chart.h"
+#include "svg/xml-out.h"
 
 /* ---- rows (sched-order.c) ---- */
 

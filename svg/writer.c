@@ -21,42 +21,11 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "svg/internal.h"
+#include "svg/xml-out.h"
 
 #define MAX_UNITS (1u << 24) /* float-exact integers */
 #define GLYPH_WIDTH 0.59      /* average glyph width per px of font size */
 #define LABEL_PAD 3          /* px left of a label */
-
-struct out_ctx {
-	FILE *f;
-	int err;
-};
-
-static int io_write(void *ctx, const char *buf, int len)
-{
-	struct out_ctx *o = ctx;
-
-	errno = 0;
-	if (len > 0 && fwrite(buf, 1, (size_t)len, o->f) != (size_t)len) {
-		if (!o->err)
-			o->err = errno ? -errno : -EIO;
-		return -1;
-	}
-	return len;
-}
-
-static int io_close(void *ctx)
-{
-	(void)ctx;
-	return 0;
-}
-
-/* libxml2 reports a failed write on stderr by itself; here the error goes
- * back to the caller instead (data structures never print). */
-static void quiet(void *ctx, const char *msg, ...)
-{
-	(void)ctx;
-	(void)msg;
-}
 
 struct writer {
 	const struct profile *p;
@@ -444,10 +413,7 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 	       const struct svg_opts *o, FILE *out, struct svg_stats *st)
 {
 	struct writer wr = {.p = p, .o = o};
-	struct out_ctx ctx = {.f = out};
-	xmlGenericErrorFunc saved_handler = xmlGenericError;
-	void *saved_ctx = xmlGenericErrorContext;
-	xmlOutputBufferPtr buf;
+	struct xml_out x = {.f = out};
 	int err;
 
 	err = layout(&wr, lines, nlines);
@@ -459,19 +425,10 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 		st->rows = wr.rows;
 		st->colors = wr.ncolors;
 	}
-	xmlSetGenericErrorFunc(NULL, quiet);
-	buf = xmlOutputBufferCreateIO(io_write, io_close, &ctx, NULL);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	wr.w = xmlNewTextWriter(buf);
-	if (!wr.w) {
-		xmlOutputBufferClose(buf);
-		err = -ENOMEM;
-		goto out;
-	}
-	err = write_head(&wr);
+	err = xml_out__open(&x, out);
+	wr.w = x.w;
+	if (!err)
+		err = write_head(&wr);
 	if (!err)
 		err = write_frames(&wr);
 	if (!err)
@@ -480,14 +437,8 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 		err = -EIO;
 	if (!err && xmlTextWriterFlush(wr.w) < 0)
 		err = -EIO;
-	xmlFreeTextWriter(wr.w); /* closes buf */
-	if (ctx.err)
-		err = ctx.err;
-	errno = 0;
-	if (!err && fflush(out))
-		err = errno ? -errno : -EIO;
+	err = xml_out__close(&x, err);
 out:
-	xmlSetGenericErrorFunc(saved_ctx, saved_handler);
 	flame_tree__release(&wr.tree);
 	free(wr.frames);
 	free(wr.klass);
