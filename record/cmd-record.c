@@ -31,6 +31,9 @@ static const char usage_text[] =
 	"                          targets (for prof sched, report/svg --off-cpu, --wall)\n"
 	"      --sched-stacks N    with --sched, keep the call stack of one switch-out\n"
 	"                          in N (default 16; 1: every one; 0: none)\n"
+	"      --sched-per-thread  with --sched, open events on each target thread\n"
+	"                          instead of CPU-wide ones (slower on switch-heavy\n"
+	"                          targets; the fallback when CPU-wide is refused)\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
@@ -109,6 +112,7 @@ int cmd_record(int argc, char **argv)
 		{"no-symbolize", no_argument, NULL, 'S'},
 		{"sched", no_argument, NULL, 's'},
 		{"sched-stacks", required_argument, NULL, 'k'},
+		{"sched-per-thread", no_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -171,6 +175,9 @@ int cmd_record(int argc, char **argv)
 						       optarg);
 			}
 			opts.sched_stacks = v ? v : RECORD_SCHED_STACKS_NONE;
+			break;
+		case 'T':
+			opts.sched_per_thread = 1;
 			break;
 		case 'q':
 			opts.quiet = 1;

@@ -221,6 +221,8 @@ static void handle_sample(struct recorder *rc, const struct perf_event_header *h
 	p += sizeof(s);
 	if (s.nr > (uint64_t)(end - p) / 8)
 		return;
+	if (rc->cpu_wide && !recorder_is_target_task(rc, s.pid, s.tid))
+		return;
 	rc->sum->samples++;
 	recorder_add_stack_sample(rc, s.pid, s.tid, s.time, s.cpu, s.ip, h->misc,
 				  (const uint64_t *)p, s.nr, 0);
@@ -236,6 +238,8 @@ static void handle_comm(struct recorder *rc, const struct perf_event_header *h)
 		return;
 	memcpy(&pid, p, 4);
 	memcpy(&tid, p + 4, 4);
+	if (rc->cpu_wide && !recorder_is_target_task(rc, pid, tid))
+		return;
 	p += 8;
 	avail -= 8 + sizeof(struct sample_id);
 	id = intern(rc, p, strnlen(p, avail));
@@ -257,17 +261,39 @@ static void handle_task(struct recorder *rc, const struct perf_event_header *h)
 	if (h->size < sizeof(*h) + sizeof(t))
 		return;
 	memcpy(&t, h + 1, sizeof(t));
+	/* CPU-wide: the targets' threads, and the processes they fork. */
+	if (rc->cpu_wide && !recorder_is_target_task(rc, t.pid, t.tid) &&
+	    (h->type == PERF_RECORD_EXIT || !recorder_is_target_task(rc, t.ppid, t.ptid)))
+		return;
 	if (h->type == PERF_RECORD_EXIT) {
 		note_err(rc, rec_writer__thread(rc->w, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
 		return;
 	}
-	if (t.pid != t.ppid)
+	if (t.pid != t.ppid) {
 		note_err(rc, addr_spaces__fork(&rc->spaces, t.ppid, t.pid));
+		note_err(rc, keymap__set(&rc->target_pids, t.pid, 0, 1));
+	}
 	keymap__get(&rc->names, t.ptid, 0, &name); /* a new thread has its creator's name */
 	note_err(rc, keymap__set(&rc->names, t.tid, 0, name));
 	note_err(rc, keymap__set(&rc->forked_tids, t.tid, 0, 1));
 	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_START, t.time, t.pid, t.tid, name));
 	seen_thread(rc, t.pid, t.tid);
+}
+
+void recorder_learn_fork(void *ctx, const struct perf_event_header *h)
+{
+	struct recorder *rc = ctx;
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+	} t;
+
+	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + sizeof(t))
+		return;
+	memcpy(&t, h + 1, sizeof(t));
+	if (!recorder_is_target_task(rc, t.ppid, t.ptid) && !recorder_is_target_task(rc, t.pid, t.tid))
+		return;
+	note_err(rc, keymap__set(&rc->target_pids, t.pid, 0, 1));
+	note_err(rc, keymap__set(&rc->forked_tids, t.tid, 0, 1));
 }
 
 static void handle_mmap2(struct recorder *rc, const struct perf_event_header *h)
@@ -285,6 +311,8 @@ static void handle_mmap2(struct recorder *rc, const struct perf_event_header *h)
 	if (h->size < sizeof(*h) + sizeof(m) + sizeof(struct sample_id))
 		return;
 	memcpy(&m, h + 1, sizeof(m));
+	if (rc->cpu_wide && !recorder_is_target_task(rc, m.pid, m.tid))
+		return;
 	name = (const char *)(h + 1) + sizeof(m);
 	avail = h->size - sizeof(*h) - sizeof(m) - sizeof(struct sample_id);
 	if (strnlen(name, avail) == avail)
@@ -292,6 +320,22 @@ static void handle_mmap2(struct recorder *rc, const struct perf_event_header *h)
 	if (m.addr + m.len < m.addr)
 		return;
 	recorder_add_mapping(rc, record_time(h), m.pid, m.addr, m.addr + m.len, m.pgoff, name);
+}
+
+int recorder_is_target_task(const struct recorder *rc, uint32_t pid, uint32_t tid)
+{
+	uint32_t v;
+
+	/* An exiting thread's last moments come with tid -1 (no pid left). */
+	return tid && tid != UINT32_MAX && keymap__get(&rc->target_pids, pid, 0, &v);
+}
+
+int recorder_is_target_tid(const struct recorder *rc, uint32_t tid)
+{
+	uint32_t v;
+
+	return tid && (keymap__get(&rc->opened_tids, tid, 0, &v) ||
+		       keymap__get(&rc->forked_tids, tid, 0, &v));
 }
 
 void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost)

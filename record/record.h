@@ -29,6 +29,9 @@ struct record_opts {
 	/* --sched: a stack on one switch-out in this many; 0: default, and
 	 * RECORD_SCHED_STACKS_NONE for none. */
 	uint64_t sched_stacks;
+	/* --sched-per-thread: scheduler events and sampling through events on
+	 * each target thread, never CPU-wide ones (see sched-events.c). */
+	int sched_per_thread;
 	int no_symbolize;
 	int quiet;          /* no notices on stderr (errors still go out) */
 	const char *cmdline; /* prof's own command line, for the file's meta */

@@ -17,10 +17,10 @@
 
 #define MAX_FRAMES 1024
 
-/* --sched: the scheduler tracepoints, one set of events per (thread, CPU)
- * redirected into their own ring per CPU (sched-events.c, sched-decode.c). */
+/* --sched: the scheduler tracepoints, one set of events per CPU, or per
+ * (thread, CPU), in their own ring per CPU (sched-events.c, sched-decode.c). */
 enum sched_event_kind {
-	SCHED_EV_SWITCH = 1, /* sched_switch, every switch-out, + SWITCH records */
+	SCHED_EV_SWITCH = 1, /* sched_switch, every switch (+ SWITCH records per thread) */
 	SCHED_EV_STACK,      /* sched_switch with a call chain, 1 in N */
 	SCHED_EV_WAKE,       /* sched_waking (or sched_wakeup) */
 };
@@ -73,6 +73,13 @@ struct recorder {
 	size_t nfds, fds_cap;
 	struct keymap opened_tids; /* tid -> 1: we opened events on it */
 	struct keymap forked_tids; /* tid -> 1: created while recording */
+	struct keymap target_pids; /* pid -> 1: a target process (cpu_wide) */
+	/* --sched, unless --sched-per-thread: samples, side-band records and
+	 * scheduler events come from CPU-wide events, and the decoder keeps
+	 * those of target tasks. No event sits on the targets' threads, so
+	 * their context switches cost the kernel no event switching. */
+	int cpu_wide;
+	uint64_t *heads; /* cpu_wide: where each ring is drained to (CPU rings, then sched) */
 
 	struct target *targets;
 	size_t ntargets;
@@ -106,6 +113,9 @@ struct recorder {
 
 /* decode.c: one perf record from a ring into the writer (ring_record_fn). */
 void recorder_handle_record(void *ctx, const struct perf_event_header *h);
+/* decode.c, CPU-wide mode: learns the targets' new threads and processes
+ * from a FORK record ahead of its turn (ring_record_fn for ring__peek). */
+void recorder_learn_fork(void *ctx, const struct perf_event_header *h);
 /* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
  * counts THROTTLE records; other records are ignored. */
 void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost);
@@ -129,7 +139,19 @@ void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, 
  * state /proc gives for a thread found at attach. */
 int sched_setup(struct recorder *rc);
 int sched_open_thread(struct recorder *rc, pid_t tid, size_t i);
-void sched_drain(struct recorder *rc);
+/* CPU-wide mode: sched_try_cpu_wide turns the scheduler events into CPU-wide
+ * ones if the kernel lets us open them (0, else -errno and nothing changed);
+ * sched_open_cpu opens them on CPU index i. */
+int sched_try_cpu_wide(struct recorder *rc);
+int sched_open_cpu(struct recorder *rc, size_t i);
+/* CPU-wide mode: is tid a target thread we know of; is the task (pid, tid)
+ * of a sample a thread of a target process? */
+int recorder_is_target_tid(const struct recorder *rc, uint32_t tid);
+int recorder_is_target_task(const struct recorder *rc, uint32_t pid, uint32_t tid);
+/* sched_drain: up to heads[i] for ring i, or to the end when heads is NULL;
+ * sched_heads stores where each ring is now. */
+void sched_drain(struct recorder *rc, const uint64_t *heads);
+void sched_heads(const struct recorder *rc, uint64_t *heads);
 void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid);
 void sched_finish(struct recorder *rc);
 void sched_release(struct recorder *rc);

@@ -31,9 +31,15 @@ void ring__unmap(struct ring *r)
 	r->meta = NULL;
 }
 
-long ring__drain(struct ring *r, unsigned char *scratch, ring_record_fn fn, void *ctx)
+uint64_t ring__head(const struct ring *r)
 {
-	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* Walks the records from the tail up to head; consume: then frees them. */
+static long walk(struct ring *r, uint64_t head, unsigned char *scratch, ring_record_fn fn,
+		 void *ctx, int consume)
+{
 	uint64_t tail = r->meta->data_tail;
 	size_t mask = r->size - 1;
 	long n = 0;
@@ -71,6 +77,23 @@ long ring__drain(struct ring *r, unsigned char *scratch, ring_record_fn fn, void
 		tail += h.size;
 		n++;
 	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	if (consume)
+		__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
+}
+
+long ring__drain(struct ring *r, unsigned char *scratch, ring_record_fn fn, void *ctx)
+{
+	return walk(r, ring__head(r), scratch, fn, ctx, 1);
+}
+
+long ring__drain_to(struct ring *r, uint64_t head, unsigned char *scratch, ring_record_fn fn,
+		    void *ctx)
+{
+	return walk(r, head, scratch, fn, ctx, 1);
+}
+
+long ring__peek(struct ring *r, unsigned char *scratch, ring_record_fn fn, void *ctx)
+{
+	return walk(r, ring__head(r), scratch, fn, ctx, 0);
 }

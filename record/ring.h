@@ -28,6 +28,15 @@ void ring__unmap(struct ring *r);
 typedef void (*ring_record_fn)(void *ctx, const struct perf_event_header *h);
 long ring__drain(struct ring *r, unsigned char *scratch, ring_record_fn fn, void *ctx);
 
+/* Where the kernel has written up to (to drain up to later). */
+uint64_t ring__head(const struct ring *r);
+/* ring__drain, up to `head` (from ring__head) rather than the current head. */
+long ring__drain_to(struct ring *r, uint64_t head, unsigned char *scratch, ring_record_fn fn,
+		    void *ctx);
+/* Calls fn for each complete record, as ring__drain does, but leaves them in
+ * the ring for the next drain. */
+long ring__peek(struct ring *r, unsigned char *scratch, ring_record_fn fn, void *ctx);
+
 #define RING_SCRATCH_SIZE 65536
 
 #endif

@@ -97,6 +97,28 @@ static void name_task(struct recorder *rc, uint64_t time, uint32_t tid, const ch
 	note_err(rc, rec_writer__sched(rc->w, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
+/* A CPU-wide switch: the target's switch-out (prev, from the sample's
+ * pid/tid) and switch-in (next, a target thread we know of). */
+static void on_switch_cpu_wide(struct recorder *rc, const struct sched_head *s,
+			       const unsigned char *raw, uint32_t len)
+{
+	const struct tracepoint *tp = &rc->sched.sw;
+	uint32_t next = (uint32_t)read_field(raw, len, tp->field[2]);
+	struct tp_field comm = tp->field[1];
+
+	if (recorder_is_target_task(rc, s->pid, s->tid)) {
+		rc->sum->switches++;
+		if (comm.offset + comm.size <= len)
+			name_task(rc, s->time, next, (const char *)raw + comm.offset, comm.size);
+		note_err(rc, rec_writer__sched(rc->w, s->time, s->tid, next, (uint16_t)s->cpu,
+					       REC_SCHED_OUT,
+					       state_of(read_field(raw, len, tp->field[0]))));
+	}
+	if (recorder_is_target_tid(rc, next))
+		note_err(rc, rec_writer__sched(rc->w, s->time, next, 0, (uint16_t)s->cpu,
+					       REC_SCHED_IN, 0));
+}
+
 static void on_switch(struct recorder *rc, const struct sched_head *s, const unsigned char *raw,
 		      uint32_t len)
 {
@@ -105,6 +127,10 @@ static void on_switch(struct recorder *rc, const struct sched_head *s, const uns
 	uint8_t state = state_of(read_field(raw, len, tp->field[0]));
 	struct tp_field comm = tp->field[1];
 
+	if (rc->cpu_wide) {
+		on_switch_cpu_wide(rc, s, raw, len);
+		return;
+	}
 	rc->sum->switches++;
 	rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
@@ -124,6 +150,8 @@ static void on_wake(struct recorder *rc, const struct sched_head *s, const unsig
 	uint32_t waker = (flags & (TP_FLAG_HARDIRQ | TP_FLAG_SOFTIRQ | TP_FLAG_NMI)) ? 0 : s->tid;
 	uint32_t dummy;
 
+	if (rc->cpu_wide && !recorder_is_target_tid(rc, wakee))
+		return;
 	/* A wake-up between two target threads reaches both their events:
 	 * the copies sit next to each other in this CPU's ring. */
 	if (sr->last_wake.wakee == wakee && sr->last_wake.waker == waker &&
@@ -155,6 +183,8 @@ static void on_sample(struct recorder *rc, const struct perf_event_header *h)
 	if (!keymap__get(&rc->sched.ids, s.id, 0, &kind))
 		return;
 	if (kind == SCHED_EV_STACK) {
+		if (rc->cpu_wide && !recorder_is_target_task(rc, s.pid, s.tid))
+			return;
 		if ((size_t)(end - p) < 8)
 			return;
 		memcpy(&nr, p, 8);

@@ -1,11 +1,22 @@
 /* sched-events.c: `prof record --sched`: finds the scheduler tracepoints in
- * tracefs and opens, per target thread and CPU, the events that report its
- * context switches and wake-ups into a ring of their own per CPU:
+ * tracefs and opens the events that report context switches and wake-ups
+ * into a ring of their own per CPU:
  *
  *   sched:sched_switch, every hit, raw fields only   -> switch-outs (state,
- *       next task), plus the kernel's SWITCH records -> switch-ins
+ *       next task) and switch-ins
  *   sched:sched_switch, 1 hit in N, call chain only  -> off-CPU stacks
  *   sched:sched_waking, every hit, raw fields only   -> who woke whom
+ *
+ * CPU-wide (the default when the kernel allows it): one set per CPU, and the
+ * decoder keeps the records of target tasks. A per-thread event costs at
+ * every switch of its thread, when the kernel takes the thread's events off
+ * the CPU and puts the next one's on; CPU-wide events stay put, so this
+ * halves the slowdown of a switch-heavy target (docs/BENCHMARKS.md).
+ *
+ * Per thread (--sched-per-thread, or when CPU-wide events are refused): one
+ * set per (target thread, CPU); the switch tracepoint skips plain sleeps
+ * in the kernel, and the kernel's SWITCH records give the switch-ins and
+ * those sleeps.
  *
  * A stack is what a switch costs most (perf -g: 2.7x on a switch-heavy
  * workload), so state accounting never needs one; stacks are sampled. The
@@ -199,9 +210,48 @@ static int open_one(struct recorder *rc, enum sched_event_kind kind, pid_t tid, 
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) ? -errno : 0;
 }
 
+int sched_try_cpu_wide(struct recorder *rc)
+{
+	struct sched_rec *s = &rc->sched;
+	struct perf_event_attr a = s->attr[SCHED_EV_SWITCH];
+	int fd;
+
+	a.inherit = 0;
+	a.context_switch = 0;
+	a.enable_on_exec = 0;
+	a.disabled = 1;
+	fd = sys_perf_event_open(&a, -1, rc->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	for (size_t k = 0; k < sizeof(s->attr) / sizeof(s->attr[0]); k++) {
+		s->attr[k].inherit = 0;
+		s->attr[k].context_switch = 0;
+		s->attr[k].enable_on_exec = 0;
+		s->attr[k].disabled = 0;
+	}
+	s->filtered = 0;
+	return 0;
+}
+
+int sched_open_cpu(struct recorder *rc, size_t i)
+{
+	int err = open_one(rc, SCHED_EV_SWITCH, -1, i);
+
+	if (!err)
+		err = open_one(rc, SCHED_EV_STACK, -1, i);
+	if (!err)
+		err = open_one(rc, SCHED_EV_WAKE, -1, i);
+	return err;
+}
+
 int sched_open_thread(struct recorder *rc, pid_t tid, size_t i)
 {
-	int err = open_one(rc, SCHED_EV_SWITCH, tid, i);
+	int err;
+
+	if (rc->cpu_wide)
+		return 0;
+	err = open_one(rc, SCHED_EV_SWITCH, tid, i);
 
 	if (!err)
 		err = open_one(rc, SCHED_EV_STACK, tid, i);
@@ -210,16 +260,25 @@ int sched_open_thread(struct recorder *rc, pid_t tid, size_t i)
 	return err;
 }
 
-void sched_drain(struct recorder *rc)
+void sched_drain(struct recorder *rc, const uint64_t *heads)
 {
 	struct sched_rec *s = &rc->sched;
 
 	for (size_t i = 0; s->on && i < rc->ncpus; i++) {
+		struct ring *r = &s->rings[i];
+
 		s->cur = i;
-		if (s->rings[i].fd >= 0 &&
-		    ring__drain(&s->rings[i], rc->scratch, sched_handle_record, rc) < 0)
+		if (r->fd >= 0 && (heads ? ring__drain_to(r, heads[i], rc->scratch,
+							   sched_handle_record, rc)
+					 : ring__drain(r, rc->scratch, sched_handle_record, rc)) < 0)
 			rc->bad_ring = 1;
 	}
+}
+
+void sched_heads(const struct recorder *rc, uint64_t *heads)
+{
+	for (size_t i = 0; rc->sched.on && i < rc->ncpus; i++)
+		heads[i] = rc->sched.rings[i].fd >= 0 ? ring__head(&rc->sched.rings[i]) : 0;
 }
 
 static uint8_t state_of_letter(char c)

@@ -148,26 +148,67 @@ static const char *permission_hint(void)
 	return hint;
 }
 
-/* Opens the event on tid for every CPU. 0, -ESRCH (thread gone), -errno. */
+static int keep_fd(struct recorder *rc, int fd, size_t i)
+{
+	if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rc->fds[rc->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	return 0;
+}
+
+static size_t ring_pages(const struct recorder *rc)
+{
+	return rc->opts->ring_pages ? rc->opts->ring_pages : RECORD_DEFAULT_RING_PAGES;
+}
+
+/* CPU-wide mode: each CPU's sampling event (with the side-band records of
+ * every task) and scheduler events. Opened once, before the targets. */
+static int open_cpu_events(struct recorder *rc)
+{
+	struct perf_event_attr a = rc->ev.attr;
+	size_t i;
+	int fd, err;
+
+	if (rc->rings[0].fd >= 0)
+		return 0;
+	a.inherit = 0;
+	a.enable_on_exec = 0;
+	a.disabled = 0;
+	for (i = 0; i < rc->ncpus; i++) {
+		fd = sys_perf_event_open(&a, -1, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		err = keep_fd(rc, fd, i);
+		if (!err && (err = ring__map(&rc->rings[i], fd, ring_pages(rc))))
+			rc->rings[i].fd = -1;
+		if (!err)
+			err = sched_open_cpu(rc, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Opens the event on tid for every CPU (CPU-wide mode: only notes the
+ * thread as a target). 0, -ESRCH (thread gone), -errno. */
 static int open_thread(struct recorder *rc, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < rc->ncpus; i++) {
+	for (i = 0; i < rc->ncpus && !rc->cpu_wide; i++) {
 		int fd = sys_perf_event_open(&rc->ev.attr, tid, rc->cpus[i], -1,
 					     PERF_FLAG_FD_CLOEXEC);
 		int err;
 
 		if (fd < 0)
 			return -errno;
-		if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1)) {
-			close(fd);
-			return -ENOMEM;
-		}
-		rc->fds[rc->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+		err = keep_fd(rc, fd, i);
+		if (err)
+			return err;
 		if (rc->rings[i].fd < 0) {
-			err = ring__map(&rc->rings[i], fd, rc->opts->ring_pages ?
-				rc->opts->ring_pages : RECORD_DEFAULT_RING_PAGES);
+			err = ring__map(&rc->rings[i], fd, ring_pages(rc));
 			if (err) {
 				rc->rings[i].fd = -1;
 				return err;
@@ -181,15 +222,43 @@ static int open_thread(struct recorder *rc, pid_t tid)
 	return keymap__set(&rc->opened_tids, (uint64_t)tid, 0, 1);
 }
 
+/* CPU-wide mode: records are kept when their task is a target, so a new
+ * target must be known before its first record is decoded; but its FORK
+ * can sit in another CPU's ring than its first records. So: note where
+ * every ring ends, learn from the FORK records in all CPU rings, then
+ * decode up to the noted ends: each record decoded then was written before
+ * the FORK records were looked at. */
+static void drain_cpu_wide(struct recorder *rc)
+{
+	uint64_t *cpu_heads = rc->heads, *sched_heads_ = rc->heads + rc->ncpus;
+	size_t i;
+
+	for (i = 0; i < rc->ncpus; i++)
+		cpu_heads[i] = rc->rings[i].fd >= 0 ? ring__head(&rc->rings[i]) : 0;
+	sched_heads(rc, sched_heads_);
+	for (i = 0; i < rc->ncpus; i++)
+		if (rc->rings[i].fd >= 0)
+			ring__peek(&rc->rings[i], rc->scratch, recorder_learn_fork, rc);
+	for (i = 0; i < rc->ncpus; i++)
+		if (rc->rings[i].fd >= 0 && ring__drain_to(&rc->rings[i], cpu_heads[i], rc->scratch,
+							   recorder_handle_record, rc) < 0)
+			rc->bad_ring = 1;
+	sched_drain(rc, sched_heads_);
+}
+
 static void drain_all(struct recorder *rc)
 {
 	size_t i;
 
+	if (rc->cpu_wide) {
+		drain_cpu_wide(rc);
+		return;
+	}
 	for (i = 0; i < rc->ncpus; i++)
 		if (rc->rings[i].fd >= 0 &&
 		    ring__drain(&rc->rings[i], rc->scratch, recorder_handle_record, rc) < 0)
 			rc->bad_ring = 1;
-	sched_drain(rc);
+	sched_drain(rc, NULL);
 }
 
 static void synth_map(void *ctx, const struct proc_map *m)
@@ -297,6 +366,26 @@ static void write_meta(struct recorder *rc)
 	rec_writer__meta(rc->w, "call-graph", "fp");
 	rec_writer__meta(rc->w, "kernel-stacks", rc->ev.user_only ? "no" : "yes");
 	rec_writer__meta(rc->w, "sched", rc->sched.on ? "yes" : "no");
+	rec_writer__meta(rc->w, "scope", rc->cpu_wide ? "cpu-wide" : "per-thread");
+}
+
+/* --sched: goes CPU-wide (see recorder.h) when the kernel lets us open a
+ * CPU-wide sampling event and scheduler events; else stays per thread. */
+static void try_cpu_wide(struct recorder *rc)
+{
+	struct perf_event_attr a = rc->ev.attr;
+	int fd;
+
+	a.inherit = 0;
+	a.enable_on_exec = 0;
+	a.disabled = 1;
+	fd = sys_perf_event_open(&a, -1, rc->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	close(fd);
+	rc->heads = calloc(2 * rc->ncpus, sizeof(*rc->heads));
+	if (rc->heads && !sched_try_cpu_wide(rc))
+		rc->cpu_wide = 1;
 }
 
 static int setup_events(struct recorder *rc)
@@ -348,7 +437,12 @@ static int setup_events(struct recorder *rc)
 	err = rec_writer__event(rc->w, &desc, &id);
 	if (err)
 		return fail(rc, err, NULL, "out of memory");
-	return rc->opts->sched ? sched_setup(rc) : 0;
+	if (!rc->opts->sched)
+		return 0;
+	err = sched_setup(rc);
+	if (!err && !rc->opts->sched_per_thread)
+		try_cpu_wide(rc);
+	return err;
 }
 
 static int open_pidfd(pid_t pid)
@@ -365,7 +459,11 @@ static int start_attach(struct recorder *rc)
 		pid_t pid = rc->opts->pids[i];
 		uint64_t t0 = monotonic_ns();
 
-		err = attach_process(rc, pid);
+		err = keymap__set(&rc->target_pids, (uint64_t)pid, 0, 1);
+		if (!err && rc->cpu_wide)
+			err = open_cpu_events(rc);
+		if (!err)
+			err = attach_process(rc, pid);
 		if (err == -ESRCH)
 			return fail(rc, err, NULL, "process %d exited before sampling started",
 				    (int)pid);
@@ -396,7 +494,11 @@ static int start_launch(struct recorder *rc)
 	if (err)
 		return fail(rc, err, NULL, "cannot start '%s': %s", argv[0], strerror(-err));
 	rc->child = pid;
-	err = open_thread(rc, pid);
+	err = keymap__set(&rc->target_pids, (uint64_t)pid, 0, 1);
+	if (!err && rc->cpu_wide)
+		err = open_cpu_events(rc);
+	if (!err)
+		err = open_thread(rc, pid);
 	if (err) {
 		close(go_fd); /* the child exits without running the command */
 		close(err_fd);
@@ -578,6 +680,8 @@ static void release(struct recorder *rc)
 	sched_release(rc);
 	keymap__release(&rc->opened_tids);
 	keymap__release(&rc->forked_tids);
+	keymap__release(&rc->target_pids);
+	free(rc->heads);
 	keymap__release(&rc->names);
 	keymap__release(&rc->seen_tids);
 	keymap__release(&rc->seen_pids);
@@ -662,6 +766,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	rc.scratch = malloc(RING_SCRATCH_SIZE);
 	if (!rc.targets || !rc.scratch || addr_spaces__init(&rc.spaces) ||
 	    keymap__init(&rc.opened_tids, 64) || keymap__init(&rc.forked_tids, 64) ||
+	    keymap__init(&rc.target_pids, 16) ||
 	    keymap__init(&rc.names, 64) || keymap__init(&rc.seen_tids, 64) ||
 	    keymap__init(&rc.seen_pids, 16) || keymap__init(&rc.chains, 4096)) {
 		release(&rc);

@@ -112,6 +112,43 @@ share() {
 	echo "$csv" | awk -F, '$3 == "napper" { w = $5 - $4; if ($9 < 0.8 * w) exit 1 }'
 }
 
+@test "--sched-per-thread (the fallback without CPU-wide events): the same states" {
+	local rec="$BATS_TEST_TMPDIR/pt.data"
+	"$PROF" record --sched --sched-per-thread -o "$rec" -- "$EXAMPLES/sched-mix" 2 \
+		2>"$BATS_TEST_TMPDIR/pt.err"
+	grep -Eq '^prof record: [0-9]+ switches, [0-9]+ wake-ups, 0 switch events lost$' \
+		"$BATS_TEST_TMPDIR/pt.err"
+	CSV="$BATS_TEST_TMPDIR/pt.csv"
+	"$PROF" sched -i "$rec" --format csv >"$CSV"
+	[ "$(csv_col '^spin-' tid | wc -l)" -eq $((2 * $(nproc) + 1)) ]
+	assert_between "napper S share" "$(share '^napper$' sleep_ms)" 0.80 1.0
+	assert_between "spinners R share" "$(share '^spin-' runnable_ms)" 0.30 0.95
+	assert_between "syncer D share" "$(share '^syncer$' iowait_ms)" 0.05 1.0
+}
+
+@test "CPU-wide: a launched command's child is followed, other processes are left out" {
+	local rec="$BATS_TEST_TMPDIR/fork.data" other
+	# A bystander with the same thread names, running at the same time.
+	start_example forker 4
+	other=$EXAMPLE_PID
+	"$PROF" record --sched -F 499 -o "$rec" -- "$EXAMPLES/forker" 2 2>/dev/null
+	kill "$other" 2>/dev/null || true
+	wait "$other" 2>/dev/null || true
+	csv=$("$PROF" sched -i "$rec" --format csv)
+	# forker-parent and forker-child, one process each, neither the bystander
+	[ "$(echo "$csv" | awk -F, 'NR > 1 { print $2 }' | sort -u | wc -l)" -eq 2 ]
+	! echo "$csv" | awk -F, -v o="$other" 'NR > 1 && ($2 == o || $2 == o + 1) { f = 1 } END { exit !f }'
+	echo "$csv" | grep -q ',forker-child,'
+	# Each process's CPU samples match its time on CPU from the switch
+	# events (499 Hz: 0.499 a ms); a bystander's samples would double them.
+	folded=$("$PROF" report -i "$rec" --threads)
+	for p in child parent; do
+		n=$(echo "$folded" | folded_sum "^forker-$p;")
+		ms=$(echo "$csv" | awk -F, -v n="forker-$p" '$3 == n { s += $7 } END { print s + 0 }')
+		assert_between "forker-$p samples per on-CPU ms" "$(ratio "$n" "$ms")" 0.35 0.65
+	done
+}
+
 @test "errors: no scheduler data, folded input" {
 	"$PROF" record -d 0.3 -o "$BATS_TEST_TMPDIR/plain.data" -- "$EXAMPLES/sleeper" 0.3 2>/dev/null
 	run "$PROF" sched -i "$BATS_TEST_TMPDIR/plain.data"
