@@ -45,20 +45,119 @@ void disasm_att_mnemonic(const char *mnemonic, const char *base, int has_reg, ch
 		snprintf(out, len, "%.*s%s", (int)plen, mnemonic, base);
 }
 
-/* ", " -> "," (objdump's separator); with Intel syntax, the size keywords
- * in capitals ("qword ptr" -> "QWORD PTR"), as objdump -M intel. */
-static void format_operands(const char *in, int intel, char *out, size_t len)
+/* Copies one number token of capstone's operands: hex as is; decimal, as
+ * capstone writes values below 10 and displacements, in objdump's hex,
+ * except a scale factor ("(%rax,%rbx,4)", "[rax+rbx*4]"). Returns the
+ * number of input bytes used. */
+static size_t copy_number(const char *p, int scale, char *out, size_t *o, size_t len)
 {
-	size_t o = 0;
+	size_t i = 0;
+	unsigned long long v = 0;
+	int n;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		for (i = 0; i < 2 || isxdigit((unsigned char)p[i]); i++)
+			if (*o + 1 < len)
+				out[(*o)++] = p[i];
+		return i;
+	}
+	while (isdigit((unsigned char)p[i]) && v < (1ull << 59))
+		v = v * 10 + (unsigned)(p[i++] - '0');
+	while (isdigit((unsigned char)p[i])) /* absurdly long: copy the rest */
+		i++;
+	n = snprintf(out + *o, len - *o, scale ? "%llu" : "0x%llx", v);
+	if (n > 0)
+		*o += (size_t)n < len - *o ? (size_t)n : len - *o - 1;
+	return i;
+}
+
+/* Is the text at p a negative immediate: "$-N" (AT&T) or a bare "-N"
+ * operand (Intel)? */
+static int negative_imm(const char *in, const char *p, int intel)
+{
+	char prev = p > in ? p[-1] : '\0';
+
+	if (p[0] != '-' || !isdigit((unsigned char)p[1]))
+		return 0;
+	return intel ? (prev == '\0' || prev == ' ' || prev == ',') : prev == '$';
+}
+
+/* capstone's operands in objdump's spelling: "," between operands (not
+ * ", "), numbers in hex, negative immediates as the unsigned value of
+ * their operand size (imm_size bytes), the scale factor 1 written out
+ * ("(%rsi,%rcx,1)", "[rsi+rcx*1]"), no blanks around + and - in Intel
+ * addresses, size keywords in capitals ("qword ptr" -> "QWORD PTR").
+ * objdump still differs on padding nops (their zero displacement and
+ * segment prefixes). */
+static void format_operands(const char *in, int intel, unsigned imm_size, char *out, size_t len)
+{
+	size_t o = 0, terms = 0, commas = 0;
+	int depth = 0;
 	const char *p;
 
-	for (p = in; *p && o + 1 < len; p++) {
+	for (p = in; *p && o + 8 < len;) {
+		char prev = o ? out[o - 1] : '\0';
+
 		if (p[0] == ',' && p[1] == ' ') {
 			out[o++] = ',';
-			p++;
+			commas += depth > 0;
+			p += 2;
 			continue;
 		}
-		out[o++] = *p;
+		if (intel && p[0] == ' ' && (p[1] == '+' || p[1] == '-' || p[1] == '*') &&
+		    p[2] == ' ') {
+			/* the second term of an address is the index: "*1" */
+			if (depth && ++terms == 1 && p[1] == '+' && isalpha((unsigned char)p[3])) {
+				const char *e = p + 3;
+
+				while (isalnum((unsigned char)*e))
+					e++;
+				if (*e != ' ' || e[1] != '*') {
+					out[o++] = '+';
+					while (p + 3 < e && o + 4 < len) {
+						out[o++] = p[3];
+						p++;
+					}
+					out[o++] = '*';
+					out[o++] = '1';
+					p += 3;
+					continue;
+				}
+			}
+			out[o++] = p[1];
+			p += 3;
+			continue;
+		}
+		if (negative_imm(in, p, intel) && !depth && imm_size && imm_size <= 8) {
+			unsigned long long v = 0, mask;
+			size_t used;
+			char num[32] = "";
+
+			used = copy_number(p + 1, 1, num, &(size_t){0}, sizeof(num));
+			v = strtoull(num, NULL, 0);
+			mask = imm_size == 8 ? ~0ull : (1ull << (8 * imm_size)) - 1;
+			o += (size_t)snprintf(out + o, len - o, "0x%llx", (0 - v) & mask);
+			p += 1 + used;
+			continue;
+		}
+		if (isdigit((unsigned char)*p) && !isalnum((unsigned char)prev) && prev != '_' &&
+		    prev != '%') {
+			int scale = intel ? prev == '*' : depth && prev == ',' && commas == 2;
+
+			p += copy_number(p, scale, out, &o, len);
+			continue;
+		}
+		if (*p == '(' || *p == '[') {
+			depth++;
+			terms = commas = 0;
+		} else if ((*p == ')' || *p == ']') && depth) {
+			if (!intel && commas == 1 && o + 3 < len) {
+				out[o++] = ',';
+				out[o++] = '1';
+			}
+			depth--;
+		}
+		out[o++] = *p++;
 	}
 	out[o] = '\0';
 	if (!intel)
@@ -72,6 +171,19 @@ static void format_operands(const char *in, int intel, char *out, size_t len)
 		for (; s < w + 4; s++)
 			*s = (char)toupper((unsigned char)*s);
 	}
+}
+
+/* The size in bytes of the instruction's immediate operand, 0 if none. */
+static unsigned imm_size(const cs_insn *in)
+{
+	int i;
+
+	if (!in->detail)
+		return 0;
+	for (i = 0; i < in->detail->x86.op_count; i++)
+		if (in->detail->x86.operands[i].type == X86_OP_IMM)
+			return in->detail->x86.operands[i].size;
+	return 0;
 }
 
 /* Fills the branch target of a direct jump or call. */
@@ -152,7 +264,7 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 						    sizeof(d->mnemonic));
 			else
 				snprintf(d->mnemonic, sizeof(d->mnemonic), "%s", in->mnemonic);
-			format_operands(in->op_str, syntax == DISASM_INTEL, d->operands,
+			format_operands(in->op_str, syntax == DISASM_INTEL, imm_size(in), d->operands,
 					sizeof(d->operands));
 			branch_target(in, d);
 		}
