@@ -305,8 +305,8 @@ size_t annot_close_names(const struct recording *r, const char *name, uint32_t *
 	size_t nc = 0, cap = 0, i, limit = strlen(name) / 3;
 	uint8_t *seen;
 
-	if (limit < 1)
-		limit = 1;
+	if (limit < 2)
+		limit = 2; /* a swap of two letters is 2 edits */
 	seen = calloc(r->nstrs ? r->nstrs : 1, 1);
 	if (!seen)
 		return 0;

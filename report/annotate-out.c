@@ -199,6 +199,8 @@ static void write_header(FILE *out, const struct annot_listing *l)
 		l->fn->truncated ? " (cut at 16 MiB)" : "");
 	if (l->lines)
 		fprintf(out, "  source lines: DWARF of %s\n", func_lines__source(l->lines));
+	else if (l->source_off)
+		fprintf(out, "  source lines: off\n");
 	else
 		fprintf(out, "  source lines: none (no DWARF line info found)\n");
 	fprintf(out, "\n%8s  %8s  %8s  %s\n", "Percent", "Samples", "Address", "Instruction");

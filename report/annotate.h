@@ -62,7 +62,7 @@ void annot_set__release(struct annot_set *set);
 
 /* Up to `max` symbol names of `r` close to `name` (a prefix or substring
  * of each other, ignoring case, or an edit distance of at most a third of
- * the name), closest first: recording string ids into ids[]. Returns the
+ * the name, at least 2), closest first: recording string ids into ids[]. Returns the
  * number found. */
 size_t annot_close_names(const struct recording *r, const char *name, uint32_t *ids, size_t max);
 /* Levenshtein distance of two strings, stopping above `limit` (returns
@@ -102,6 +102,7 @@ struct annot_listing {
 	size_t n;
 	enum disasm_syntax syntax;
 	struct func_lines *lines;      /* NULL: no source lines */
+	int source_off;                /* --no-source (else: none found) */
 	struct annot_sources *sources; /* for the lines' text; may be NULL */
 	/* Names call targets outside the function ("<memcpy+0x10>"); may be
 	 * NULL. Returns 1 and fills name/off, else 0. */

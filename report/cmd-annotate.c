@@ -435,6 +435,7 @@ static int annotate_user(struct annotate_cmd *c, const struct annot_func *f, int
 			.n = n,
 			.syntax = c->syntax,
 			.lines = lines,
+			.source_off = c->source == OFF,
 			.sources = c->sources,
 			.target_name = target_name,
 			.target_arg = &tg,
@@ -520,8 +521,8 @@ static void list_others(struct annotate_cmd *c, size_t nmatched)
 	for (i = 0; i < nmatched && i < MAX_LISTED; i++) {
 		const struct annot_func *f = &c->set.funcs[i];
 
-		fprintf(stderr, "  %8" PRIu64 " samples  %s  %s\n", f->samples, func_name(c, f),
-			func_path(c, f));
+		fprintf(stderr, "  %8" PRIu64 " sample%s  %s  %s\n", f->samples,
+			f->samples == 1 ? " " : "s", func_name(c, f), func_path(c, f));
 	}
 	if (nmatched > MAX_LISTED)
 		fprintf(stderr, "  ... and %zu more\n", nmatched - MAX_LISTED);
