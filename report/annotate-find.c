@@ -136,7 +136,8 @@ static void merge_hits(struct annot_func *fn)
 {
 	size_t i, o = 0;
 
-	qsort(fn->hits, fn->nhits, sizeof(*fn->hits), cmp_hits);
+	if (fn->nhits > 1)
+		qsort(fn->hits, fn->nhits, sizeof(*fn->hits), cmp_hits);
 	for (i = 0; i < fn->nhits; i++) {
 		if (o && fn->hits[o - 1].off == fn->hits[i].off)
 			fn->hits[o - 1].count += fn->hits[i].count;
@@ -221,7 +222,8 @@ int annot_set__build(struct annot_set *set, const struct recording *r,
 	}
 	for (i = 0; i < set->nfuncs; i++)
 		merge_hits(&set->funcs[i]);
-	qsort_r(set->funcs, set->nfuncs, sizeof(*set->funcs), cmp_funcs, (void *)r);
+	if (set->nfuncs > 1)
+		qsort_r(set->funcs, set->nfuncs, sizeof(*set->funcs), cmp_funcs, (void *)r);
 	err = 0;
 out:
 	free(ffunc);
@@ -329,7 +331,8 @@ size_t annot_close_names(const struct recording *r, const char *name, uint32_t *
 			break;
 		c[nc++] = (struct close_name){.id = id, .dist = d};
 	}
-	qsort_r(c, nc, sizeof(*c), cmp_close, (void *)r);
+	if (nc > 1)
+		qsort_r(c, nc, sizeof(*c), cmp_close, (void *)r);
 	for (i = 0; i < nc && i < max; i++)
 		ids[i] = c[i].id;
 	free(c);

@@ -488,6 +488,150 @@ static void test_sources(void **state)
 	unlink(path);
 }
 
+/* ---- the real thing: this test program's own code ---- */
+
+/* Finds test_colour (a local function: .symtab only) in this very binary,
+ * by name, then by name and a file offset inside it; its bytes are the
+ * ones in the file; its source lines are in this file. */
+static void test_self_function(void **state)
+{
+	struct elf_function fn, again;
+	struct func_lines *fl;
+	struct disasm_insn *v;
+	const char *file;
+	size_t n;
+	int line;
+
+	(void)state;
+	assert_int_equal(elf_function__load(&fn, "/proc/self/exe", NULL, "test_colour",
+					    ELF_FUNCTION_ANY),
+			 0);
+	assert_true(fn.size > 16);
+	assert_false(fn.from_dynsym);
+	assert_true(strlen(fn.build_id) >= 16);
+	assert_int_equal(elf_function__load(&again, "/proc/self/exe", NULL, "test_colour",
+					    fn.file_off + fn.size - 1),
+			 0);
+	assert_int_equal(again.vaddr, fn.vaddr);
+	assert_memory_equal(again.code, fn.code, fn.size);
+	elf_function__release(&again);
+	/* An offset outside it: no such function there. */
+	assert_int_equal(elf_function__load(&again, "/proc/self/exe", NULL, "test_colour",
+					    fn.file_off + fn.size),
+			 -ESRCH);
+	elf_function__release(&again);
+	assert_int_equal(elf_function__load(&again, "/proc/self/exe", NULL, "no_such_function_x",
+					    ELF_FUNCTION_ANY),
+			 -ESRCH);
+	elf_function__release(&again);
+	assert_int_equal(elf_function__load(&again, "/nonexistent", NULL, "f", ELF_FUNCTION_ANY),
+			 -ENOENT);
+	elf_function__release(&again);
+
+	assert_int_equal(disasm_function(fn.code, fn.size, fn.vaddr, DISASM_ATT, &v, &n), 0);
+	assert_true(n > 4);
+	assert_int_equal(v[n - 1].addr + v[n - 1].size, fn.vaddr + fn.size);
+	fl = func_lines__load("/proc/self/exe", NULL, NULL, fn.vaddr, fn.vaddr + fn.size);
+	assert_non_null(fl);
+	assert_true(func_lines__lookup(fl, v[0].addr, &file, &line));
+	assert_non_null(strstr(file, "test-annotate.c"));
+	assert_true(line > 0);
+	func_lines__free(fl);
+	free(v);
+	elf_function__release(&fn);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* This binary, copied and damaged a few bytes at a time (mostly in its
+ * headers, where libelf and libdw look first): loading, disassembling
+ * and line lookups fail cleanly or work, never crash (run under ASan in
+ * the suite). */
+static void test_damaged_binary(void **state)
+{
+	char path[] = "/tmp/test-annotate-elf-XXXXXX";
+	unsigned char *data;
+	size_t size, iter, ok = 0;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(read_whole_file("/proc/self/exe", &data, &size), 0);
+	assert_int_equal(write(fd, data, size), (ssize_t)size);
+	for (iter = 0; iter < 1500; iter++) {
+		size_t pos[6], k, nk = 1 + rng() % 6;
+		unsigned char old[6];
+		struct elf_function fn;
+		struct func_lines *fl;
+
+		for (k = 0; k < nk; k++) {
+			size_t r = rng() % 4;
+
+			pos[k] = r < 2 ? rng() % 4096 : r == 2 ? size - 1 - rng() % 8192 : rng() % size;
+			old[k] = data[pos[k]];
+			assert_int_equal(pwrite(fd, &(unsigned char){(unsigned char)rng()}, 1,
+						(off_t)pos[k]),
+					 1);
+		}
+		if (!elf_function__load(&fn, path, NULL, "test_colour", ELF_FUNCTION_ANY)) {
+			struct disasm_insn *v;
+			size_t n;
+
+			ok++;
+			assert_true(fn.size <= ELF_FUNCTION_MAX_SIZE);
+			if (!disasm_function(fn.code, fn.size, fn.vaddr, DISASM_ATT, &v, &n))
+				free(v);
+			fl = func_lines__load(path, NULL, NULL, fn.vaddr, fn.vaddr + fn.size);
+			if (fl) {
+				const char *file;
+				int line;
+
+				(void)func_lines__lookup(fl, fn.vaddr, &file, &line);
+				func_lines__free(fl);
+			}
+		}
+		elf_function__release(&fn);
+		for (k = nk; k-- > 0;)
+			assert_int_equal(pwrite(fd, &old[k], 1, (off_t)pos[k]), 1);
+	}
+	assert_true(ok > 150); /* the test reached past the header checks */
+	close(fd);
+	unlink(path);
+	free(data);
+}
+
+static void test_kernel_listing(void **state)
+{
+	struct annot_hit hits[] = {{.off = 0x10, .count = 3}, {.off = 0x93, .count = 1}};
+	struct annot_func f = {.kernel = 1, .start = 0xffffffff81000000ULL, .samples = 4,
+			       .hits = hits, .nhits = 2};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(annot_write_kernel(m, "do_it", "cpu-clock", &f, 8, 0), 0);
+	fclose(m);
+	assert_string_equal(out,
+			    "do_it  [kernel]\n"
+			    "  4 samples: 50.00% of 8 cpu-clock samples; at 0xffffffff81000000; no "
+			    "disassembly (prof annotate does not read the kernel image)\n"
+			    "\n"
+			    " Percent   Samples           Address  Offset\n"
+			    "  75.00%         3  ffffffff81000010  do_it+0x10\n"
+			    "  25.00%         1  ffffffff81000093  do_it+0x93\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +647,9 @@ int main(void)
 		cmocka_unit_test(test_find_children),
 		cmocka_unit_test(test_find_regex_and_close),
 		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_self_function),
+		cmocka_unit_test(test_damaged_binary),
+		cmocka_unit_test(test_kernel_listing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
