@@ -197,6 +197,8 @@ static void write_header(FILE *out, const struct annot_listing *l)
 		l->total, l->event, l->children ? ", with callers" : "", l->fn->size,
 		l->fn->vaddr, l->syntax == DISASM_INTEL ? "Intel" : "AT&T",
 		l->fn->truncated ? " (cut at 16 MiB)" : "");
+	if (l->fn->from_dynsym)
+		fprintf(out, "  symbol from .dynsym (no .symtab entry for it: a stripped binary)\n");
 	if (l->lines)
 		fprintf(out, "  source lines: DWARF of %s\n", func_lines__source(l->lines));
 	else if (l->source_off)
