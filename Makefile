@@ -21,7 +21,7 @@ CFLAGS ?= -O2 -g
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
 	$(XML_CFLAGS)
-LDLIBS := -lelf -lz -lm -lxml2 -ltraceevent
+LDLIBS := -lelf -ldw -lcapstone -lz -lm -lxml2 -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm
@@ -65,6 +65,13 @@ $(BUILD)/examples/%: examples/%.c examples/duty-cycle.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline \
 		-Wall -Wextra -Werror -pthread -o $@ $< -lm
+
+# hotloop (prof annotate's example) is built as services are: -O2 with DWARF
+# line info and frame pointers.
+$(BUILD)/examples/hotloop: examples/hotloop.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror \
+		-o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
 	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
+	{"annotate", cmd_annotate, "show where a function spends its samples, instruction by instruction"},
 };
 
 static void usage(FILE *out)
