@@ -21,6 +21,34 @@ struct elf_symtab;
 struct elf_symtab *elf_symtab__load(const char *path);
 void elf_symtab__free(struct elf_symtab *t);
 
+/* Where a binary's missing symbols and DWARF are looked for (debuginfo.h,
+ * docs/symbolize-notes.md). The zero value: on the host, in
+ * $PROF_DEBUGINFO_DIRS or /usr/lib/debug. */
+struct elf_symtab_opts {
+	const char *root;       /* `path` lies under this root (a container's
+				   /proc/PID/root): look for debug files
+				   there first, then on the host */
+	const char *debug_dirs; /* ':'-separated global debug directories;
+				   NULL: $PROF_DEBUGINFO_DIRS, else /usr/lib/debug */
+	int no_debuginfo;       /* read `path` alone: no separate debug file,
+				   no MiniDebugInfo */
+};
+
+/* elf_symtab__load() is elf_symtab__load_opts(path, NULL). A binary without
+ * .symtab takes its symbols from its separate debug file (found through its
+ * build-id or .gnu_debuglink; used only when the build-ids match), else from
+ * its MiniDebugInfo (.gnu_debugdata), merged with .dynsym; segments and
+ * build-id always come from `path`. An unusable debug file or MiniDebugInfo
+ * is skipped, never an error. Blocks on I/O; may read a whole debug file
+ * once (debuglink CRC). */
+struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts);
+/* The separate debug file found for a binary without .symtab or without
+ * DWARF (the DWARF reader opens it), or "" when there is none. Owned by t. */
+const char *elf_symtab__debug_file(const struct elf_symtab *t);
+/* Which table the symbols mostly came from: "symtab", "debuginfo",
+ * "minidebuginfo", "dynsym", or "none". */
+const char *elf_symtab__source(const struct elf_symtab *t);
+
 /* Looks up a file offset (address - mapping start + mapping pgoff). Returns 1
  * and sets *name (owned by t) and *sym_off when a symbol covers it, else 0. */
 int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
