@@ -104,6 +104,7 @@ struct rec_sample {
 };
 
 #define REC_SYMBOL_UNRESOLVED 1u
+#define REC_SYMBOL_JIT 2u /* from a JIT map (/tmp/perf-PID.map): shown as name_[j] */
 
 struct rec_symbol {
 	uint32_t frame;

@@ -728,6 +728,11 @@ static int finish(struct recorder *rc, uint64_t start)
 		if (ss.kernel_hidden && !rc->opts->quiet)
 			fprintf(stderr, "prof record: kernel symbols are hidden (kernel.kptr_restrict): "
 				"kernel frames keep raw addresses\n");
+		if (ss.notice[0] && !rc->opts->quiet)
+			fprintf(stderr, "prof record: %s\n", ss.notice);
+	} else if (!rc->write_err) {
+		/* Build-ids only, so 'prof symbolize -i' can tell a changed binary. */
+		rc->write_err = symbolize_build_ids(rc->w, NULL);
 	}
 	write_stats(rc, rc->opts->no_symbolize ? NULL : &ss);
 	rec_writer__meta(rc->w, "symbolized", rc->opts->no_symbolize ? "no" : "yes");

@@ -182,6 +182,7 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 	const struct rec_frame *fr = &r->frames[f];
 	const struct rec_symbol *sym = f < r->symbols_cap ? &r->symbols[f] : NULL;
 	int kernel = !!(fr->flags & REC_FRAME_KERNEL);
+	int jit = sym && (sym->flags & REC_SYMBOL_JIT) && !kernel;
 	const char *suffix = kernel ? "_[k]" : "";
 	size_t need;
 	long long n;
@@ -194,7 +195,7 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 	if (sym && sym->name && sym->name < r->nstrs && r->lens[sym->name]) {
 		uint32_t len = r->lens[sym->name];
 
-		if (!kernel) {
+		if (!kernel && !jit) {
 			/* Many frames share a function: intern its name once. */
 			if (!b->str_names[sym->name]) {
 				err = profile__intern(b->p, r->strs[sym->name], len,
@@ -209,7 +210,7 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 		if (GROW(b->text, b->text_cap, need))
 			return -ENOMEM;
 		memcpy(b->text, r->strs[sym->name], len);
-		memcpy(b->text + len, "_[k]", 4);
+		memcpy(b->text + len, jit ? "_[j]" : "_[k]", 4);
 		n = (int)(len + 4);
 	} else {
 		/* Caller frames hold the return address minus one (so that it

@@ -10,7 +10,13 @@
  * before use, and a file libelf cannot parse is ENOEXEC. The work is linear in
  * the size of the symbol and string tables plus one sort: one pass over each
  * table, and one memcpy of each string table that names a kept symbol (names
- * then cost no allocation and no strlen of their own). */
+ * then cost no allocation and no strlen of their own).
+ *
+ * A stripped binary (no .symtab) takes its symbols from its separate debug
+ * file (debuginfo.c) or, failing that, from its MiniDebugInfo
+ * (.gnu_debugdata, minidebuginfo.c), merged with its .dynsym; its own
+ * PT_LOAD segments and build-id are kept either way. A binary without
+ * DWARF also notes its debug file, for the DWARF reader. */
 #include "symbolize.h"
 
 #include <errno.h>
@@ -23,12 +29,24 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "symbolize/debuginfo.h"
 
 #define BUILD_ID_MAX 64 /* bytes; ld writes 20 (sha1), other tools 8 to 32 */
 #define NAME_CMP_MAX 256 /* bytes of a name compared when choosing among aliases */
 #define SCAN_BACK 8 /* symbols below the nearest one tried, for nested symbols */
 
-enum { TAB_SYMTAB, TAB_DYNSYM, NTABS };
+/* Symbol tables by preference among aliases: the binary's .symtab, its
+ * debug file's, its MiniDebugInfo's, then .dynsym. */
+enum { TAB_SYMTAB, TAB_DEBUG, TAB_MINI, TAB_DYNSYM, NTABS };
+
+/* The ELF files symbols are read from: the binary, its debug file, the
+ * decompressed MiniDebugInfo image. */
+enum { SRC_BIN, SRC_DEBUG, SRC_MINI, NSRCS };
+
+static const char *const source_names[] = {
+	[TAB_SYMTAB] = "symtab", [TAB_DEBUG] = "debuginfo",
+	[TAB_MINI] = "minidebuginfo", [TAB_DYNSYM] = "dynsym",
+};
 
 struct sym {
 	uint64_t addr, end; /* covers [addr, end) */
@@ -46,6 +64,8 @@ struct elf_symtab {
 	struct segment *segs;
 	size_t nsegs;
 	char build_id[2 * BUILD_ID_MAX + 1];
+	char *debug_file; /* separate debug file found, or NULL */
+	int source;       /* TAB_* of the best table read, or -1 */
 };
 
 /* A symbol as read, before sorting and the removal of aliases. */
@@ -73,13 +93,21 @@ struct strtab_view {
 	int used;
 };
 
-struct loader {
+struct elf_src {
 	Elf *elf;
 	size_t shnum;
 	struct section_info *secs;
+	Elf_Scn *symtab, *dynsym;
+	int has_dwarf; /* a .debug_info section with contents */
+};
+
+struct loader {
+	struct elf_src src[NSRCS];
 	struct cand *cands;
 	size_t ncands, cands_cap;
 	struct strtab_view strs[NTABS];
+	int debug_fd;  /* SRC_DEBUG's file, or -1 */
+	void *mini;    /* SRC_MINI's image */
 };
 
 /* -errno for libelf's last error: its codes are private, and the one worth
@@ -92,27 +120,34 @@ static int elf_err(void)
 	return msg && strstr(msg, "memory") ? -ENOMEM : -ENOEXEC;
 }
 
-static int read_sections(struct loader *ld, Elf_Scn *tabs[NTABS])
+static int read_sections(struct elf_src *src)
 {
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
 	GElf_Shdr sh;
 
-	ld->secs = calloc(ld->shnum ? ld->shnum : 1, sizeof(*ld->secs));
-	if (!ld->secs)
+	if (elf_getshdrstrndx(src->elf, &shstrndx))
+		shstrndx = 0;
+	src->secs = calloc(src->shnum ? src->shnum : 1, sizeof(*src->secs));
+	if (!src->secs)
 		return -ENOMEM;
-	while ((scn = elf_nextscn(ld->elf, scn))) {
+	while ((scn = elf_nextscn(src->elf, scn))) {
 		size_t i = elf_ndxscn(scn);
+		const char *name;
 
-		if (i >= ld->shnum || !gelf_getshdr(scn, &sh))
+		if (i >= src->shnum || !gelf_getshdr(scn, &sh))
 			return -ENOEXEC;
-		ld->secs[i].addr = sh.sh_addr;
-		ld->secs[i].end = sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX
+		src->secs[i].addr = sh.sh_addr;
+		src->secs[i].end = sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX
 									  : sh.sh_addr + sh.sh_size;
-		ld->secs[i].exec = !!(sh.sh_flags & SHF_EXECINSTR);
-		if (sh.sh_type == SHT_SYMTAB && !tabs[TAB_SYMTAB])
-			tabs[TAB_SYMTAB] = scn;
-		else if (sh.sh_type == SHT_DYNSYM && !tabs[TAB_DYNSYM])
-			tabs[TAB_DYNSYM] = scn;
+		src->secs[i].exec = !!(sh.sh_flags & SHF_EXECINSTR);
+		if (sh.sh_type == SHT_SYMTAB && !src->symtab)
+			src->symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !src->dynsym)
+			src->dynsym = scn;
+		name = shstrndx ? elf_strptr(src->elf, shstrndx, sh.sh_name) : NULL;
+		if (name && sh.sh_type == SHT_PROGBITS && sh.sh_size && !strcmp(name, ".debug_info"))
+			src->has_dwarf = 1;
 	}
 	return 0;
 }
@@ -120,7 +155,7 @@ static int read_sections(struct loader *ld, Elf_Scn *tabs[NTABS])
 /* Maps the string table that symbol table `scn` links to. A link that is not
  * a string table (as in separate debug files, where .dynstr is NOBITS) makes
  * the symbol table unusable, not the file. Returns 1, 0 (skip) or -errno. */
-static int open_strtab(struct loader *ld, Elf_Scn *scn, struct strtab_view *v)
+static int open_strtab(const struct elf_src *ld, Elf_Scn *scn, struct strtab_view *v)
 {
 	GElf_Shdr sh;
 	Elf_Scn *str;
@@ -150,7 +185,7 @@ static int open_strtab(struct loader *ld, Elf_Scn *scn, struct strtab_view *v)
 	return v->limit ? 1 : 0;
 }
 
-static int want_symbol(const struct loader *ld, const GElf_Sym *s, int *notype)
+static int want_symbol(const struct elf_src *ld, const GElf_Sym *s, int *notype)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
@@ -165,15 +200,15 @@ static int want_symbol(const struct loader *ld, const GElf_Sym *s, int *notype)
 	       s->st_shndx < SHN_LORESERVE && ld->secs[s->st_shndx].exec;
 }
 
-static int read_symbols(struct loader *ld, Elf_Scn *scn, int table)
+static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *scn, int table)
 {
 	struct strtab_view *v = &ld->strs[table];
-	size_t entsize = gelf_fsize(ld->elf, ELF_T_SYM, 1, EV_CURRENT);
+	size_t entsize = gelf_fsize(src->elf, ELF_T_SYM, 1, EV_CURRENT);
 	size_t i, n;
 	Elf_Data *d;
 	int r;
 
-	r = open_strtab(ld, scn, v);
+	r = open_strtab(src, scn, v);
 	if (r <= 0)
 		return r;
 	d = elf_getdata(scn, NULL);
@@ -194,7 +229,7 @@ static int read_symbols(struct loader *ld, Elf_Scn *scn, int table)
 
 		if (!gelf_getsym(d, (int)i, &s))
 			return -ENOEXEC;
-		if (!want_symbol(ld, &s, &notype) || s.st_name >= v->limit)
+		if (!want_symbol(src, &s, &notype) || s.st_name >= v->limit)
 			continue;
 		name = v->data + s.st_name;
 		if (!*name)
@@ -202,9 +237,9 @@ static int read_symbols(struct loader *ld, Elf_Scn *scn, int table)
 		c->addr = s.st_value;
 		c->size = s.st_size;
 		c->sec_end = 0;
-		if (s.st_shndx < ld->shnum && s.st_shndx < SHN_LORESERVE &&
-		    ld->secs[s.st_shndx].end > s.st_value && ld->secs[s.st_shndx].addr <= s.st_value)
-			c->sec_end = ld->secs[s.st_shndx].end;
+		if (s.st_shndx < src->shnum && s.st_shndx < SHN_LORESERVE &&
+		    src->secs[s.st_shndx].end > s.st_value && src->secs[s.st_shndx].addr <= s.st_value)
+			c->sec_end = src->secs[s.st_shndx].end;
 		c->name = name;
 		c->name_off = s.st_name;
 		c->table = (uint8_t)table;
@@ -247,15 +282,15 @@ static int cand_cmp(const void *pa, const void *pb)
 	return strncmp(a->name, b->name, NAME_CMP_MAX);
 }
 
-static int read_segments(struct loader *ld, struct elf_symtab *t)
+static int read_segments(Elf *elf, struct elf_symtab *t)
 {
 	size_t i, n, cap = 0;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(ld->elf, &n))
+	if (elf_getphdrnum(elf, &n))
 		return -ENOEXEC;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(ld->elf, (int)i, &ph))
+		if (!gelf_getphdr(elf, (int)i, &ph))
 			return -ENOEXEC;
 		if (ph.p_type != PT_LOAD || !ph.p_filesz || ph.p_offset + ph.p_filesz < ph.p_offset)
 			continue;
@@ -301,33 +336,34 @@ static int scan_notes(Elf_Data *d, char *hex)
 
 /* The build-id, from PT_NOTE segments, else from SHT_NOTE sections. A file
  * without one (or with unreadable notes) simply has none. */
-static void read_build_id(struct loader *ld, struct elf_symtab *t)
+void elf_build_id_hex(Elf *elf, char hex[DEBUGINFO_BUILD_ID_HEX])
 {
 	Elf_Scn *scn = NULL;
 	size_t i, n;
 	GElf_Phdr ph;
 	GElf_Shdr sh;
 
-	if (!elf_getphdrnum(ld->elf, &n)) {
+	hex[0] = '\0';
+	if (!elf_getphdrnum(elf, &n)) {
 		for (i = 0; i < n; i++) {
 			Elf_Data *d;
 
-			if (!gelf_getphdr(ld->elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
 			    !ph.p_filesz)
 				continue;
-			d = elf_getdata_rawchunk(ld->elf, (int64_t)ph.p_offset, ph.p_filesz,
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (d && scan_notes(d, t->build_id))
+			if (d && scan_notes(d, hex))
 				return;
 		}
 	}
-	while ((scn = elf_nextscn(ld->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && scan_notes(d, t->build_id))
+		if (d && d->d_buf && scan_notes(d, hex))
 			return;
 	}
 }
@@ -411,44 +447,153 @@ static int fits(uint64_t off, size_t n, size_t size, uint64_t file_size)
 	return 1;
 }
 
-static int load_elf(struct loader *ld, struct elf_symtab *t, uint64_t file_size)
+/* Checks the headers of src->elf against the file's size and reads its
+ * sections. 0, -ENOEXEC, -ENOMEM. */
+static int open_src(struct elf_src *src, uint64_t file_size)
 {
-	Elf_Scn *tabs[NTABS] = {NULL, NULL};
 	size_t phnum;
 	GElf_Ehdr eh;
-	int err, i;
 
-	if (elf_kind(ld->elf) != ELF_K_ELF || !gelf_getehdr(ld->elf, &eh))
+	if (elf_kind(src->elf) != ELF_K_ELF || !gelf_getehdr(src->elf, &eh))
 		return -ENOEXEC;
-	if (elf_getshdrnum(ld->elf, &ld->shnum) || elf_getphdrnum(ld->elf, &phnum))
+	if (elf_getshdrnum(src->elf, &src->shnum) || elf_getphdrnum(src->elf, &phnum))
 		return -ENOEXEC;
 	/* libelf quietly shows no sections when their headers run past the
 	 * end of the file (a truncated copy): that is a corrupt file. */
-	if ((eh.e_shnum && ld->shnum != eh.e_shnum) ||
+	if ((eh.e_shnum && src->shnum != eh.e_shnum) ||
 	    (eh.e_phnum != PN_XNUM && phnum != eh.e_phnum) ||
-	    !fits(eh.e_shoff, ld->shnum, gelf_fsize(ld->elf, ELF_T_SHDR, 1, EV_CURRENT),
+	    !fits(eh.e_shoff, src->shnum, gelf_fsize(src->elf, ELF_T_SHDR, 1, EV_CURRENT),
 		  file_size) ||
-	    !fits(eh.e_phoff, phnum, gelf_fsize(ld->elf, ELF_T_PHDR, 1, EV_CURRENT), file_size))
+	    !fits(eh.e_phoff, phnum, gelf_fsize(src->elf, ELF_T_PHDR, 1, EV_CURRENT), file_size))
 		return -ENOEXEC;
-	err = read_sections(ld, tabs);
+	return read_sections(src);
+}
+
+/* Reads the .symtab of an extra source (debug file, MiniDebugInfo) into
+ * table `table`. A source that turns out unreadable is dropped with every
+ * symbol taken from it: it must never cost the binary's own symbols.
+ * Returns 1 when it gave symbols, 0, or -ENOMEM. */
+static int read_extra(struct loader *ld, int srcid, uint64_t size, int table)
+{
+	struct elf_src *src = &ld->src[srcid];
+	size_t before = ld->ncands;
+	int err = open_src(src, size);
+
+	if (!err && src->symtab)
+		err = read_symbols(ld, src, src->symtab, table);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		ld->ncands = before;
+		memset(&ld->strs[table], 0, sizeof(ld->strs[table]));
+	}
+	return ld->ncands > before;
+}
+
+/* The separate debug file: noted for a binary without DWARF, read for
+ * symbols when the binary has no .symtab. 1 (symbols read), 0, -ENOMEM. */
+static int load_debug_file(struct loader *ld, struct elf_symtab *t,
+			   const struct elf_symtab_opts *o, const char *path)
+{
+	struct elf_src *bin = &ld->src[SRC_BIN];
+	struct debuginfo_query q = {.binary = path, .root = o->root, .dirs = o->debug_dirs,
+				    .build_id = t->build_id};
+	char found[PATH_MAX];
+	struct debuglink link;
+	struct stat st;
+	int err;
+
+	if (debuginfo_read_debuglink(bin->elf, &link))
+		q.link = &link;
+	err = debuginfo_locate(&q, found, sizeof(found));
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	t->debug_file = strdup(found);
+	if (!t->debug_file)
+		return -ENOMEM;
+	if (bin->symtab)
+		return 0;
+	ld->debug_fd = open(found, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (ld->debug_fd < 0 || fstat(ld->debug_fd, &st))
+		return 0;
+	ld->src[SRC_DEBUG].elf = elf_begin(ld->debug_fd, ELF_C_READ, NULL);
+	if (!ld->src[SRC_DEBUG].elf)
+		return 0;
+	return read_extra(ld, SRC_DEBUG, (uint64_t)st.st_size, TAB_DEBUG);
+}
+
+/* .gnu_debugdata: decompressed (bounded) and read for symbols. 0/-ENOMEM. */
+static int load_minidebuginfo(struct loader *ld)
+{
+	Elf_Scn *scn = elf_section_by_name(ld->src[SRC_BIN].elf, ".gnu_debugdata");
+	size_t len;
+	Elf_Data *d;
+	int err;
+
+	if (!scn)
+		return 0;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return 0;
+	err = minidebuginfo_decompress(d->d_buf, d->d_size, MINIDEBUGINFO_MAX_OUT, &ld->mini,
+				       &len);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	ld->src[SRC_MINI].elf = elf_memory(ld->mini, len);
+	if (!ld->src[SRC_MINI].elf)
+		return elf_err() == -ENOMEM ? -ENOMEM : 0;
+	err = read_extra(ld, SRC_MINI, len, TAB_MINI);
+	return err < 0 ? err : 0;
+}
+
+static int load_elf(struct loader *ld, struct elf_symtab *t, uint64_t file_size,
+		    const char *path, const struct elf_symtab_opts *o)
+{
+	struct elf_src *bin = &ld->src[SRC_BIN];
+	int err, i, got_debug = 0;
+
+	err = open_src(bin, file_size);
 	if (!err)
-		err = read_segments(ld, t);
-	for (i = 0; !err && i < NTABS; i++)
-		if (tabs[i])
-			err = read_symbols(ld, tabs[i], i);
-	if (!err)
-		err = build_table(ld, t);
-	if (!err)
-		read_build_id(ld, t);
+		err = read_segments(bin->elf, t);
+	if (!err && bin->symtab)
+		err = read_symbols(ld, bin, bin->symtab, TAB_SYMTAB);
+	if (!err && bin->dynsym)
+		err = read_symbols(ld, bin, bin->dynsym, TAB_DYNSYM);
+	if (err)
+		return err;
+	elf_build_id_hex(bin->elf, t->build_id);
+	if (!o->no_debuginfo && (!bin->symtab || !bin->has_dwarf)) {
+		err = load_debug_file(ld, t, o, path);
+		if (err < 0)
+			return err;
+		got_debug = err;
+	}
+	if (!o->no_debuginfo && !bin->symtab && !got_debug) {
+		err = load_minidebuginfo(ld);
+		if (err)
+			return err;
+	}
+	err = build_table(ld, t);
+	t->source = -1;
+	for (i = 0; i < NTABS && t->source < 0; i++)
+		if (ld->strs[i].used)
+			t->source = i;
 	return err;
 }
 
 struct elf_symtab *elf_symtab__load(const char *path)
 {
+	return elf_symtab__load_opts(path, NULL);
+}
+
+struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts)
+{
+	static const struct elf_symtab_opts defaults;
+	const struct elf_symtab_opts *o = opts ? opts : &defaults;
 	struct loader ld;
 	struct elf_symtab *t;
 	struct stat st;
-	int fd, err;
+	int fd, err, i;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -471,14 +616,20 @@ struct elf_symtab *elf_symtab__load(const char *path)
 		return NULL;
 	}
 	memset(&ld, 0, sizeof(ld));
+	ld.debug_fd = -1;
 	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
 	 * a file truncated under us is an error, not a SIGBUS. */
 	elf_version(EV_CURRENT);
-	ld.elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = ld.elf ? load_elf(&ld, t, (uint64_t)st.st_size) : elf_err();
-	elf_end(ld.elf);
+	ld.src[SRC_BIN].elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = ld.src[SRC_BIN].elf ? load_elf(&ld, t, (uint64_t)st.st_size, path, o) : elf_err();
+	for (i = 0; i < NSRCS; i++) {
+		elf_end(ld.src[i].elf);
+		free(ld.src[i].secs);
+	}
 	close(fd);
-	free(ld.secs);
+	if (ld.debug_fd >= 0)
+		close(ld.debug_fd);
+	free(ld.mini);
 	free(ld.cands);
 	if (err) {
 		elf_symtab__free(t);
@@ -488,6 +639,16 @@ struct elf_symtab *elf_symtab__load(const char *path)
 	return t;
 }
 
+const char *elf_symtab__debug_file(const struct elf_symtab *t)
+{
+	return t->debug_file ? t->debug_file : "";
+}
+
+const char *elf_symtab__source(const struct elf_symtab *t)
+{
+	return t->source >= 0 && t->source < NTABS ? source_names[t->source] : "none";
+}
+
 void elf_symtab__free(struct elf_symtab *t)
 {
 	if (!t)
@@ -495,6 +656,7 @@ void elf_symtab__free(struct elf_symtab *t)
 	free(t->syms);
 	free(t->names);
 	free(t->segs);
+	free(t->debug_file);
 	free(t);
 }
 

@@ -7,7 +7,11 @@
  * system. A path can name different files in different mount namespaces
  * (containers), so within a path the loaded tables are told apart by device
  * and inode. Kernel frames go to kallsyms, loaded on the first one. The work
- * is O(frames + mappings log mappings) plus the loads. */
+ * is O(frames + mappings log mappings) plus the loads.
+ *
+ * User frames outside any file (anonymous executable memory) are JIT code:
+ * they are looked up in the process's perf map (perf-map.c), loaded once per
+ * process and kept to the end. */
 #include "symbolize.h"
 
 #include <errno.h>
@@ -19,6 +23,8 @@
 #include <sys/stat.h>
 
 #include "lib/grow.h"
+#include "lib/keymap.h"
+#include "symbolize/perf-map.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -29,11 +35,23 @@ struct binary {
 	struct elf_symtab *tab; /* NULL: not an ELF we can read */
 };
 
+/* A process's JIT map, loaded on its first frame in anonymous memory. */
+struct jit_map {
+	uint32_t pid;
+	struct perf_map *map; /* NULL: none, or refused */
+};
+
 struct symbolizer {
 	struct rec_writer *w;
 	const char *kallsyms_path;
 	const char *root_prefix; /* NULL: try /proc/PID/root first */
+	const char *debug_dirs;
+	int ids_only; /* symbolize_build_ids(): META entries only */
 	struct symbolize_stats st;
+
+	struct keymap jit_index; /* pid -> slot in jits */
+	struct jit_map *jits;
+	size_t njits, jits_cap;
 
 	struct kallsyms *ksyms;
 	int ksyms_tried;
@@ -44,11 +62,13 @@ struct symbolizer {
 	int path_missing_counted, path_build_id_written;
 };
 
-static int emit(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off)
+static int emit_flags(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off,
+		      uint32_t flags)
 {
 	struct rec_symbol sym = {
 		.frame = frame,
 		.offset = off > UINT32_MAX ? UINT32_MAX : (uint32_t)off,
+		.flags = flags,
 	};
 	int err = rec_writer__string(s->w, name, strlen(name), &sym.name);
 
@@ -57,6 +77,83 @@ static int emit(struct symbolizer *s, uint32_t frame, const char *name, uint64_t
 	if (!err)
 		s->st.resolved++;
 	return err;
+}
+
+static int emit(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off)
+{
+	return emit_flags(s, frame, name, off, 0);
+}
+
+/* ---- JIT code: /tmp/perf-PID.map (perf-map.c) ---- */
+
+static void note_refused(struct symbolizer *s, int verdict, const char *path)
+{
+	static const char *const why[] = {
+		[PERF_MAP_NOT_REGULAR] = "not a regular file",
+		[PERF_MAP_NOT_OWNED] = "not owned by root, the user running prof or the "
+				       "process's owner",
+		[PERF_MAP_WRITABLE] = "writable by others",
+	};
+
+	s->st.perf_maps_ignored++;
+	if (!s->st.notice[0])
+		snprintf(s->st.notice, sizeof(s->st.notice), "ignoring JIT map '%.200s': %s", path,
+			 why[verdict]);
+}
+
+static int jit_map_of(struct symbolizer *s, uint32_t pid, struct perf_map **map)
+{
+	char path[4096];
+	uint32_t slot;
+	int r;
+
+	if (keymap__get(&s->jit_index, pid, 0, &slot)) {
+		*map = s->jits[slot].map;
+		return 0;
+	}
+	r = perf_map__load_pid(pid, s->root_prefix, map, path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (r == PERF_MAP_OK)
+		s->st.perf_maps++;
+	else if (r != PERF_MAP_MISSING)
+		note_refused(s, r, path);
+	if (GROW(s->jits, s->jits_cap, s->njits + 1) ||
+	    keymap__put(&s->jit_index, pid, 0, (uint32_t)s->njits, NULL) < 0) {
+		perf_map__free(*map);
+		return -ENOMEM;
+	}
+	s->jits[s->njits++] = (struct jit_map){.pid = pid, .map = *map};
+	return 0;
+}
+
+/* A user frame outside any file: JIT code, if the process has a map. */
+static int jit_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
+{
+	struct perf_map *map = NULL;
+	const char *name;
+	uint64_t off;
+	int err;
+
+	if (s->ids_only)
+		return 0;
+	err = f->pid ? jit_map_of(s, f->pid, &map) : 0;
+	if (err)
+		return err;
+	if (map && perf_map__lookup(map, f->addr, &name, &off)) {
+		s->st.jit_resolved++;
+		return emit_flags(s, id, name, off, REC_SYMBOL_JIT);
+	}
+	s->st.unresolved++;
+	return 0;
+}
+
+/* Anonymous executable memory, as the kernel names it in mmap events and
+ * /proc/PID/maps; memfd mappings too (some JITs map their code twice). */
+static int is_jit_path(const char *p)
+{
+	return !strcmp(p, "//anon") || !strncmp(p, "[anon", 5) || !strncmp(p, "/memfd:", 7) ||
+	       !*p;
 }
 
 static int kernel_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
@@ -108,8 +205,11 @@ static void release_path(struct symbolizer *s)
 /* The table for file `file` (the path of mapping `m`, maybe under a root).
  * Sets *tab (NULL if the file is unusable). 0 or -ENOMEM. */
 static int load_file(struct symbolizer *s, const struct rec_mapping *m, const char *file,
-		     struct elf_symtab **tab)
+		     const char *root, struct elf_symtab **tab)
 {
+	struct elf_symtab_opts lo = {
+		.root = root, .debug_dirs = s->debug_dirs, .no_debuginfo = s->ids_only,
+	};
 	const char *want = m->build_id ? rec_writer__str(s->w, m->build_id) : "";
 	struct elf_symtab *t;
 	struct binary *b;
@@ -126,7 +226,7 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 	if (i < s->nbins) {
 		t = s->bins[i].tab;
 	} else {
-		t = elf_symtab__load(file);
+		t = elf_symtab__load_opts(file, &lo);
 		if (!t && errno == ENOMEM)
 			return -ENOMEM;
 		if (GROW(s->bins, s->bins_cap, s->nbins + 1)) {
@@ -139,6 +239,9 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 		b->tab = t;
 		if (t)
 			s->st.binaries++;
+		if (t && (!strcmp(elf_symtab__source(t), "debuginfo") ||
+			  !strcmp(elf_symtab__source(t), "minidebuginfo")))
+			s->st.debuginfo++;
 	}
 	/* A binary replaced since it was mapped would give wrong names. */
 	if (!t || (*want && strcasecmp(want, elf_symtab__build_id(t))))
@@ -179,14 +282,18 @@ static int open_mapping(struct symbolizer *s, const struct rec_mapping *m,
 		clean[len - suffix] = '\0';
 	if (s->root_prefix) {
 		n = snprintf(file, sizeof(file), "%s%s", s->root_prefix, clean);
-		err = n > 0 && (size_t)n < sizeof(file) ? load_file(s, m, file, tab) : 0;
+		err = n > 0 && (size_t)n < sizeof(file)
+			      ? load_file(s, m, file, s->root_prefix, tab) : 0;
 	} else {
+		char root[32];
+
 		err = 0;
-		n = snprintf(file, sizeof(file), "/proc/%u/root%s", (unsigned)m->pid, clean);
+		snprintf(root, sizeof(root), "/proc/%u/root", (unsigned)m->pid);
+		n = snprintf(file, sizeof(file), "%s%s", root, clean);
 		if (m->pid && n > 0 && (size_t)n < sizeof(file))
-			err = load_file(s, m, file, tab);
+			err = load_file(s, m, file, root, tab);
 		if (!err && !*tab)
-			err = load_file(s, m, clean, tab);
+			err = load_file(s, m, clean, NULL, tab);
 	}
 	if (!err && !*tab && !s->path_missing_counted) {
 		s->st.binaries_missing++;
@@ -205,8 +312,13 @@ static int mapping_frames(struct symbolizer *s, const struct rec_mapping *m,
 	size_t i;
 	int err;
 
+	if (is_jit_path(rec_writer__str(s->w, m->path))) {
+		for (i = 0, err = 0; i < n && !err; i++)
+			err = jit_frame(s, ids[i], &frames[ids[i]]);
+		return err;
+	}
 	err = open_mapping(s, m, &tab);
-	if (err)
+	if (err || s->ids_only)
 		return err;
 	for (i = 0; i < n; i++) {
 		const struct rec_frame *f = &frames[ids[i]];
@@ -245,22 +357,29 @@ static enum frame_kind frame_kind(const struct rec_frame *f, const struct rec_ma
 	return maps[f->mapping].flags & REC_MAPPING_KERNEL ? FRAME_KERNEL : FRAME_USER;
 }
 
-int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
-			struct symbolize_stats *stats)
+static int run(struct rec_writer *w, const struct symbolize_opts *opts,
+	       struct symbolize_stats *stats, int ids_only)
 {
 	const struct rec_frame *frames = rec_writer__frames(w);
 	const struct rec_mapping *maps = rec_writer__mappings(w);
 	size_t nframes = rec_writer__nframes(w), nmaps = rec_writer__nmappings(w);
 	struct symbolizer s = {.w = w, .kallsyms_path = "/proc/kallsyms"};
-	size_t *start = NULL, nused = 0, i;
+	size_t *start = NULL, nused = 0, i, done;
 	uint32_t *ids = NULL, *order = NULL;
 	int err = 0;
 
 	if (opts && opts->kallsyms_path)
 		s.kallsyms_path = opts->kallsyms_path;
-	if (opts)
+	if (opts) {
 		s.root_prefix = opts->root_prefix;
+		s.debug_dirs = opts->debug_dirs;
+	}
+	s.ids_only = ids_only;
 	s.st.frames = nframes;
+	if (keymap__init(&s.jit_index, 16)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (nframes > UINT32_MAX) {
 		err = -EOVERFLOW; /* frame ids are 32-bit: the writer never does this */
 		goto out;
@@ -278,10 +397,11 @@ int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
 	for (i = 0; i < nframes && !err; i++) {
 		switch (frame_kind(&frames[i], maps, nmaps)) {
 		case FRAME_KERNEL:
-			err = kernel_frame(&s, (uint32_t)i, &frames[i]);
+			if (!ids_only)
+				err = kernel_frame(&s, (uint32_t)i, &frames[i]);
 			break;
 		case FRAME_NO_MAPPING:
-			s.st.unresolved++;
+			err = jit_frame(&s, (uint32_t)i, &frames[i]);
 			break;
 		case FRAME_USER:
 			start[frames[i].mapping + 2]++;
@@ -299,16 +419,24 @@ int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
 		if (frame_kind(&frames[i], maps, nmaps) == FRAME_USER)
 			ids[start[frames[i].mapping + 1]++] = (uint32_t)i;
 	qsort_r(order, nused, sizeof(*order), mapping_cmp, (void *)maps);
+	done = nframes - start[nmaps + 1]; /* kernel and unmapped frames */
 	for (i = 0; i < nused && !err; i++) {
 		uint32_t m = order[i];
 
 		if (i && maps[order[i - 1]].path != maps[m].path)
 			release_path(&s);
 		err = mapping_frames(&s, &maps[m], ids + start[m], start[m + 1] - start[m]);
+		done += start[m + 1] - start[m];
+		if (opts && opts->progress)
+			opts->progress(opts->progress_arg, done, nframes);
 	}
 out:
 	release_path(&s);
 	free(s.bins);
+	for (i = 0; i < s.njits; i++)
+		perf_map__free(s.jits[i].map);
+	free(s.jits);
+	keymap__release(&s.jit_index);
 	kallsyms__free(s.ksyms);
 	free(start);
 	free(ids);
@@ -316,4 +444,15 @@ out:
 	if (stats)
 		*stats = s.st;
 	return err;
+}
+
+int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
+			struct symbolize_stats *stats)
+{
+	return run(w, opts, stats, 0);
+}
+
+int symbolize_build_ids(struct rec_writer *w, const struct symbolize_opts *opts)
+{
+	return run(w, opts, NULL, 1);
 }

@@ -21,6 +21,34 @@ struct elf_symtab;
 struct elf_symtab *elf_symtab__load(const char *path);
 void elf_symtab__free(struct elf_symtab *t);
 
+/* Where a binary's missing symbols and DWARF are looked for (debuginfo.h,
+ * docs/symbolize-notes.md). The zero value: on the host, in
+ * $PROF_DEBUGINFO_DIRS or /usr/lib/debug. */
+struct elf_symtab_opts {
+	const char *root;       /* `path` lies under this root (a container's
+				   /proc/PID/root): look for debug files
+				   there first, then on the host */
+	const char *debug_dirs; /* ':'-separated global debug directories;
+				   NULL: $PROF_DEBUGINFO_DIRS, else /usr/lib/debug */
+	int no_debuginfo;       /* read `path` alone: no separate debug file,
+				   no MiniDebugInfo */
+};
+
+/* elf_symtab__load() is elf_symtab__load_opts(path, NULL). A binary without
+ * .symtab takes its symbols from its separate debug file (found through its
+ * build-id or .gnu_debuglink; used only when the build-ids match), else from
+ * its MiniDebugInfo (.gnu_debugdata), merged with .dynsym; segments and
+ * build-id always come from `path`. An unusable debug file or MiniDebugInfo
+ * is skipped, never an error. Blocks on I/O; may read a whole debug file
+ * once (debuglink CRC). */
+struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts);
+/* The separate debug file found for a binary without .symtab or without
+ * DWARF (the DWARF reader opens it), or "" when there is none. Owned by t. */
+const char *elf_symtab__debug_file(const struct elf_symtab *t);
+/* Which table the symbols mostly came from: "symtab", "debuginfo",
+ * "minidebuginfo", "dynsym", or "none". */
+const char *elf_symtab__source(const struct elf_symtab *t);
+
 /* Looks up a file offset (address - mapping start + mapping pgoff). Returns 1
  * and sets *name (owned by t) and *sym_off when a symbol covers it, else 0. */
 int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
@@ -49,21 +77,39 @@ struct symbolize_opts {
 	const char *kallsyms_path; /* NULL: /proc/kallsyms */
 	const char *root_prefix;   /* NULL: open binaries as /proc/PID/root/PATH when
 				      that works, else PATH */
+	const char *debug_dirs;    /* NULL: $PROF_DEBUGINFO_DIRS or /usr/lib/debug */
+	/* Called now and then with the frames done so far (may be NULL). */
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *progress_arg;
 };
 
 struct symbolize_stats {
 	size_t frames, resolved, unresolved;
 	size_t binaries, binaries_missing;
 	int kernel_hidden; /* kernel frames present but kallsyms hid addresses */
+	size_t debuginfo;  /* binaries named through a debug file or MiniDebugInfo */
+	size_t jit_resolved, perf_maps, perf_maps_ignored; /* /tmp/perf-PID.map */
+	char notice[320];  /* the first perf map ignored and why, or "" */
 };
 
 /* Resolves every frame the writer holds and appends SYMBOLS records for
  * those that resolve (unresolved frames keep binary + offset in the file's
- * mappings). Also fills build-ids of mappings it opened (as META entries
+ * mappings). User frames outside any file mapping (anonymous executable
+ * memory, JIT code) are looked up in the process's /tmp/perf-PID.map and
+ * flagged REC_SYMBOL_JIT. Also fills build-ids of mappings it opened (as META entries
  * "build-id:<path>" = hex). Blocks on file I/O; allocates per binary.
  * 0 or -errno (only for allocation/write failures: a missing binary is not
  * an error, it is counted). */
 int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
 			struct symbolize_stats *stats);
+
+/* For `prof record --no-symbolize`: only the build-id META entries, so that
+ * a later `prof symbolize -i` can tell whether a binary changed since.
+ * 0 or -errno (allocation/write failures). */
+int symbolize_build_ids(struct rec_writer *w, const struct symbolize_opts *opts);
+
+/* `prof symbolize -i RECORDING [-o OUT]` (resymbolize.c): argv[0] is
+ * "symbolize". Returns the exit status. */
+int symbolize_recording_main(int argc, char **argv);
 
 #endif

@@ -41,6 +41,7 @@ check_lib 'gelf.h' symbolize
 check_lib 'libelf.h' symbolize
 check_lib 'elfutils/' symbolize
 check_lib 'capstone' symbolize
+check_lib 'lzma.h' symbolize
 check_lib 'libxml' svg
 check_lib 'linux/perf_event.h' record
 check_lib 'traceevent/' record
