@@ -7,5 +7,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_svg(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
 
 #endif

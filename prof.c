@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
 	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
+	{"symbolize", cmd_symbolize, "addresses to functions, inlines and source lines (addr2line)"},
 };
 
 static void usage(FILE *out)

@@ -66,4 +66,10 @@ struct symbolize_stats {
 int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
 			struct symbolize_stats *stats);
 
+/* ---- `prof symbolize -i RECORDING` (symbolize/resymbolize.c) ---- */
+
+/* Runs `prof symbolize -i RECORDING [options]`: argv as the command got it
+ * (argv[0] = "symbolize"). Returns the exit status. */
+int symbolize_recording_main(int argc, char **argv);
+
 #endif
