@@ -59,14 +59,20 @@ struct a2l_sym {
 	int notype;
 };
 
+struct symtab {
+	struct a2l_sym *syms;
+	size_t nsyms, syms_cap;
+};
+
 struct addr2line {
-	int fd;
-	Elf *elf;
+	int fd, debug_fd;
+	Elf *elf, *debug_elf;
 	struct dwarf_info *dwarf;
 	struct a2l_section *secs;
 	size_t nsecs, secs_cap;
-	struct a2l_sym *syms;
-	size_t nsyms, syms_cap;
+	struct symtab main; /* the binary's */
+	struct symtab debug; /* the separate debug file's, which BFD's DWARF
+				reader uses instead when it read DWARF there */
 	/* Per DWARF function: BFD's "is_linkage" set after its first lookup
 	 * (settled) and the symbol name that replaced its DWARF name. */
 	unsigned char *settled;
@@ -128,7 +134,7 @@ static int sym_cmp(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static int read_symbols(struct addr2line *a)
+static int read_symbols(Elf *elf, struct symtab *tab)
 {
 	enum { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL } state = NOTHING_SEEN;
 	const char *file = NULL;
@@ -137,7 +143,7 @@ static int read_symbols(struct addr2line *a)
 	GElf_Shdr sh;
 	size_t i, n;
 
-	scn = pick_symtab(a->elf, &sh);
+	scn = pick_symtab(elf, &sh);
 	if (!scn)
 		return 0;
 	data = elf_getdata(scn, NULL);
@@ -151,7 +157,7 @@ static int read_symbols(struct addr2line *a)
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		name = elf_strptr(a->elf, sh.sh_link, s.st_name);
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
 		if (type == STT_FILE) {
@@ -168,9 +174,9 @@ static int read_symbols(struct addr2line *a)
 		if (!s.st_size && bind == STB_LOCAL && type == STT_NOTYPE &&
 		    GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN)
 			continue; /* annobin's markers, not functions */
-		if (GROW(a->syms, a->syms_cap, a->nsyms + 1))
+		if (GROW(tab->syms, tab->syms_cap, tab->nsyms + 1))
 			return -ENOMEM;
-		a->syms[a->nsyms] = (struct a2l_sym){
+		tab->syms[tab->nsyms] = (struct a2l_sym){
 			.value = s.st_value,
 			.size = s.st_size ? s.st_size : 1,
 			.section = s.st_shndx,
@@ -180,9 +186,9 @@ static int read_symbols(struct addr2line *a)
 											   : NULL,
 			.notype = type == STT_NOTYPE,
 		};
-		a->nsyms++;
+		tab->nsyms++;
 	}
-	qsort(a->syms, a->nsyms, sizeof(*a->syms), sym_cmp);
+	qsort(tab->syms, tab->nsyms, sizeof(*tab->syms), sym_cmp);
 	return 0;
 }
 
@@ -196,6 +202,7 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	a->debug_fd = -1;
 	a->fd = open(binary, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (a->fd < 0 || fstat(a->fd, &st)) {
 		err = errno;
@@ -213,9 +220,18 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 	}
 	err = -read_sections(a);
 	if (!err)
-		err = -read_symbols(a);
+		err = -read_symbols(a->elf, &a->main);
 	if (err)
 		goto fail;
+	if (debugfile) {
+		a->debug_fd = open(debugfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		a->debug_elf = a->debug_fd >= 0 ? elf_begin(a->debug_fd, ELF_C_READ, NULL) : NULL;
+		if (a->debug_elf && elf_kind(a->debug_elf) == ELF_K_ELF &&
+		    read_symbols(a->debug_elf, &a->debug) == -ENOMEM) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
 	a->dwarf = debugfile ? dwarf_info__load_pair(binary, debugfile) : dwarf_info__load(binary);
 	if (!a->dwarf) {
 		*dwarf_errno = errno;
@@ -246,10 +262,14 @@ void addr2line__free(struct addr2line *a)
 		return;
 	dwarf_info__free(a->dwarf);
 	elf_end(a->elf);
+	elf_end(a->debug_elf);
 	if (a->fd >= 0)
 		close(a->fd);
+	if (a->debug_fd >= 0)
+		close(a->debug_fd);
 	free(a->secs);
-	free(a->syms);
+	free(a->main.syms);
+	free(a->debug.syms);
 	free(a->settled);
 	free(a->renamed);
 	free(a);
@@ -279,32 +299,41 @@ static int better_fit(const struct a2l_sym *best, const struct a2l_sym *sym, uin
 	return 0;
 }
 
-/* The function symbol addr2line names for pc in section `sec`, or NULL. */
-static const struct a2l_sym *find_function(const struct addr2line *a, size_t sec, uint64_t pc)
+/* The function symbol BFD names for pc in section `sec`, or NULL. */
+static const struct a2l_sym *nearest(const struct symtab *t, size_t sec, uint64_t pc)
 {
 	const struct a2l_sym *best;
-	size_t lo = 0, hi = a->nsyms, first, i;
+	size_t lo = 0, hi = t->nsyms, first, i;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct a2l_sym *s = &a->syms[mid];
+		const struct a2l_sym *s = &t->syms[mid];
 
 		if (s->section < sec || (s->section == sec && s->value <= pc))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || a->syms[lo - 1].section != sec)
+	if (!lo || t->syms[lo - 1].section != sec)
 		return NULL;
 	first = lo - 1;
-	while (first && a->syms[first - 1].section == sec &&
-	       a->syms[first - 1].value == a->syms[lo - 1].value)
+	while (first && t->syms[first - 1].section == sec &&
+	       t->syms[first - 1].value == t->syms[lo - 1].value)
 		first--;
-	best = &a->syms[first];
+	best = &t->syms[first];
 	for (i = first + 1; i < lo; i++)
-		if (better_fit(best, &a->syms[i], pc))
-			best = &a->syms[i];
+		if (better_fit(best, &t->syms[i], pc))
+			best = &t->syms[i];
 	return best;
+}
+
+/* The symbols of the file the DWARF came from first (a separate debug
+ * file keeps the full .symtab and its STT_FILE names), then the binary's. */
+static const struct a2l_sym *find_function(const struct addr2line *a, size_t sec, uint64_t pc)
+{
+	const struct a2l_sym *s = a->dwarf ? nearest(&a->debug, sec, pc) : NULL;
+
+	return s ? s : nearest(&a->main, sec, pc);
 }
 
 static int print_name(const char *name, const struct addr2line_opts *o, FILE *out)

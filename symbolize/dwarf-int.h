@@ -43,6 +43,13 @@ struct dw_range {
 	uint32_t parent; /* range index or DWARF_NONE */
 };
 
+/* Addresses that belong to a unit (its DW_AT_ranges / low_pc..high_pc),
+ * merged. As in BFD, DWARF answers only for addresses inside a unit: the
+ * padding between two functions is in no unit, whatever the line rows say. */
+struct dw_span {
+	uint64_t lo, hi;
+};
+
 struct dwarf_info {
 	int fd;
 	Elf *elf;
@@ -54,6 +61,8 @@ struct dwarf_info {
 	size_t nfuncs, funcs_cap;
 	struct dw_range *ranges;
 	size_t nranges, ranges_cap;
+	struct dw_span *units;
+	size_t nunits, units_cap;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
 

@@ -213,6 +213,67 @@ out:
 	return err;
 }
 
+static int add_span(struct dwarf_info *d, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return 0;
+	if (GROW(d->units, d->units_cap, d->nunits + 1))
+		return -ENOMEM;
+	d->units[d->nunits].lo = lo;
+	d->units[d->nunits].hi = hi;
+	d->nunits++;
+	return 0;
+}
+
+/* The unit's addresses: its own ranges; a unit that states none gets those
+ * of its functions and line sequences. */
+static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
+		      size_t ranges_from)
+{
+	struct dwarf_info *d = ld->d;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	size_t n = 0, i;
+	int err = 0;
+
+	while (!err && n < MAX_RANGES_PER_DIE && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		err = add_span(d, lo, hi);
+		n++;
+	}
+	if (n || err)
+		return err;
+	for (i = ranges_from; i < d->nranges && !err; i++)
+		err = add_span(d, d->ranges[i].lo, d->ranges[i].hi);
+	for (i = lines_from; i + 1 < d->nlines && !err; i++)
+		if (!d->lines[i].end)
+			err = add_span(d, d->lines[i].addr, d->lines[i + 1].addr);
+	return err;
+}
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct dw_span *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Sorts the unit spans and merges the ones that touch or overlap. */
+static void merge_spans(struct dwarf_info *d)
+{
+	size_t i, n = 0;
+
+	qsort(d->units, d->nunits, sizeof(*d->units), span_cmp);
+	for (i = 0; i < d->nunits; i++) {
+		if (n && d->units[i].lo <= d->units[n - 1].hi) {
+			if (d->units[i].hi > d->units[n - 1].hi)
+				d->units[n - 1].hi = d->units[i].hi;
+		} else {
+			d->units[n++] = d->units[i];
+		}
+	}
+	d->nunits = n;
+}
+
 static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 {
 	struct unit *u = &ld->u;
@@ -220,6 +281,8 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	Dwarf_Word stmt;
 	const char *comp_dir;
 	int err = 0;
+
+	size_t lines_from = ld->d->nlines, ranges_from = ld->d->nranges;
 
 	memset(u, 0, sizeof(*u));
 	u->cudie = *cudie;
@@ -232,6 +295,8 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	}
 	if (!err)
 		err = walk_unit(ld);
+	if (!err)
+		err = unit_spans(ld, cudie, lines_from, ranges_from);
 	free(u->files.ids);
 	u->files.ids = NULL;
 	return err;
@@ -372,6 +437,8 @@ static int load(struct dwarf_info *d)
 		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
 	if (!err)
 		err = nest_ranges(d);
+	if (!err)
+		merge_spans(d);
 	return err;
 }
 
@@ -473,6 +540,7 @@ void dwarf_info__free(struct dwarf_info *d)
 	free(d->lines);
 	free(d->funcs);
 	free(d->ranges);
+	free(d->units);
 	free(d);
 }
 

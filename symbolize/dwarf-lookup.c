@@ -12,6 +12,22 @@
 
 #include "symbolize/dwarf-int.h"
 
+/* Is addr inside a unit? */
+static int in_unit(const struct dwarf_info *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nunits;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->units[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < d->units[lo - 1].hi;
+}
+
 /* The line row in force at addr, or NULL. */
 static const struct dw_line *find_line(const struct dwarf_info *d, uint64_t addr)
 {
@@ -73,7 +89,7 @@ size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src
 	uint32_t r;
 	size_t n;
 
-	if (!d || !max)
+	if (!d || !max || !in_unit(d, vaddr))
 		return 0;
 	row = find_line(d, vaddr);
 	r = find_range(d, vaddr);
