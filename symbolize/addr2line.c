@@ -77,6 +77,7 @@ struct addr2line {
 	 * (settled) and the symbol name that replaced its DWARF name. */
 	unsigned char *settled;
 	const char **renamed;
+	unsigned char *decoded; /* per unit: see dwarf_info__lookup_bfd() */
 };
 
 static int read_sections(struct addr2line *a)
@@ -244,7 +245,9 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 
 		a->settled = calloc(n ? n : 1, 1);
 		a->renamed = calloc(n ? n : 1, sizeof(*a->renamed));
-		if (!a->settled || !a->renamed) {
+		n = dwarf_info__nunits(a->dwarf);
+		a->decoded = calloc(n ? n : 1, 1);
+		if (!a->settled || !a->renamed || !a->decoded) {
 			err = ENOMEM;
 			goto fail;
 		}
@@ -272,6 +275,7 @@ void addr2line__free(struct addr2line *a)
 	free(a->debug.syms);
 	free(a->settled);
 	free(a->renamed);
+	free(a->decoded);
 	free(a);
 }
 
@@ -385,7 +389,7 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 	}
 	sec = find_section(a, pc);
 	if (sec)
-		n = dwarf_info__lookup(a->dwarf, pc, frames, MAX_FRAMES);
+		n = dwarf_info__lookup_bfd(a->dwarf, pc, a->decoded, frames, MAX_FRAMES);
 	if (n && frames[0].func != UINT32_MAX) {
 		uint32_t f = frames[0].func;
 

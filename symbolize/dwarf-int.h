@@ -43,11 +43,14 @@ struct dw_range {
 	uint32_t parent; /* range index or DWARF_NONE */
 };
 
-/* Addresses that belong to a unit (its DW_AT_ranges / low_pc..high_pc),
- * merged. As in BFD, DWARF answers only for addresses inside a unit: the
- * padding between two functions is in no unit, whatever the line rows say. */
+/* Addresses that belong to a unit. BFD answers only for addresses inside
+ * a unit: at first the unit's DW_AT_ranges / low_pc..high_pc (the padding
+ * between two functions is in no unit, whatever the line rows say), and
+ * once a lookup has hit the unit (BFD then decodes its line program), also
+ * its line sequences. Sorted by lo; maxhi is the largest hi up to here. */
 struct dw_span {
-	uint64_t lo, hi;
+	uint64_t lo, hi, maxhi;
+	uint32_t unit;
 };
 
 struct dwarf_info {
@@ -61,8 +64,11 @@ struct dwarf_info {
 	size_t nfuncs, funcs_cap;
 	struct dw_range *ranges;
 	size_t nranges, ranges_cap;
-	struct dw_span *units;
-	size_t nunits, units_cap;
+	struct dw_span *spans; /* the units' own ranges */
+	size_t nspans, spans_cap;
+	struct dw_span *seqs;  /* their line sequences */
+	size_t nseqs, seqs_cap;
+	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
 

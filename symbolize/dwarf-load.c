@@ -213,40 +213,50 @@ out:
 	return err;
 }
 
-static int add_span(struct dwarf_info *d, uint64_t lo, uint64_t hi)
+static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, uint64_t hi,
+		    uint32_t unit)
 {
 	if (hi <= lo)
 		return 0;
-	if (GROW(d->units, d->units_cap, d->nunits + 1))
+	if (GROW(*arr, *cap, *n + 1))
 		return -ENOMEM;
-	d->units[d->nunits].lo = lo;
-	d->units[d->nunits].hi = hi;
-	d->nunits++;
+	(*arr)[*n] = (struct dw_span){.lo = lo, .hi = hi, .unit = unit};
+	(*n)++;
 	return 0;
 }
 
-/* The unit's addresses: its own ranges; a unit that states none gets those
- * of its functions and line sequences. */
+/* The unit's addresses: its own ranges (a unit that states none gets its
+ * functions' instead), and its line sequences. */
 static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
 		      size_t ranges_from)
 {
 	struct dwarf_info *d = ld->d;
+	uint32_t unit = d->nunits;
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
+	uint64_t seq_lo = UINT64_MAX;
 	size_t n = 0, i;
 	int err = 0;
 
-	while (!err && n < MAX_RANGES_PER_DIE && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		err = add_span(d, lo, hi);
+	while (!err && n < MAX_RANGES_PER_DIE &&
+	       (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, lo, hi, unit);
 		n++;
 	}
-	if (n || err)
-		return err;
-	for (i = ranges_from; i < d->nranges && !err; i++)
-		err = add_span(d, d->ranges[i].lo, d->ranges[i].hi);
-	for (i = lines_from; i + 1 < d->nlines && !err; i++)
-		if (!d->lines[i].end)
-			err = add_span(d, d->lines[i].addr, d->lines[i + 1].addr);
+	for (i = ranges_from; !n && i < d->nranges && !err; i++)
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
+			       d->ranges[i].hi, unit);
+	/* Rows are still in program order here. */
+	for (i = lines_from; i < d->nlines && !err; i++) {
+		if (d->lines[i].addr < seq_lo)
+			seq_lo = d->lines[i].addr;
+		if (d->lines[i].end) {
+			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, d->lines[i].addr,
+				       unit);
+			seq_lo = UINT64_MAX;
+		}
+	}
+	d->nunits++;
 	return err;
 }
 
@@ -254,24 +264,22 @@ static int span_cmp(const void *pa, const void *pb)
 {
 	const struct dw_span *a = pa, *b = pb;
 
-	return a->lo < b->lo ? -1 : a->lo > b->lo;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->unit < b->unit ? -1 : a->unit > b->unit;
 }
 
-/* Sorts the unit spans and merges the ones that touch or overlap. */
-static void merge_spans(struct dwarf_info *d)
+static void sort_spans(struct dw_span *s, size_t n)
 {
-	size_t i, n = 0;
+	uint64_t maxhi = 0;
+	size_t i;
 
-	qsort(d->units, d->nunits, sizeof(*d->units), span_cmp);
-	for (i = 0; i < d->nunits; i++) {
-		if (n && d->units[i].lo <= d->units[n - 1].hi) {
-			if (d->units[i].hi > d->units[n - 1].hi)
-				d->units[n - 1].hi = d->units[i].hi;
-		} else {
-			d->units[n++] = d->units[i];
-		}
+	qsort(s, n, sizeof(*s), span_cmp);
+	for (i = 0; i < n; i++) {
+		if (s[i].hi > maxhi)
+			maxhi = s[i].hi;
+		s[i].maxhi = maxhi;
 	}
-	d->nunits = n;
 }
 
 static int read_unit(struct loader *ld, Dwarf_Die *cudie)
@@ -437,8 +445,8 @@ static int load(struct dwarf_info *d)
 		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
 	if (!err)
 		err = nest_ranges(d);
-	if (!err)
-		merge_spans(d);
+	sort_spans(d->spans, d->nspans);
+	sort_spans(d->seqs, d->nseqs);
 	return err;
 }
 
@@ -540,7 +548,8 @@ void dwarf_info__free(struct dwarf_info *d)
 	free(d->lines);
 	free(d->funcs);
 	free(d->ranges);
-	free(d->units);
+	free(d->spans);
+	free(d->seqs);
 	free(d);
 }
 
@@ -557,4 +566,9 @@ size_t dwarf_info__nranges(const struct dwarf_info *d)
 size_t dwarf_info__nfuncs(const struct dwarf_info *d)
 {
 	return d->nfuncs;
+}
+
+size_t dwarf_info__nunits(const struct dwarf_info *d)
+{
+	return d->nunits;
 }

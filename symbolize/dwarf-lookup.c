@@ -12,20 +12,29 @@
 
 #include "symbolize/dwarf-int.h"
 
-/* Is addr inside a unit? */
-static int in_unit(const struct dwarf_info *d, uint64_t addr)
+/* A unit whose span holds addr (the first by start address), and, when
+ * `decoded` is given, only among units marked in it. DWARF_NONE if none. */
+static uint32_t span_unit(const struct dw_span *s, size_t n, uint64_t addr,
+			  const unsigned char *decoded)
 {
-	size_t lo = 0, hi = d->nunits;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->units[mid].lo <= addr)
+		if (s[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && addr < d->units[lo - 1].hi;
+	/* Spans before lo start at or below addr; maxhi says when none of the
+	 * earlier ones can reach it. */
+	while (lo && s[lo - 1].maxhi > addr) {
+		lo--;
+		if (addr < s[lo].hi && (!decoded || decoded[s[lo].unit]))
+			return s[lo].unit;
+	}
+	return DWARF_NONE;
 }
 
 /* The line row in force at addr, or NULL. */
@@ -81,16 +90,15 @@ static uint32_t func_flags(const struct dw_func *f)
 	return (f->linkage ? SRC_FRAME_LINKAGE : 0) | (f->inlined ? SRC_FRAME_INLINED : 0);
 }
 
-size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
-			  size_t max)
+/* The frames at vaddr, from the global tables (the unit check is the
+ * callers'). */
+static size_t lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out, size_t max)
 {
 	const struct dw_line *row;
 	const struct dw_func *f;
 	uint32_t r;
 	size_t n;
 
-	if (!d || !max || !in_unit(d, vaddr))
-		return 0;
 	row = find_line(d, vaddr);
 	r = find_range(d, vaddr);
 	if (!row && r == DWARF_NONE)
@@ -123,4 +131,30 @@ size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src
 		f = caller;
 	}
 	return n;
+}
+
+size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
+			  size_t max)
+{
+	if (!d || !max)
+		return 0;
+	if (span_unit(d->spans, d->nspans, vaddr, NULL) == DWARF_NONE &&
+	    span_unit(d->seqs, d->nseqs, vaddr, NULL) == DWARF_NONE)
+		return 0;
+	return lookup(d, vaddr, out, max);
+}
+
+size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
+			      unsigned char *decoded, struct src_frame *out, size_t max)
+{
+	uint32_t u;
+
+	if (!d || !max)
+		return 0;
+	u = span_unit(d->spans, d->nspans, vaddr, NULL);
+	if (u != DWARF_NONE)
+		decoded[u] = 1;
+	else if (span_unit(d->seqs, d->nseqs, vaddr, decoded) == DWARF_NONE)
+		return 0;
+	return lookup(d, vaddr, out, max);
 }

@@ -78,9 +78,17 @@ void dwarf_info__free(struct dwarf_info *d);
 size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
 			  size_t max);
 
+/* The same as addr2line answers it, which depends on what was asked
+ * before: BFD takes an address in the padding after a function as inside
+ * its unit only once an earlier lookup hit that unit. `decoded` is the
+ * caller's state, dwarf_info__nunits() bytes, zeroed at first. */
+size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
+			      unsigned char *decoded, struct src_frame *out, size_t max);
+
 /* Sizes of the tables, for tests and benchmarks. */
 size_t dwarf_info__nlines(const struct dwarf_info *d);
 size_t dwarf_info__nranges(const struct dwarf_info *d);
 size_t dwarf_info__nfuncs(const struct dwarf_info *d);
+size_t dwarf_info__nunits(const struct dwarf_info *d);
 
 #endif
