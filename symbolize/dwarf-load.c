@@ -176,7 +176,12 @@ static int walk_unit(struct loader *ld)
 			err = add_func(ld, &top->die, tag, top->func, &func);
 			if (err)
 				goto out;
-			enter = func != DWARF_NONE;
+			/* Entered even without code: an abstract instance can
+			 * hold a local class whose methods have code (a lambda's
+			 * operator() in a template, say). */
+			if (func == DWARF_NONE)
+				func = top->func;
+			enter = 1;
 			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_try_block:
