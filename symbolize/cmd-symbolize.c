@@ -3,7 +3,7 @@
  * With -e BINARY it is addr2line: the same flags, the same output byte for
  * byte (symbolize/addr2line.c does the work), addresses from the command
  * line or, when there are none, one per line from standard input, with
- * stdout flushed after each so it works as a coprocess. With -i RECORDING
+ * stdout flushed whenever the input runs dry, so it works as a coprocess. With -i RECORDING
  * and no -e it (re)symbolizes a recording (symbolize_recording_main(), in
  * resymbolize.c): addr2line's -i means "inlines" only together with -e. */
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "lib/cli.h"
@@ -168,25 +169,68 @@ static int open_binary(struct symbolize_cmd *c)
 
 static int answer(struct symbolize_cmd *c, uint64_t pc)
 {
-	if (addr2line__print(c->a2l, pc, &c->opts, stdout) || fflush(stdout)) {
+	if (addr2line__print(c->a2l, pc, &c->opts, stdout)) {
 		cli_error("cannot write the output: %s", strerror(errno ? errno : EIO));
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
 }
 
+static int flush_out(void)
+{
+	if (fflush(stdout)) {
+		cli_error("cannot write the output: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 /* Addresses from stdin, one per line, read as addr2line reads them
- * (strtoull base 16: "0x" optional, leading blanks skipped, junk is 0). */
+ * (strtoull base 16: "0x" optional, leading blanks skipped, junk is 0).
+ * Input is read with read(2) and the answers to every complete line it
+ * brought are flushed before reading again: a coprocess that writes one
+ * line and waits gets its answer at once, and a pipe full of addresses
+ * costs one write per buffer, not one per address. */
 static int from_stdin(struct symbolize_cmd *c)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char buf[65536 + 1];
+	size_t have = 0;
 	int rc = EXIT_OK;
 
-	while (rc == EXIT_OK && getline(&line, &cap, stdin) > 0)
-		rc = answer(c, strtoull(line, NULL, 16));
-	free(line);
-	return rc;
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf + have, sizeof(buf) - 1 - have);
+		size_t start = 0, i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cli_error("cannot read addresses: %s", strerror(errno));
+			return EXIT_FAIL;
+		}
+		if (n == 0) {
+			if (have) { /* a last line without a newline */
+				buf[have] = '\0';
+				rc = answer(c, strtoull(buf, NULL, 16));
+			}
+			return rc == EXIT_OK ? flush_out() : rc;
+		}
+		have += (size_t)n;
+		for (i = 0; i < have && rc == EXIT_OK; i++) {
+			if (buf[i] != '\n')
+				continue;
+			buf[i] = '\0';
+			rc = answer(c, strtoull(buf + start, NULL, 16));
+			start = i + 1;
+		}
+		if (rc == EXIT_OK)
+			rc = flush_out();
+		if (rc != EXIT_OK)
+			return rc;
+		if (start == 0 && have == sizeof(buf) - 1)
+			start = have; /* a line longer than the buffer: dropped */
+		memmove(buf, buf + start, have - start);
+		have -= start;
+	}
 }
 
 int cmd_symbolize(int argc, char **argv)
@@ -220,6 +264,8 @@ int cmd_symbolize(int argc, char **argv)
 			rc = from_stdin(&c);
 		for (i = 0; i < n && rc == EXIT_OK; i++)
 			rc = answer(&c, addrs[i]);
+		if (n && rc == EXIT_OK)
+			rc = flush_out();
 	}
 	addr2line__free(c.a2l);
 	free(addrs);

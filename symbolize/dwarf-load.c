@@ -382,6 +382,17 @@ static int has_debug_info(Elf *elf)
 	return 0;
 }
 
+/* Units usually come in address order: then there is nothing to sort. */
+static int sorted(const struct dw_line *l, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (row_cmp(&l[i - 1], &l[i]) > 0)
+			return 0;
+	return 1;
+}
+
 /* The section's bytes, decompressed if needed; NULL when absent. */
 static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *size)
 {
@@ -446,7 +457,7 @@ static int load(struct dwarf_info *d)
 		}
 	}
 	(void)version;
-	if (!err)
+	if (!err && !sorted(d->lines, d->nlines))
 		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
 	if (!err)
 		err = nest_ranges(d);
