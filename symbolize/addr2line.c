@@ -189,7 +189,8 @@ static int read_symbols(Elf *elf, struct symtab *tab)
 		};
 		tab->nsyms++;
 	}
-	qsort(tab->syms, tab->nsyms, sizeof(*tab->syms), sym_cmp);
+	if (tab->nsyms)
+		qsort(tab->syms, tab->nsyms, sizeof(*tab->syms), sym_cmp);
 	return 0;
 }
 

@@ -279,7 +279,8 @@ static void sort_spans(struct dw_span *s, size_t n)
 	uint64_t maxhi = 0;
 	size_t i;
 
-	qsort(s, n, sizeof(*s), span_cmp);
+	if (n)
+		qsort(s, n, sizeof(*s), span_cmp);
 	for (i = 0; i < n; i++) {
 		if (s[i].hi > maxhi)
 			maxhi = s[i].hi;
@@ -345,7 +346,8 @@ static int nest_ranges(struct dwarf_info *d)
 	uint32_t *open;
 	size_t nopen = 0, i;
 
-	qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	if (d->nranges)
+		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
 	open = malloc((d->nranges ? d->nranges : 1) * sizeof(*open));
 	if (!open)
 		return -ENOMEM;
@@ -457,7 +459,7 @@ static int load(struct dwarf_info *d)
 		}
 	}
 	(void)version;
-	if (!err && !sorted(d->lines, d->nlines))
+	if (!err && d->nlines && !sorted(d->lines, d->nlines))
 		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
 	if (!err)
 		err = nest_ranges(d);

@@ -140,3 +140,24 @@ setup_file() {
 	first=$(echo "$output" | head -1)
 	grep -qF -- "$first" "$ROOT/docs/prof-symbolize.md"
 }
+
+@test "a recording of the C++ example shows inlined frames (_[i]) under their callers" {
+	rec=$BATS_TEST_TMPDIR/cxx.data
+	"$PROF" record -F 499 -o "$rec" -- "$CXX_EX" 2 2>"$BATS_TEST_TMPDIR/err"
+	folded=$("$PROF" report -i "$rec")
+	total=$(echo "$folded" | folded_total)
+	[ "$total" -gt 300 ]
+	# The hot loop's code is inlined: the xorshift step inside fold(), inside
+	# the lambda, inside hot_loop(), the function the samples are in.
+	chain='hot_loop\(unsigned long, long\);operator\(\)_\[i\];unsigned long shapes::fold<unsigned long, 8>\(shapes::mixer&\)_\[i\]'
+	inlined=$(echo "$folded" | folded_sum "$chain")
+	next=$(echo "$folded" | folded_sum "${chain};shapes::mixer::next\(\)_\[i\]")
+	assert_between "share under the inlined chain" "$(ratio "$inlined" "$total")" 0.5 1
+	[ "$next" -gt 0 ]
+	# Names are demangled, and no frame is left mangled.
+	! echo "$folded" | grep -q '_Z[A-Z0-9]'
+	# --top counts inlined functions too.
+	run "$PROF" report -i "$rec" --top 20
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"shapes::mixer::next()_[i]"* ]]
+}
