@@ -21,7 +21,7 @@ CFLAGS ?= -O2 -g
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
 	$(XML_CFLAGS)
-LDLIBS := -lelf -ldw -lcapstone -lz -llzma -lm -lxml2 -ltraceevent
+LDLIBS := -lelf -ldw -liberty -lcapstone -lz -llzma -lm -lxml2 -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm
@@ -31,7 +31,8 @@ GEN_OBJS := $(BUILD)/svg/flamegraph-js.o
 OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(GEN_OBJS)
 LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
 
-EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
+	$(patsubst examples/%.cpp,$(BUILD)/examples/%,$(wildcard examples/*.cpp))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
@@ -72,6 +73,13 @@ $(BUILD)/examples/hotloop: examples/hotloop.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror \
 		-o $@ $<
+
+# C++ examples: -O2 -g, so they have inlined code and the DWARF that
+# describes it (examples/cxx-inline.cpp), with frame pointers.
+CXX ?= g++
+$(BUILD)/examples/%: examples/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

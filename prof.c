@@ -19,7 +19,7 @@ static const struct command commands[] = {
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
 	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
 	{"annotate", cmd_annotate, "show where a function spends its samples, instruction by instruction"},
-	{"symbolize", cmd_symbolize, "name the frames of a recording (again)"},
+	{"symbolize", cmd_symbolize, "addresses to functions, inlines and source lines; name a recording (again)"},
 };
 
 static void usage(FILE *out)

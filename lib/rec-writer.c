@@ -31,7 +31,7 @@ struct rec_writer {
 	size_t nmappings, mappings_cap, mappings_flushed;
 	uint32_t nstacks; /* next stack node id */
 	uint32_t nevents;
-	struct buf meta, events, threads, stacks, samples, symbols, stats, sched;
+	struct buf meta, events, threads, stacks, samples, symbols, stats, sched, inlines;
 	uint64_t sample_base, sched_base;
 };
 
@@ -193,6 +193,8 @@ int rec_writer__flush(struct rec_writer *w)
 	if (!err)
 		err = flush_buf(w, REC_CHUNK_SYMBOLS, &w->symbols);
 	if (!err)
+		err = flush_buf(w, REC_CHUNK_INLINES, &w->inlines);
+	if (!err)
 		err = flush_buf(w, REC_CHUNK_STATS, &w->stats);
 	w->err = err;
 	return err;
@@ -217,6 +219,7 @@ static void free_all(struct rec_writer *w)
 	free(w->samples.data);
 	free(w->sched.data);
 	free(w->symbols.data);
+	free(w->inlines.data);
 	free(w->stats.data);
 	free(w);
 }
@@ -401,6 +404,15 @@ int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym)
 
 	if (!err)
 		w->symbols.count++;
+	return err;
+}
+
+int rec_writer__inline(struct rec_writer *w, const struct rec_inline *in)
+{
+	int err = buf_add(&w->inlines, in, sizeof(*in));
+
+	if (!err)
+		w->inlines.count++;
 	return err;
 }
 

@@ -55,6 +55,9 @@ int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32
 int rec_writer__sched(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t arg,
 		      uint16_t cpu, uint8_t kind, uint8_t state);
 int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym);
+/* One record of a frame's inline chain (recfile.h: a frame's records are
+ * added consecutively, innermost first). */
+int rec_writer__inline(struct rec_writer *w, const struct rec_inline *in);
 int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value);
 
 /* Read-only views for the symbolizer at the end of a recording. */

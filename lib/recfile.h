@@ -37,6 +37,7 @@ enum rec_chunk_type {
 	REC_CHUNK_EVENTS = 10,  /* struct rec_event_desc[]; ids continue */
 	REC_CHUNK_END = 11,     /* empty: the recorder finished cleanly */
 	REC_CHUNK_SCHED = 12,   /* u64 base time, then struct rec_sched[] */
+	REC_CHUNK_INLINES = 13, /* struct rec_inline[]: inline chains, source lines */
 };
 
 struct rec_chunk_header {
@@ -113,6 +114,18 @@ struct rec_symbol {
 	uint32_t flags;
 };
 
+/* The source view of a frame (from DWARF): its chain of inlined functions,
+ * INNERMOST FIRST, the last record being the function itself (the out-of-
+ * line one the frame's address belongs to). The records of one frame are
+ * consecutive in a chunk. A frame with one record just gains its source
+ * line; with k > 1, readers show k frames. */
+struct rec_inline {
+	uint32_t frame;
+	uint32_t name; /* string id, demangled */
+	uint32_t file; /* string id; 0 = unknown */
+	uint32_t line; /* 0 = unknown */
+};
+
 /* Scheduler events of the target threads (prof record --sched). Records of
  * different CPUs arrive in drain order, not time order: readers sort. */
 enum rec_sched_kind {
@@ -167,6 +180,7 @@ _Static_assert(sizeof(struct rec_frame) == 24, "layout");
 _Static_assert(sizeof(struct rec_stack_node) == 8, "layout");
 _Static_assert(sizeof(struct rec_sample) == 16, "layout");
 _Static_assert(sizeof(struct rec_symbol) == 16, "layout");
+_Static_assert(sizeof(struct rec_inline) == 16, "layout");
 _Static_assert(sizeof(struct rec_stat) == 16, "layout");
 _Static_assert(sizeof(struct rec_sched) == 16, "layout");
 _Static_assert(sizeof(struct rec_event_desc) == 32, "layout");

@@ -174,6 +174,19 @@ static int ensure_symbols(struct recording *r)
 	return 0;
 }
 
+/* Grows the per-frame inline spans to cover every frame, zeroing new slots. */
+static int ensure_inline_of(struct recording *r)
+{
+	size_t old = r->inline_of_cap;
+
+	if (r->nframes <= old && old)
+		return 0;
+	if (GROW(r->inline_of, r->inline_of_cap, r->nframes ? r->nframes : 1))
+		return -ENOMEM;
+	memset(r->inline_of + old, 0, (r->inline_of_cap - old) * sizeof(*r->inline_of));
+	return 0;
+}
+
 /* Appends `count` fixed-size records of `elem` bytes to *arr (holding *n,
  * capacity *cap), checking the payload size first. */
 static int append_records(struct parse *ps, void *arr, size_t *n, size_t *cap, size_t elem,
@@ -346,6 +359,35 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 			r->symbols[s.frame] = s;
 		}
 		return 0;
+	case REC_CHUNK_INLINES:
+		if (size != (size_t)h->count * sizeof(struct rec_inline))
+			return BAD(ps, "inline chunk size does not match its count (chunk at byte %zu)",
+				   ps->off);
+		if (r->ninlines + h->count >= UINT32_MAX)
+			return BAD(ps, "too many inline records (chunk at byte %zu)", ps->off);
+		if (ensure_inline_of(r) || GROW(r->inlines, r->inlines_cap, r->ninlines + h->count))
+			return -ENOMEM;
+		for (i = 0; i < h->count; i++) {
+			struct rec_inline in;
+			struct rec_inline_span *span;
+
+			memcpy(&in, p + i * sizeof(in), sizeof(in));
+			if (in.frame >= r->nframes)
+				return BAD(ps, "inline record for undefined frame %u (chunk at byte %zu)",
+					   in.frame, ps->off);
+			if ((err = check_str(ps, in.name, "inline function")) ||
+			    (err = check_str(ps, in.file, "inline file")))
+				return err;
+			span = &r->inline_of[in.frame];
+			/* A frame's records are consecutive; a later run replaces
+			 * an earlier one. */
+			if (i && r->inlines[r->ninlines - 1].frame == in.frame)
+				span->count++;
+			else
+				*span = (struct rec_inline_span){(uint32_t)r->ninlines, 1};
+			r->inlines[r->ninlines++] = in;
+		}
+		return 0;
 	case REC_CHUNK_STATS:
 		if (size != (size_t)h->count * sizeof(struct rec_stat))
 			return BAD(ps, "stats chunk size does not match its count (chunk at byte %zu)",
@@ -439,7 +481,7 @@ int recording__parse(struct recording *r, unsigned char *data, size_t size, char
 		r->meta[i].key = r->strbuf + (uintptr_t)r->meta[i].key;
 		r->meta[i].value = r->strbuf + (uintptr_t)r->meta[i].value;
 	}
-	if (!err && ensure_symbols(r))
+	if (!err && (ensure_symbols(r) || ensure_inline_of(r)))
 		err = -ENOMEM;
 	return err;
 }
@@ -459,6 +501,8 @@ void recording__release(struct recording *r)
 	free(r->samples);
 	free(r->sched);
 	free(r->symbols);
+	free(r->inlines);
+	free(r->inline_of);
 	free(r->stats);
 	memset(r, 0, sizeof(*r));
 }

@@ -31,6 +31,12 @@ struct rec_sched_full {
 	uint8_t state;
 };
 
+/* Where a frame's inline records are: recording.inlines[first .. first +
+ * count); count 0 = none. */
+struct rec_inline_span {
+	uint32_t first, count;
+};
+
 struct rec_meta_entry {
 	const char *key, *value;
 };
@@ -68,6 +74,10 @@ struct recording {
 	size_t nsched, sched_cap;
 	struct rec_symbol *symbols; /* indexed by frame id; name 0 = none */
 	size_t symbols_cap;
+	struct rec_inline *inlines; /* INLINES records, in file order */
+	size_t ninlines, inlines_cap;
+	struct rec_inline_span *inline_of; /* indexed by frame id (< inline_of_cap) */
+	size_t inline_of_cap;
 	struct rec_stat_entry *stats;
 	size_t nstats, stats_cap;
 

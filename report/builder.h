@@ -53,6 +53,7 @@ struct builder {
 
 	uint32_t *frame_names;	   /* frame id -> profile name id, 0 = not yet */
 	uint32_t *str_names;	   /* recording string id -> profile name id */
+	uint32_t *inline_names;	   /* inline record -> profile name id ("name_[i]"), 0 = not yet */
 	uint32_t *stack_of;	   /* stack id * 2 + truncated -> profile stack + 1 */
 	struct keymap leaf_stacks; /* (stack id * 2 + truncated, leaf) -> profile stack + 1 */
 	uint32_t *chain;	   /* scratch: one stack's name ids */

@@ -243,12 +243,78 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 	return 0;
 }
 
+#define MAX_INLINE_FRAMES 64 /* frames shown for one address */
+#define INLINE_SUFFIX "_[i]"
+
+/* The profile name of inline record `i`: its function with "_[i]". */
+static int inline_name(struct builder *b, uint32_t i, uint32_t *id)
+{
+	const struct recording *r = b->r;
+	const struct rec_inline *in = &r->inlines[i];
+	uint32_t len = r->lens[in->name];
+	int err;
+
+	if (b->inline_names[i]) {
+		*id = b->inline_names[i];
+		return 0;
+	}
+	if (GROW(b->text, b->text_cap, (size_t)len + sizeof(INLINE_SUFFIX)))
+		return -ENOMEM;
+	memcpy(b->text, r->strs[in->name], len);
+	memcpy(b->text + len, INLINE_SUFFIX, sizeof(INLINE_SUFFIX));
+	err = profile__intern(b->p, b->text, len + sizeof(INLINE_SUFFIX) - 1, id);
+	if (!err)
+		b->inline_names[i] = *id;
+	return err;
+}
+
+/* Appends frame f's names to b->chain[1 + *depth ...], leaf side first:
+ * its inlined functions, innermost first, as "name_[i]", then the
+ * function itself (its symbol; DWARF's name when it has none, as for local
+ * functions of a library whose .symtab was stripped). */
+static int push_frame(struct builder *b, uint32_t f, size_t *depth)
+{
+	const struct recording *r = b->r;
+	const struct rec_inline_span *sp = f < r->inline_of_cap ? &r->inline_of[f] : NULL;
+	const struct rec_symbol *sym = f < r->symbols_cap ? &r->symbols[f] : NULL;
+	uint32_t k = sp ? sp->count : 0, i, id;
+	int err;
+
+	if (k > MAX_INLINE_FRAMES)
+		k = MAX_INLINE_FRAMES;
+	if (GROW(b->chain, b->chain_cap, *depth + (k > 1 ? k : 1) + 3))
+		return -ENOMEM;
+	if (k) {
+		for (i = 0; i + 1 < k; i++) {
+			err = inline_name(b, sp->first + i, &id);
+			if (err)
+				return err;
+			b->chain[1 + (*depth)++] = id;
+		}
+		if (!(sym && sym->name) && r->lens[r->inlines[sp->first + k - 1].name] &&
+		    strcmp(r->strs[r->inlines[sp->first + k - 1].name], "??")) {
+			const struct rec_inline *in = &r->inlines[sp->first + k - 1];
+
+			err = profile__intern(b->p, r->strs[in->name], r->lens[in->name], &id);
+			if (err)
+				return err;
+			b->chain[1 + (*depth)++] = id;
+			return 0;
+		}
+	}
+	err = frame_name(b, f, &id);
+	if (err)
+		return err;
+	b->chain[1 + (*depth)++] = id;
+	return 0;
+}
+
 /* Renders stack id `s` (plus the truncation mark, and a `leaf` frame
  * unless 0) into a profile stack. */
 static int render_stack(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t *out)
 {
 	const struct recording *r = b->r;
-	uint32_t s = (uint32_t)(stack2 >> 1), id, marker, cached;
+	uint32_t s = (uint32_t)(stack2 >> 1), marker, cached;
 	size_t depth = 0, i;
 	int err;
 
@@ -263,12 +329,9 @@ static int render_stack(struct builder *b, uint64_t stack2, uint32_t leaf, uint3
 	/* Leaf to root into chain[1..], leaving room for a marker root and
 	 * an added leaf. */
 	while (s) {
-		if (GROW(b->chain, b->chain_cap, depth + 3))
-			return -ENOMEM;
-		err = frame_name(b, r->stacks[s].frame, &id);
+		err = push_frame(b, r->stacks[s].frame, &depth);
 		if (err)
 			return err;
-		b->chain[1 + depth++] = id;
 		s = r->stacks[s].parent; /* < s: the parser checked */
 	}
 	if (!depth) {
@@ -484,7 +547,8 @@ static int build(struct builder *b, const struct profile_build_opts *opts)
 	b->frame_names = calloc(b->r->nframes ? b->r->nframes : 1, sizeof(*b->frame_names));
 	b->str_names = calloc(b->r->nstrs ? b->r->nstrs : 1, sizeof(*b->str_names));
 	b->stack_of = calloc(b->r->nstacks ? b->r->nstacks * 2 : 2, sizeof(*b->stack_of));
-	if (!b->frame_names || !b->str_names || !b->stack_of)
+	b->inline_names = calloc(b->r->ninlines ? b->r->ninlines : 1, sizeof(*b->inline_names));
+	if (!b->frame_names || !b->str_names || !b->stack_of || !b->inline_names)
 		return -ENOMEM;
 	err = keymap__init(&b->leaf_stacks, 64);
 	if (!err && by_thread)
@@ -505,6 +569,7 @@ int profile__from_recording(struct profile *p, const struct recording *r,
 
 	free(b.frame_names);
 	free(b.str_names);
+	free(b.inline_names);
 	free(b.stack_of);
 	free(b.chain);
 	free(b.text);

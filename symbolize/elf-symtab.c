@@ -688,19 +688,30 @@ int elf_symtab__lookup_vaddr(const struct elf_symtab *t, uint64_t vaddr, const c
 	return 0;
 }
 
-int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
-			      const char **name, uint64_t *sym_off)
+int elf_symtab__offset_to_vaddr(const struct elf_symtab *t, uint64_t file_offset,
+				uint64_t *vaddr)
 {
 	size_t i;
 
 	for (i = 0; i < t->nsegs; i++) {
 		const struct segment *s = &t->segs[i];
 
-		if (file_offset >= s->offset && file_offset - s->offset < s->filesz)
-			return elf_symtab__lookup_vaddr(t, file_offset - s->offset + s->vaddr,
-							name, sym_off);
+		if (file_offset >= s->offset && file_offset - s->offset < s->filesz) {
+			*vaddr = file_offset - s->offset + s->vaddr;
+			return 1;
+		}
 	}
 	return 0;
+}
+
+int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
+			      const char **name, uint64_t *sym_off)
+{
+	uint64_t vaddr;
+
+	if (!elf_symtab__offset_to_vaddr(t, file_offset, &vaddr))
+		return 0;
+	return elf_symtab__lookup_vaddr(t, vaddr, name, sym_off);
 }
 
 const char *elf_symtab__build_id(const struct elf_symtab *t)

@@ -25,14 +25,19 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "symbolize/perf-map.h"
+#include "symbolize/addr2line.h"
+#include "symbolize/demangle.h"
+#include "symbolize/dwarf.h"
 
 #define DELETED_SUFFIX " (deleted)"
+#define MAX_INLINE_DEPTH 64 /* inline records kept per frame, innermost first */
 
 /* A file loaded (or found unloadable) for the current path. */
 struct binary {
 	dev_t dev;
 	ino_t ino;
 	struct elf_symtab *tab; /* NULL: not an ELF we can read */
+	struct dwarf_info *dw;  /* NULL: no DWARF found for it */
 };
 
 /* A process's JIT map, loaded on its first frame in anonymous memory. */
@@ -62,6 +67,19 @@ struct symbolizer {
 	int path_missing_counted, path_build_id_written;
 };
 
+/* Interns `name` demangled (recordings hold demangled names). */
+static int intern_name(struct symbolizer *s, const char *name, uint32_t *id)
+{
+	char *d = demangle(name);
+	int err;
+
+	if (!d && errno == ENOMEM)
+		return -ENOMEM;
+	err = rec_writer__string(s->w, d ? d : name, strlen(d ? d : name), id);
+	free(d);
+	return err;
+}
+
 static int emit_flags(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off,
 		      uint32_t flags)
 {
@@ -70,7 +88,7 @@ static int emit_flags(struct symbolizer *s, uint32_t frame, const char *name, ui
 		.offset = off > UINT32_MAX ? UINT32_MAX : (uint32_t)off,
 		.flags = flags,
 	};
-	int err = rec_writer__string(s->w, name, strlen(name), &sym.name);
+	int err = intern_name(s, name, &sym.name);
 
 	if (!err)
 		err = rec_writer__symbol(s->w, &sym);
@@ -156,6 +174,54 @@ static int is_jit_path(const char *p)
 	       !*p;
 }
 
+/* The INLINES records of a frame at ELF address vaddr, from DWARF.
+ * `symbol` names the out-of-line function when DWARF does not. */
+static int emit_inlines(struct symbolizer *s, uint32_t frame, const struct dwarf_info *dw,
+			uint64_t vaddr, const char *symbol)
+{
+	struct src_frame chain[MAX_INLINE_DEPTH];
+	size_t n = dwarf_info__lookup(dw, vaddr, chain, MAX_INLINE_DEPTH), i;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n && !err; i++) {
+		struct rec_inline in = {.frame = frame, .line = chain[i].line};
+		const char *name = chain[i].function;
+
+		if (!name)
+			name = i + 1 == n && symbol ? symbol : "??";
+		err = intern_name(s, name, &in.name);
+		if (!err && chain[i].file)
+			err = rec_writer__string(s->w, chain[i].file, strlen(chain[i].file), &in.file);
+		if (!err)
+			err = rec_writer__inline(s->w, &in);
+	}
+	if (chain[0].line)
+		s->st.with_lines++;
+	if (n > 1)
+		s->st.with_inlines++;
+	return err;
+}
+
+/* The DWARF of binary `file`: its own, else that of the separate debug file
+ * its symbol table came from or was found with (debuginfo.c), else one
+ * addr2line would find. NULL when there is none (or it cannot be read:
+ * frames keep their symbols). */
+static struct dwarf_info *load_dwarf(const char *file, const struct elf_symtab *t)
+{
+	struct dwarf_info *dw = dwarf_info__load(file);
+	const char *dbg = elf_symtab__debug_file(t);
+	char debugfile[PATH_MAX];
+
+	if (!dw && errno == ENODATA && dbg && *dbg)
+		dw = dwarf_info__load_pair(file, dbg);
+	else if (!dw && errno == ENODATA &&
+		 addr2line_find_debugfile(file, debugfile, sizeof(debugfile)))
+		dw = dwarf_info__load_pair(file, debugfile);
+	return dw;
+}
+
 static int kernel_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
 {
 	const char *name;
@@ -195,17 +261,19 @@ static void release_path(struct symbolizer *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nbins; i++)
+	for (i = 0; i < s->nbins; i++) {
 		elf_symtab__free(s->bins[i].tab);
+		dwarf_info__free(s->bins[i].dw);
+	}
 	s->nbins = 0;
 	s->path_missing_counted = 0;
 	s->path_build_id_written = 0;
 }
 
-/* The table for file `file` (the path of mapping `m`, maybe under a root).
- * Sets *tab (NULL if the file is unusable). 0 or -ENOMEM. */
+/* The tables for file `file` (the path of mapping `m`, maybe under a root).
+ * Sets *bin (NULL if the file is unusable). 0 or -ENOMEM. */
 static int load_file(struct symbolizer *s, const struct rec_mapping *m, const char *file,
-		     const char *root, struct elf_symtab **tab)
+		     const char *root, struct binary **bin)
 {
 	struct elf_symtab_opts lo = {
 		.root = root, .debug_dirs = s->debug_dirs, .no_debuginfo = s->ids_only,
@@ -217,14 +285,15 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 	size_t i;
 	int err;
 
-	*tab = NULL;
+	*bin = NULL;
 	if (stat(file, &st))
 		return 0;
 	for (i = 0; i < s->nbins; i++)
 		if (s->bins[i].dev == st.st_dev && s->bins[i].ino == st.st_ino)
 			break;
 	if (i < s->nbins) {
-		t = s->bins[i].tab;
+		b = &s->bins[i];
+		t = b->tab;
 	} else {
 		t = elf_symtab__load_opts(file, &lo);
 		if (!t && errno == ENOMEM)
@@ -237,6 +306,7 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 		b->dev = st.st_dev;
 		b->ino = st.st_ino;
 		b->tab = t;
+		b->dw = t && !s->ids_only ? load_dwarf(file, t) : NULL;
 		if (t)
 			s->st.binaries++;
 		if (t && (!strcmp(elf_symtab__source(t), "debuginfo") ||
@@ -257,15 +327,15 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 		}
 		s->path_build_id_written = 1;
 	}
-	*tab = t;
+	*bin = b;
 	return 0;
 }
 
-/* Finds the table for mapping `m`: under opts.root_prefix if set, else
+/* Finds the tables for mapping `m`: under opts.root_prefix if set, else
  * through /proc/PID/root (the process's own mount namespace) and then
  * as is. Sets *tab, NULL when there is no usable binary. 0 or -ENOMEM. */
 static int open_mapping(struct symbolizer *s, const struct rec_mapping *m,
-			struct elf_symtab **tab)
+			struct binary **tab)
 {
 	const char *path = rec_writer__str(s->w, m->path);
 	char file[PATH_MAX], clean[PATH_MAX];
@@ -306,9 +376,9 @@ static int mapping_frames(struct symbolizer *s, const struct rec_mapping *m,
 			  const uint32_t *ids, size_t n)
 {
 	const struct rec_frame *frames = rec_writer__frames(s->w);
-	struct elf_symtab *tab;
+	struct binary *bin;
 	const char *name;
-	uint64_t off;
+	uint64_t off, vaddr;
 	size_t i;
 	int err;
 
@@ -317,17 +387,21 @@ static int mapping_frames(struct symbolizer *s, const struct rec_mapping *m,
 			err = jit_frame(s, ids[i], &frames[ids[i]]);
 		return err;
 	}
-	err = open_mapping(s, m, &tab);
+	err = open_mapping(s, m, &bin);
 	if (err || s->ids_only)
 		return err;
 	for (i = 0; i < n; i++) {
 		const struct rec_frame *f = &frames[ids[i]];
+		int in_map = bin && f->addr >= m->start && f->addr < m->end;
+		uint64_t foff = f->addr - m->start + m->pgoff;
 
-		if (tab && f->addr >= m->start && f->addr < m->end &&
-		    elf_symtab__lookup_offset(tab, f->addr - m->start + m->pgoff, &name, &off))
+		name = NULL;
+		if (in_map && elf_symtab__lookup_offset(bin->tab, foff, &name, &off))
 			err = emit(s, ids[i], name, off);
 		else
 			s->st.unresolved++;
+		if (!err && in_map && bin->dw && elf_symtab__offset_to_vaddr(bin->tab, foff, &vaddr))
+			err = emit_inlines(s, ids[i], bin->dw, vaddr, name);
 		if (err)
 			return err;
 	}

@@ -56,6 +56,10 @@ int elf_symtab__lookup_offset(const struct elf_symtab *t, uint64_t file_offset,
 /* Same, by ELF virtual address. */
 int elf_symtab__lookup_vaddr(const struct elf_symtab *t, uint64_t vaddr, const char **name,
 			     uint64_t *sym_off);
+/* File offset -> ELF virtual address through the PT_LOAD segments: 1 and
+ * *vaddr, or 0 when no segment maps the offset. */
+int elf_symtab__offset_to_vaddr(const struct elf_symtab *t, uint64_t file_offset,
+				uint64_t *vaddr);
 /* Lowercase hex build-id, or "" when the binary has none. Owned by t. */
 const char *elf_symtab__build_id(const struct elf_symtab *t);
 size_t elf_symtab__count(const struct elf_symtab *t);
@@ -85,6 +89,8 @@ struct symbolize_opts {
 
 struct symbolize_stats {
 	size_t frames, resolved, unresolved;
+	size_t with_lines;   /* frames given a source line from DWARF */
+	size_t with_inlines; /* frames inside inlined code (2+ inline records) */
 	size_t binaries, binaries_missing;
 	int kernel_hidden; /* kernel frames present but kallsyms hid addresses */
 	size_t debuginfo;  /* binaries named through a debug file or MiniDebugInfo */
@@ -94,9 +100,12 @@ struct symbolize_stats {
 
 /* Resolves every frame the writer holds and appends SYMBOLS records for
  * those that resolve (unresolved frames keep binary + offset in the file's
- * mappings). User frames outside any file mapping (anonymous executable
- * memory, JIT code) are looked up in the process's /tmp/perf-PID.map and
- * flagged REC_SYMBOL_JIT. Also fills build-ids of mappings it opened (as META entries
+ * mappings), with demangled names; and, for frames whose binary has DWARF
+ * (in itself or in a separate debug file), INLINES records: the chain of
+ * inlined functions at the address and their source lines. User frames
+ * outside any file mapping (anonymous executable memory, JIT code) are
+ * looked up in the process's /tmp/perf-PID.map and flagged REC_SYMBOL_JIT.
+ * Also fills build-ids of mappings it opened (as META entries
  * "build-id:<path>" = hex). Blocks on file I/O; allocates per binary.
  * 0 or -errno (only for allocation/write failures: a missing binary is not
  * an error, it is counted). */

@@ -1,0 +1,48 @@
+/* addr2line.h: answers for `prof symbolize -e`, printed exactly as GNU
+ * binutils' addr2line prints them (same flags, same "??", "??:0", "??:?",
+ * "(discriminator N)", same choice of names and file names).
+ *
+ * The DWARF comes from dwarf_info (dwarf.h); what addr2line takes from BFD's
+ * ELF reader (which section holds an address, the nearest function symbol
+ * and its STT_FILE name when DWARF has no answer) is rebuilt here from the
+ * binary's own symbol table: .symtab, or .dynsym when there is none. All of
+ * it is built once at open; each address then costs a few binary searches. */
+#ifndef PROF_SYMBOLIZE_ADDR2LINE_H
+#define PROF_SYMBOLIZE_ADDR2LINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct addr2line;
+
+struct addr2line_opts {
+	int functions; /* -f: print function names */
+	int inlines;   /* -i: print the inline chain */
+	int demangle;  /* -C */
+	int addresses; /* -a: print the address first */
+	int pretty;    /* -p: one line per address */
+	int basenames; /* -s: file names without directories */
+};
+
+/* Opens `binary`. Its DWARF is read from `debugfile` when given (a separate
+ * debug file), else from the binary itself. Missing DWARF is not an error
+ * (addresses then resolve from symbols, as addr2line does); *dwarf_errno is
+ * set to why there is none (ENODATA: the file has no DWARF), or 0.
+ * NULL + errno when `binary` cannot be opened or is not ELF (ENOEXEC). */
+struct addr2line *addr2line__open(const char *binary, const char *debugfile,
+				  int *dwarf_errno);
+void addr2line__free(struct addr2line *a);
+
+/* Prints what addr2line prints for address `pc` to `out` (does not flush).
+ * 0, or -errno when writing or allocating failed. */
+int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,
+		     FILE *out);
+
+/* The separate debug file of `binary` that addr2line would read, found by
+ * its build-id under /usr/lib/debug/.build-id/, then by its .gnu_debuglink
+ * name (next to the binary, in its .debug/ and under /usr/lib/debug).
+ * Writes the path to buf and returns 1, or returns 0. To be replaced by the
+ * debuginfo finder of symbolize/ when it lands. */
+int addr2line_find_debugfile(const char *binary, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,592 @@
+/* dwarf-load.c: builds a binary's line and inline-range tables from its
+ * DWARF, once (see dwarf.h; the tables are in dwarf-int.h).
+ *
+ * One pass over the units with libdw: each unit's line program is decoded
+ * (dwarf-lines.c) and its rows appended to one array, and its DIE tree is
+ * walked, without recursion, for subprograms and inlined subroutines that
+ * have code: each becomes a func (name, caller, call site) and one range per
+ * address range. Then both arrays are sorted and each range is given the
+ * range it nests in. The work is O(DIEs walked + rows + ranges log ranges);
+ * DIEs of types and variables are skipped over, not entered.
+ *
+ * Names are the DIE's linkage name, else its DW_AT_name, following
+ * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), as
+ * BFD does. */
+#include "symbolize/dwarf.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+#include "symbolize/dwarf-int.h"
+
+#define MAX_DEPTH 256          /* DIE nesting walked; deeper DIEs are skipped */
+#define MAX_RANGES_PER_DIE 4096 /* a bound against hostile range lists */
+
+/* What the walk needs to know about the unit being read. */
+struct unit {
+	Dwarf_Die cudie;
+	int plain_names; /* a language whose DW_AT_name is the linkage name */
+	struct dw_file_table files;
+};
+
+struct loader {
+	struct dwarf_info *d;
+	struct dw_sections secs;
+	struct unit u;
+	uint64_t nrows; /* rows emitted, for a stable sort */
+};
+
+/* BFD's mangle_style() == 0: DW_AT_name is then the symbol's name. Every
+ * other language (C++, Rust, D, Fortran 90+, unknown) gets the symbol
+ * table's name when only DW_AT_name is known. */
+static int plain_language(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_PLI:
+	case DW_LANG_C99:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static const char *die_string(Dwarf_Die *die, int at)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, at, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+static int add_func(struct loader *ld, Dwarf_Die *die, int tag, uint32_t enclosing,
+		    uint32_t *out)
+{
+	struct dwarf_info *d = ld->d;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct dw_func *f;
+	uint32_t id = (uint32_t)d->nfuncs;
+	size_t n = 0, i;
+	const char *name;
+	int err;
+
+	*out = DWARF_NONE;
+	if (d->nfuncs >= DWARF_NONE - 1)
+		return 0;
+	while (n < MAX_RANGES_PER_DIE && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (GROW(d->ranges, d->ranges_cap, d->nranges + 1))
+			return -ENOMEM;
+		d->ranges[d->nranges].lo = lo;
+		d->ranges[d->nranges].hi = hi;
+		d->ranges[d->nranges].func = id;
+		d->ranges[d->nranges].parent = DWARF_NONE;
+		d->nranges++;
+		n++;
+	}
+	if (!n)
+		return 0; /* no code: a declaration or an abstract instance */
+	/* BFD's first arange: the first range, grown down by ranges that end
+	 * where it starts. */
+	lo = d->ranges[d->nranges - n].lo;
+	for (i = 0; i < n; i++)
+		if (d->ranges[d->nranges - n + i].hi == lo)
+			lo = d->ranges[d->nranges - n + i].lo;
+	if (GROW(d->funcs, d->funcs_cap, d->nfuncs + 1))
+		return -ENOMEM;
+	f = &d->funcs[d->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->parent = DWARF_NONE;
+	f->low = lo;
+	name = die_string(die, DW_AT_linkage_name);
+	if (!name)
+		name = die_string(die, DW_AT_MIPS_linkage_name);
+	if (name) {
+		f->linkage = 1;
+	} else {
+		name = die_string(die, DW_AT_name);
+		f->linkage = name && ld->u.plain_names;
+	}
+	f->name = name;
+	if (tag == DW_TAG_inlined_subroutine) {
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+
+		f->inlined = 1;
+		f->parent = enclosing;
+		if (dwarf_attr(die, DW_AT_call_file, &a) && !dwarf_formudata(&a, &w)) {
+			err = dwarf_lines__file(ld->d, &ld->u.files, w, &f->call_file);
+			if (err)
+				return err;
+		}
+		if (dwarf_attr(die, DW_AT_call_line, &a) && !dwarf_formudata(&a, &w))
+			f->call_line = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	}
+	*out = id;
+	return 0;
+}
+
+struct level {
+	Dwarf_Die die;
+	uint32_t func; /* nearest enclosing function of this DIE */
+};
+
+/* Walks the unit's DIEs, depth first, entering only DIEs that can hold
+ * functions with code. */
+static int walk_unit(struct loader *ld)
+{
+	struct level *stack;
+	size_t depth = 0;
+	int err = 0;
+
+	stack = malloc(MAX_DEPTH * sizeof(*stack));
+	if (!stack)
+		return -ENOMEM;
+	if (dwarf_child(&ld->u.cudie, &stack[0].die) != 0)
+		goto out;
+	stack[0].func = DWARF_NONE;
+	depth = 1;
+	while (depth) {
+		struct level *top = &stack[depth - 1];
+		int tag = dwarf_tag(&top->die), enter = 0;
+		uint32_t func = top->func;
+		Dwarf_Die next;
+
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_entry_point:
+			err = add_func(ld, &top->die, tag, top->func, &func);
+			if (err)
+				goto out;
+			/* Entered even without code: an abstract instance can
+			 * hold a local class whose methods have code (a lambda's
+			 * operator() in a template, say). */
+			if (func == DWARF_NONE)
+				func = top->func;
+			enter = 1;
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_try_block:
+		case DW_TAG_catch_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_with_stmt:
+			enter = 1;
+			break;
+		default:
+			break;
+		}
+		if (enter && depth < MAX_DEPTH && dwarf_child(&top->die, &next) == 0) {
+			stack[depth].die = next;
+			stack[depth].func = func;
+			depth++;
+			continue;
+		}
+		/* Next sibling, or back up to the nearest level that has one. */
+		while (depth) {
+			top = &stack[depth - 1];
+			if (dwarf_siblingof(&top->die, &next) == 0) {
+				top->die = next;
+				break;
+			}
+			depth--;
+		}
+	}
+out:
+	free(stack);
+	return err;
+}
+
+static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, uint64_t hi,
+		    uint32_t unit)
+{
+	if (hi <= lo)
+		return 0;
+	if (GROW(*arr, *cap, *n + 1))
+		return -ENOMEM;
+	(*arr)[*n] = (struct dw_span){.lo = lo, .hi = hi, .unit = unit};
+	(*n)++;
+	return 0;
+}
+
+/* The unit's addresses: its own ranges (a unit that states none gets its
+ * functions' instead), and its line sequences. */
+static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
+		      size_t ranges_from)
+{
+	struct dwarf_info *d = ld->d;
+	uint32_t unit = d->nunits;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	uint64_t seq_lo = UINT64_MAX;
+	size_t n = 0, i;
+	int err = 0;
+
+	while (!err && n < MAX_RANGES_PER_DIE &&
+	       (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, lo, hi, unit);
+		n++;
+	}
+	for (i = ranges_from; !n && i < d->nranges && !err; i++)
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
+			       d->ranges[i].hi, unit);
+	/* Rows are still in program order here. */
+	for (i = lines_from; i < d->nlines && !err; i++) {
+		if (d->lines[i].addr < seq_lo)
+			seq_lo = d->lines[i].addr;
+		if (d->lines[i].end) {
+			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, d->lines[i].addr,
+				       unit);
+			seq_lo = UINT64_MAX;
+		}
+	}
+	d->nunits++;
+	return err;
+}
+
+static int span_cmp(const void *pa, const void *pb)
+{
+	const struct dw_span *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->unit < b->unit ? -1 : a->unit > b->unit;
+}
+
+static void sort_spans(struct dw_span *s, size_t n)
+{
+	uint64_t maxhi = 0;
+	size_t i;
+
+	if (n)
+		qsort(s, n, sizeof(*s), span_cmp);
+	for (i = 0; i < n; i++) {
+		if (s[i].hi > maxhi)
+			maxhi = s[i].hi;
+		s[i].maxhi = maxhi;
+	}
+}
+
+static int read_unit(struct loader *ld, Dwarf_Die *cudie)
+{
+	struct unit *u = &ld->u;
+	Dwarf_Attribute a;
+	Dwarf_Word stmt;
+	const char *comp_dir;
+	int err = 0;
+
+	size_t lines_from = ld->d->nlines, ranges_from = ld->d->nranges;
+
+	memset(u, 0, sizeof(*u));
+	u->cudie = *cudie;
+	u->plain_names = plain_language(dwarf_srclang(cudie));
+	comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
+	if (dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &stmt)) {
+		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files, &ld->nrows);
+		if (err == -EBADMSG)
+			err = 0; /* keep the rows read; the unit's functions still count */
+	}
+	if (!err)
+		err = walk_unit(ld);
+	if (!err)
+		err = unit_spans(ld, cudie, lines_from, ranges_from);
+	free(u->files.ids);
+	u->files.ids = NULL;
+	return err;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct dw_line *x = pa, *y = pb;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static int range_cmp(const void *pa, const void *pb)
+{
+	const struct dw_range *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi > b->hi ? -1 : 1; /* the enclosing range first */
+	return a->func < b->func ? -1 : a->func > b->func;
+}
+
+/* Sorts the ranges and links each to the range it lies in, with a stack of
+ * open ranges. Ranges that overlap without nesting (bad DWARF) are treated
+ * as siblings. */
+static int nest_ranges(struct dwarf_info *d)
+{
+	uint32_t *open;
+	size_t nopen = 0, i;
+
+	if (d->nranges)
+		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	open = malloc((d->nranges ? d->nranges : 1) * sizeof(*open));
+	if (!open)
+		return -ENOMEM;
+	for (i = 0; i < d->nranges; i++) {
+		struct dw_range *r = &d->ranges[i];
+
+		while (nopen && (d->ranges[open[nopen - 1]].hi <= r->lo ||
+				 d->ranges[open[nopen - 1]].hi < r->hi))
+			nopen--;
+		r->parent = nopen ? open[nopen - 1] : DWARF_NONE;
+		open[nopen++] = (uint32_t)i;
+	}
+	free(open);
+	return 0;
+}
+
+static int has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return 1;
+	}
+	return 0;
+}
+
+/* Units usually come in address order: then there is nothing to sort. */
+static int sorted(const struct dw_line *l, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (row_cmp(&l[i - 1], &l[i]) > 0)
+			return 0;
+	return 1;
+}
+
+/* The section's bytes, decompressed if needed; NULL when absent. */
+static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *size)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *data;
+
+	*size = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, want))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return NULL;
+		*size = data->d_size;
+		return data->d_buf;
+	}
+	return NULL;
+}
+
+static int load(struct dwarf_info *d)
+{
+	struct loader ld = {.d = d};
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+	int err = 0, rc;
+
+	if (!has_debug_info(d->elf))
+		return -ENODATA;
+	d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!d->dw)
+		return -ENOEXEC;
+	if (strtab__init(&d->files))
+		return -ENOMEM;
+	ld.secs.line = section_bytes(d->elf, ".debug_line", &ld.secs.line_size);
+	ld.secs.line_str = section_bytes(d->elf, ".debug_line_str", &ld.secs.line_str_size);
+	ld.secs.str = section_bytes(d->elf, ".debug_str", &ld.secs.str_size);
+	while (!err && (rc = dwarf_get_units(d->dw, cu, &next, &version, &unit_type, &cudie,
+					      &subdie)) == 0) {
+		cu = next;
+		switch (unit_type) {
+		case DW_UT_compile:
+		case DW_UT_partial:
+			err = read_unit(&ld, &cudie);
+			break;
+		default:
+			/* Type units hold no code. Split DWARF (skeleton units and
+			 * their .dwo files) is not read yet. */
+			break;
+		}
+	}
+	(void)version;
+	if (!err && d->nlines && !sorted(d->lines, d->nlines))
+		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
+	if (!err)
+		err = nest_ranges(d);
+	sort_spans(d->spans, d->nspans);
+	sort_spans(d->seqs, d->nseqs);
+	return err;
+}
+
+static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len)
+{
+	struct dwarf_info *d;
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->fd = fd;
+	elf_version(EV_CURRENT);
+	d->elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
+		err = ENOEXEC;
+	} else if (want_len > 0) {
+		const void *id;
+		ssize_t len = dwelf_elf_gnu_build_id(d->elf, &id);
+
+		err = len > 0 && (len != want_len || memcmp(id, want_id, (size_t)len)) ? ESTALE : 0;
+	} else {
+		err = 0;
+	}
+	if (!err)
+		err = -load(d);
+	if (err) {
+		dwarf_info__free(d);
+		errno = err;
+		return NULL;
+	}
+	return d;
+}
+
+struct dwarf_info *dwarf_info__load_fd(int fd)
+{
+	return load_fd(fd, NULL, 0);
+}
+
+struct dwarf_info *dwarf_info__load(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	return fd < 0 ? NULL : load_fd(fd, NULL, 0);
+}
+
+struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfile)
+{
+	unsigned char id[64];
+	ssize_t len = 0;
+	int fd;
+
+	if (binary) {
+		fd = open(binary, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			Elf *elf;
+			const void *p;
+
+			elf_version(EV_CURRENT);
+			elf = elf_begin(fd, ELF_C_READ, NULL);
+			len = elf ? dwelf_elf_gnu_build_id(elf, &p) : -1;
+			if (len > 0 && (size_t)len <= sizeof(id))
+				memcpy(id, p, (size_t)len);
+			else
+				len = 0;
+			elf_end(elf);
+			close(fd);
+		}
+	}
+	fd = open(debugfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return fd < 0 ? NULL : load_fd(fd, id, len);
+}
+
+void dwarf_info__free(struct dwarf_info *d)
+{
+	if (!d)
+		return;
+	if (d->dw)
+		dwarf_end(d->dw);
+	elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	strtab__release(&d->files);
+	free(d->lines);
+	free(d->funcs);
+	free(d->ranges);
+	free(d->spans);
+	free(d->seqs);
+	free(d);
+}
+
+size_t dwarf_info__nlines(const struct dwarf_info *d)
+{
+	return d->nlines;
+}
+
+size_t dwarf_info__nranges(const struct dwarf_info *d)
+{
+	return d->nranges;
+}
+
+size_t dwarf_info__nfuncs(const struct dwarf_info *d)
+{
+	return d->nfuncs;
+}
+
+size_t dwarf_info__nunits(const struct dwarf_info *d)
+{
+	return d->nunits;
+}

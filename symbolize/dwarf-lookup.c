@@ -1,0 +1,160 @@
+/* dwarf-lookup.c: the frames at an address, from the tables dwarf-load.c
+ * built (see dwarf.h). Two binary searches and a walk up the nesting of
+ * ranges; nothing is allocated.
+ *
+ * The innermost function is the smallest range holding the address (BFD's
+ * "best fit"; among equal ranges the later DIE, which is the inner one).
+ * Because ranges nest, every range holding the address is the last range
+ * starting at or below it, or one of that range's ancestors. The callers are
+ * then the DIE nesting of inlined subroutines: each inlined frame's caller
+ * is the function it sits in, at its DW_AT_call_file:DW_AT_call_line. */
+#include "symbolize/dwarf.h"
+
+#include "symbolize/dwarf-int.h"
+
+/* A unit whose span holds addr (the first by start address), and, when
+ * `decoded` is given, only among units marked in it. DWARF_NONE if none. */
+static uint32_t span_unit(const struct dw_span *s, size_t n, uint64_t addr,
+			  const unsigned char *decoded)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Spans before lo start at or below addr; maxhi says when none of the
+	 * earlier ones can reach it. */
+	while (lo && s[lo - 1].maxhi > addr) {
+		lo--;
+		if (addr < s[lo].hi && (!decoded || decoded[s[lo].unit]))
+			return s[lo].unit;
+	}
+	return DWARF_NONE;
+}
+
+/* The line row in force at addr, or NULL. */
+static const struct dw_line *find_line(const struct dwarf_info *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nlines;
+
+	/* The first row above addr; the row before it is the last at or below. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->lines[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || d->lines[lo - 1].end)
+		return NULL;
+	return &d->lines[lo - 1];
+}
+
+/* The innermost range holding addr, or DWARF_NONE. */
+static uint32_t find_range(const struct dwarf_info *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nranges;
+	uint32_t r;
+	size_t steps = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return DWARF_NONE;
+	r = (uint32_t)(lo - 1);
+	/* Parents have smaller indexes, so this ends; the bound is for show. */
+	while (r != DWARF_NONE && d->ranges[r].hi <= addr && steps++ < d->nranges)
+		r = d->ranges[r].parent;
+	return r;
+}
+
+static const char *file_name(const struct dwarf_info *d, uint32_t id)
+{
+	return id ? strtab__str(&d->files, id) : NULL;
+}
+
+static uint32_t func_flags(const struct dw_func *f)
+{
+	return (f->linkage ? SRC_FRAME_LINKAGE : 0) | (f->inlined ? SRC_FRAME_INLINED : 0);
+}
+
+/* The frames at vaddr, from the global tables (the unit check is the
+ * callers'). */
+static size_t lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out, size_t max)
+{
+	const struct dw_line *row;
+	const struct dw_func *f;
+	uint32_t r;
+	size_t n;
+
+	row = find_line(d, vaddr);
+	r = find_range(d, vaddr);
+	if (!row && r == DWARF_NONE)
+		return 0;
+	out[0].file = row ? file_name(d, row->file) : NULL;
+	out[0].line = row ? row->line : 0;
+	out[0].discriminator = row ? row->discriminator : 0;
+	if (r == DWARF_NONE) {
+		out[0].function = NULL;
+		out[0].flags = SRC_FRAME_NO_FUNCTION;
+		out[0].func = UINT32_MAX;
+		out[0].func_low = 0;
+		return 1;
+	}
+	f = &d->funcs[d->ranges[r].func];
+	out[0].function = f->name;
+	out[0].flags = func_flags(f);
+	out[0].func = d->ranges[r].func;
+	out[0].func_low = f->low;
+	for (n = 1; n < max && f->inlined && f->parent != DWARF_NONE; n++) {
+		const struct dw_func *caller = &d->funcs[f->parent];
+
+		out[n].function = caller->name;
+		out[n].file = file_name(d, f->call_file);
+		out[n].line = f->call_line;
+		out[n].discriminator = 0;
+		out[n].flags = func_flags(caller);
+		out[n].func = f->parent;
+		out[n].func_low = caller->low;
+		f = caller;
+	}
+	return n;
+}
+
+size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
+			  size_t max)
+{
+	if (!d || !max)
+		return 0;
+	if (span_unit(d->spans, d->nspans, vaddr, NULL) == DWARF_NONE &&
+	    span_unit(d->seqs, d->nseqs, vaddr, NULL) == DWARF_NONE)
+		return 0;
+	return lookup(d, vaddr, out, max);
+}
+
+size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
+			      unsigned char *decoded, struct src_frame *out, size_t max)
+{
+	uint32_t u;
+
+	if (!d || !max)
+		return 0;
+	u = span_unit(d->spans, d->nspans, vaddr, NULL);
+	if (u != DWARF_NONE)
+		decoded[u] = 1;
+	else if (span_unit(d->seqs, d->nseqs, vaddr, decoded) == DWARF_NONE)
+		return 0;
+	return lookup(d, vaddr, out, max);
+}

@@ -1,0 +1,94 @@
+/* dwarf.h: source lines and inlined-function chains from a binary's DWARF
+ * (libdw), answered from tables built once per binary.
+ *
+ * dwarf_info__load() walks every compile unit once: it copies each line
+ * table row into one address-sorted array, and each subprogram and
+ * DW_TAG_inlined_subroutine with code into a sorted array of address ranges
+ * that nest (a range's parent is the range it lies in). A lookup is then a
+ * binary search in each array and a short walk up the nesting: no libdw call
+ * per address (dwarf_getscopes / dwarf_addrdie cost a DIE walk each time).
+ *
+ * The answers follow binutils' addr2line (BFD's dwarf2.c) so that
+ * `prof symbolize -e` can print the same thing; see docs/symbolize-notes.md
+ * ("DWARF") for the rules and where they come from. Handles DWARF 2 to 5
+ * (DW_AT_ranges, rnglists, strx forms through libdw); type units, split
+ * (.dwo) and partial units that carry no code are skipped. */
+#ifndef PROF_SYMBOLIZE_DWARF_H
+#define PROF_SYMBOLIZE_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dwarf_info;
+
+/* One level of the inline chain at an address. Strings are owned by the
+ * dwarf_info and live until dwarf_info__free(). */
+struct src_frame {
+	const char *function;   /* raw name (linkage name when there is one, so
+				   C++/Rust names are mangled); NULL: unknown */
+	const char *file;       /* as addr2line prints it; NULL: unknown */
+	uint32_t line;          /* 0: unknown */
+	uint32_t discriminator; /* innermost frame only, else 0 */
+	uint32_t flags;         /* SRC_FRAME_* */
+	uint32_t func;          /* the function's index (< dwarf_info__nfuncs()),
+				   UINT32_MAX when there is none */
+	uint64_t func_low;      /* where its first address range starts */
+};
+
+/* `function` is a linkage name, or the name of a function of a language
+ * that does not mangle (C): the name the symbol table would give. Without
+ * it, `function` is a bare DW_AT_name of C++/Rust (e.g. "operator()"), and
+ * addr2line prefers the ELF symbol covering the address. */
+#define SRC_FRAME_LINKAGE 1u
+/* The frame is an inlined copy (DW_TAG_inlined_subroutine), so a caller
+ * frame follows it. */
+#define SRC_FRAME_INLINED 2u
+/* No function covers the address; only `file`/`line` are known. */
+#define SRC_FRAME_NO_FUNCTION 4u
+
+/* Loads the DWARF of the ELF file at `path`. NULL + errno: ENOENT/EACCES
+ * (cannot open), ENOEXEC (not ELF, or DWARF libdw cannot read at all),
+ * ENODATA (an ELF file without .debug_info), ENOMEM. Reads the file's debug
+ * sections into memory (not mmap: a file cut short under us is an error,
+ * not SIGBUS); keeps it open until dwarf_info__free(). Blocks on I/O;
+ * allocates tables proportional to the line rows and inline entries. */
+struct dwarf_info *dwarf_info__load(const char *path);
+
+/* Same, for a binary whose DWARF lives in a separate debug file (found via
+ * build-id, .gnu_debuglink or handed over by the debuginfo finder): reads
+ * the DWARF of `debugfile`. The addresses looked up are still `binary`'s
+ * (a separate debug file keeps the binary's addresses). When both files
+ * carry a build-id and they differ, fails with ESTALE. `binary` may be NULL
+ * (no check). */
+struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfile);
+
+/* Same, from an open file descriptor; takes ownership of `fd` (closed by
+ * dwarf_info__free(), or on failure). */
+struct dwarf_info *dwarf_info__load_fd(int fd);
+
+void dwarf_info__free(struct dwarf_info *d);
+
+/* Fills out[0..] with the frames at ELF virtual address `vaddr`, INNERMOST
+ * FIRST (the order addr2line -i prints): out[0] is the function (inlined or
+ * not) the instruction belongs to, with the line-table file:line; each next
+ * frame is the function it was inlined into, with the call site's file:line.
+ * The last frame is the out-of-line function. Returns the number of frames
+ * written (at most `max`; a longer chain keeps its innermost `max`), 0 when
+ * DWARF knows nothing of the address. O(log n + depth); never allocates. */
+size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
+			  size_t max);
+
+/* The same as addr2line answers it, which depends on what was asked
+ * before: BFD takes an address in the padding after a function as inside
+ * its unit only once an earlier lookup hit that unit. `decoded` is the
+ * caller's state, dwarf_info__nunits() bytes, zeroed at first. */
+size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
+			      unsigned char *decoded, struct src_frame *out, size_t max);
+
+/* Sizes of the tables, for tests and benchmarks. */
+size_t dwarf_info__nlines(const struct dwarf_info *d);
+size_t dwarf_info__nranges(const struct dwarf_info *d);
+size_t dwarf_info__nfuncs(const struct dwarf_info *d);
+size_t dwarf_info__nunits(const struct dwarf_info *d);
+
+#endif

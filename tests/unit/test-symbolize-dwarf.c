@@ -1,0 +1,398 @@
+/* test-symbolize-dwarf.c: the DWARF tables (symbolize/dwarf.h) on a small C
+ * program compiled here with cc -O2 -g, whose inlined code is marked by
+ * global asm labels at known source lines: the inline chain, its order
+ * (innermost first), call sites, files and lines; DWARF 4 and 5; a binary
+ * without DWARF; then the same file cut at many lengths and mutated a few
+ * thousand times (loading must fail cleanly or give tables that look up
+ * safely: run under ASan+UBSan). Also demangle() on C++, Rust legacy and
+ * Rust v0 names, and the INLINES chunk through the writer and the reader. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/rec-writer.h"
+#include "lib/recording.h"
+#include "symbolize/demangle.h"
+#include "symbolize/dwarf.h"
+
+static char tmpdir[] = "/tmp/test-symbolize-dwarf.XXXXXX";
+static char src[256], bin5[256], bin4[256], nodwarf[256];
+
+/* Line numbers below are the source's, counted from 1. */
+static const char program[] =
+	"/* test program */\n"                                              /* 1 */
+	"volatile int sink;\n"                                              /* 2 */
+	"static inline __attribute__((always_inline)) void leaf(int x)\n"   /* 3 */
+	"{\n"                                                               /* 4 */
+	"\tsink += x;\n"                                                    /* 5 */
+	"\t__asm__ volatile(\".globl mark_leaf\\nmark_leaf:\");\n"          /* 6 */
+	"\tsink += x * 3;\n"                                                /* 7 */
+	"}\n"                                                               /* 8 */
+	"static inline __attribute__((always_inline)) void middle(int x)\n" /* 9 */
+	"{\n"                                                               /* 10 */
+	"\tsink ^= x;\n"                                                    /* 11 */
+	"\tleaf(x + 1);\n"                                                  /* 12 */
+	"\tsink ^= 7;\n"                                                    /* 13 */
+	"}\n"                                                               /* 14 */
+	"__attribute__((noinline)) void outer(int x)\n"                     /* 15 */
+	"{\n"                                                               /* 16 */
+	"\tsink = 1;\n"                                                     /* 17 */
+	"\tmiddle(x);\n"                                                    /* 18 */
+	"\t__asm__ volatile(\".globl mark_outer\\nmark_outer:\");\n"        /* 19 */
+	"\tsink = 2;\n"                                                     /* 20 */
+	"}\n"                                                               /* 21 */
+	"int main(int argc, char **argv)\n"                                 /* 22 */
+	"{\n"                                                               /* 23 */
+	"\t(void)argv;\n"                                                   /* 24 */
+	"\touter(argc);\n"                                                  /* 25 */
+	"\treturn 0;\n"                                                     /* 26 */
+	"}\n";                                                              /* 27 */
+
+static int run(const char *cmd)
+{
+	int rc = system(cmd);
+
+	return rc == 0 ? 0 : -1;
+}
+
+/* The address of symbol `name` in `path` (from nm), or 0. */
+static uint64_t sym_addr(const char *path, const char *name)
+{
+	char cmd[512], line[256];
+	unsigned long long a = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		char type, sym[200];
+		unsigned long long v;
+
+		if (sscanf(line, "%llx %c %199s", &v, &type, sym) == 3 && !strcmp(sym, name))
+			a = v;
+	}
+	pclose(p);
+	return a;
+}
+
+static int group_setup(void **state)
+{
+	char cmd[2048];
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(src, sizeof(src), "%s/prog.c", tmpdir);
+	snprintf(bin5, sizeof(bin5), "%s/prog5", tmpdir);
+	snprintf(bin4, sizeof(bin4), "%s/prog4", tmpdir);
+	snprintf(nodwarf, sizeof(nodwarf), "%s/prog-nodwarf", tmpdir);
+	f = fopen(src, "w");
+	if (!f || fputs(program, f) < 0 || fclose(f))
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -g -gdwarf-5 -o %s %s && cc -O2 -g -gdwarf-4 -o %s %s && "
+		 "cp %s %s && strip --strip-debug %s",
+		 bin5, src, bin4, src, bin5, nodwarf, nodwarf);
+	return run(cmd);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	nftw(tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static void check_chain(const char *path)
+{
+	struct dwarf_info *d = dwarf_info__load(path);
+	struct src_frame fr[8];
+	uint64_t leaf = sym_addr(path, "mark_leaf"), out = sym_addr(path, "mark_outer");
+	size_t n;
+
+	assert_non_null(d);
+	assert_true(leaf && out);
+	assert_true(dwarf_info__nlines(d) > 10);
+	assert_true(dwarf_info__nranges(d) >= 4);
+
+	/* In leaf(), inlined into middle(), inlined into outer(). */
+	n = dwarf_info__lookup(d, leaf, fr, 8);
+	assert_int_equal(n, 3);
+	assert_string_equal(fr[0].function, "leaf");
+	assert_int_equal(fr[0].flags & (SRC_FRAME_LINKAGE | SRC_FRAME_INLINED),
+			 SRC_FRAME_LINKAGE | SRC_FRAME_INLINED);
+	assert_non_null(strstr(fr[0].file, "/prog.c"));
+	assert_true(fr[0].line == 6 || fr[0].line == 7); /* the label's line, or the next */
+	assert_string_equal(fr[1].function, "middle");
+	assert_int_equal(fr[1].line, 12); /* where middle() calls leaf() */
+	assert_non_null(strstr(fr[1].file, "/prog.c"));
+	assert_string_equal(fr[2].function, "outer");
+	assert_int_equal(fr[2].line, 18); /* where outer() calls middle() */
+	assert_false(fr[2].flags & SRC_FRAME_INLINED);
+
+	/* A shorter buffer keeps the innermost frames. */
+	assert_int_equal(dwarf_info__lookup(d, leaf, fr, 1), 1);
+	assert_string_equal(fr[0].function, "leaf");
+
+	/* Outside any inlined code: just outer(). */
+	n = dwarf_info__lookup(d, out, fr, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(fr[0].function, "outer");
+	assert_true(fr[0].line >= 19 && fr[0].line <= 21);
+
+	/* Nothing at address 0 or far away. */
+	assert_int_equal(dwarf_info__lookup(d, 0, fr, 8), 0);
+	assert_int_equal(dwarf_info__lookup(d, UINT64_MAX - 1, fr, 8), 0);
+	dwarf_info__free(d);
+}
+
+static void test_inline_chain_dwarf5(void **state)
+{
+	(void)state;
+	check_chain(bin5);
+}
+
+static void test_inline_chain_dwarf4(void **state)
+{
+	(void)state;
+	check_chain(bin4);
+}
+
+static void test_no_dwarf(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(dwarf_info__load(nodwarf));
+	assert_int_equal(errno, ENODATA);
+	assert_null(dwarf_info__load("/nonexistent/file"));
+	assert_int_equal(errno, ENOENT);
+	assert_null(dwarf_info__load(src)); /* not ELF */
+	assert_int_equal(errno, ENOEXEC);
+	dwarf_info__free(NULL);
+}
+
+static void test_load_pair(void **state)
+{
+	struct dwarf_info *d;
+	struct src_frame fr[4];
+	char dbg[300], cmd[1024];
+
+	(void)state;
+	snprintf(dbg, sizeof(dbg), "%s/prog5.debug", tmpdir);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug %s %s", bin5, dbg);
+	assert_int_equal(run(cmd), 0);
+	d = dwarf_info__load_pair(nodwarf, dbg);
+	assert_non_null(d);
+	assert_int_equal(dwarf_info__lookup(d, sym_addr(bin5, "mark_leaf"), fr, 4), 3);
+	dwarf_info__free(d);
+	/* A debug file of another build is refused. */
+	errno = 0;
+	assert_null(dwarf_info__load_pair(bin4, dbg));
+	assert_int_equal(errno, ESTALE);
+}
+
+static unsigned char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return buf;
+}
+
+static void spit(const char *path, const unsigned char *buf, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Loads a damaged copy: it fails with an errno, or looks up safely. */
+static void load_damaged(const char *path, const uint64_t *addrs, size_t naddrs)
+{
+	struct dwarf_info *d = dwarf_info__load(path);
+	struct src_frame fr[16];
+	size_t i, n, k;
+
+	if (!d) {
+		assert_true(errno != 0);
+		return;
+	}
+	for (i = 0; i < naddrs; i++) {
+		n = dwarf_info__lookup(d, addrs[i], fr, 16);
+		assert_true(n <= 16);
+		for (k = 0; k < n; k++) {
+			if (fr[k].function)
+				assert_true(strlen(fr[k].function) < (1u << 20));
+			if (fr[k].file)
+				assert_true(strlen(fr[k].file) < (1u << 20));
+		}
+	}
+	dwarf_info__free(d);
+}
+
+static void test_truncated_and_mutated(void **state)
+{
+	char path[300];
+	size_t size, cut, i;
+	unsigned char *orig = slurp(bin5, &size), *buf = malloc(size);
+	uint64_t addrs[4] = {sym_addr(bin5, "mark_leaf"), sym_addr(bin5, "mark_outer"),
+			     sym_addr(bin5, "main"), 0x1000};
+	unsigned seed = 12345;
+	int rounds = getenv("DWARF_MUTATIONS") ? atoi(getenv("DWARF_MUTATIONS")) : 1500;
+
+	(void)state;
+	assert_non_null(buf);
+	snprintf(path, sizeof(path), "%s/damaged", tmpdir);
+	for (cut = 0; cut < size; cut += size / 97 + 1) {
+		spit(path, orig, cut);
+		load_damaged(path, addrs, 4);
+	}
+	for (i = 0; i < (size_t)rounds; i++) {
+		int flips = 1 + (int)(rand_r(&seed) % 8), k;
+
+		memcpy(buf, orig, size);
+		for (k = 0; k < flips; k++) {
+			/* Mostly in the second half of the file, where the debug
+			 * sections are; sometimes anywhere. */
+			size_t at = rand_r(&seed) % 4 ? size / 2 + rand_r(&seed) % (size / 2)
+						      : rand_r(&seed) % size;
+
+			buf[at] = (unsigned char)rand_r(&seed);
+		}
+		spit(path, buf, size);
+		load_damaged(path, addrs, 4);
+	}
+	free(buf);
+	free(orig);
+}
+
+static void test_demangle(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = demangle("_ZN6shapes5mixer4nextEv");
+	assert_string_equal(s, "shapes::mixer::next()");
+	free(s);
+	s = demangle("_ZN3foo3barE@plt");
+	assert_string_equal(s, "foo::bar@plt");
+	free(s);
+	s = demangle("_ZN4core3fmt5write17h0123456789abcdefE"); /* Rust legacy */
+	assert_string_equal(s, "core::fmt::write");
+	free(s);
+	s = demangle("_RNvCs15kBYyAo9fc_7mycrate4main"); /* Rust v0 */
+	assert_string_equal(s, "mycrate::main");
+	free(s);
+	assert_null(demangle("main"));
+	assert_null(demangle("_Z"));
+	assert_null(demangle(""));
+	assert_null(demangle(NULL));
+}
+
+static void test_inlines_chunk(void **state)
+{
+	char path[300];
+	struct rec_writer *w;
+	struct recording r;
+	unsigned char *data;
+	size_t size;
+	uint32_t f1, f2, names[3], file;
+	char err[256];
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rec.data", tmpdir);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	assert_int_equal(rec_writer__frame(w, 1, 0x1000, 0, REC_NO_MAPPING, &f1), 0);
+	assert_int_equal(rec_writer__frame(w, 1, 0x2000, 0, REC_NO_MAPPING, &f2), 0);
+	assert_int_equal(rec_writer__string(w, "inner", 5, &names[0]), 0);
+	assert_int_equal(rec_writer__string(w, "mid", 3, &names[1]), 0);
+	assert_int_equal(rec_writer__string(w, "outer", 5, &names[2]), 0);
+	assert_int_equal(rec_writer__string(w, "/src/a.c", 8, &file), 0);
+	for (i = 0; i < 3; i++) {
+		struct rec_inline in = {f2, names[i], file, 10u + (uint32_t)i};
+
+		assert_int_equal(rec_writer__inline(w, &in), 0);
+	}
+	{
+		struct rec_inline in = {f1, names[2], 0, 0};
+
+		assert_int_equal(rec_writer__inline(w, &in), 0);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+
+	assert_int_equal(read_whole_file(path, &data, &size), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(recording__parse(&r, data, size, err, sizeof(err)), 0);
+	assert_int_equal(r.ninlines, 4);
+	assert_true(r.inline_of_cap >= 2);
+	assert_int_equal(r.inline_of[f2].count, 3);
+	assert_int_equal(r.inline_of[f1].count, 1);
+	assert_string_equal(recording__str(&r, r.inlines[r.inline_of[f2].first].name), "inner");
+	assert_int_equal(r.inlines[r.inline_of[f2].first + 2].line, 12);
+	recording__release(&r);
+
+	/* A record naming a frame that does not exist is refused. */
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	{
+		struct rec_inline in = {7, 0, 0, 0};
+
+		assert_int_equal(rec_writer__inline(w, &in), 0);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(read_whole_file(path, &data, &size), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(recording__parse(&r, data, size, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "inline record for undefined frame"));
+	recording__release(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inline_chain_dwarf5),
+		cmocka_unit_test(test_inline_chain_dwarf4),
+		cmocka_unit_test(test_no_dwarf),
+		cmocka_unit_test(test_load_pair),
+		cmocka_unit_test(test_truncated_and_mutated),
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_inlines_chunk),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
