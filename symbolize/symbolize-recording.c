@@ -25,7 +25,6 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "symbolize/perf-map.h"
-#include "symbolize/addr2line.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf.h"
 
@@ -205,20 +204,16 @@ static int emit_inlines(struct symbolizer *s, uint32_t frame, const struct dwarf
 }
 
 /* The DWARF of binary `file`: its own, else that of the separate debug file
- * its symbol table came from or was found with (debuginfo.c), else one
- * addr2line would find. NULL when there is none (or it cannot be read:
- * frames keep their symbols). */
+ * its symbol table came from or was found with (debuginfo.c: build-id, or
+ * .gnu_debuglink with its CRC checked). NULL when there is none (or it
+ * cannot be read: frames keep their symbols). */
 static struct dwarf_info *load_dwarf(const char *file, const struct elf_symtab *t)
 {
 	struct dwarf_info *dw = dwarf_info__load(file);
 	const char *dbg = elf_symtab__debug_file(t);
-	char debugfile[PATH_MAX];
 
 	if (!dw && errno == ENODATA && dbg && *dbg)
 		dw = dwarf_info__load_pair(file, dbg);
-	else if (!dw && errno == ENODATA &&
-		 addr2line_find_debugfile(file, debugfile, sizeof(debugfile)))
-		dw = dwarf_info__load_pair(file, debugfile);
 	return dw;
 }
 
