@@ -60,6 +60,8 @@ struct builder {
 	size_t chain_cap;
 	char *text; /* scratch: one frame's name */
 	size_t text_cap;
+	int lines;  /* profile_build_opts.lines */
+	uint32_t *outer_names; /* frame id -> "function (file:line)", with lines */
 };
 
 /* Indexes the thread events for builder__sample_tkey(). 0 or -ENOMEM. */

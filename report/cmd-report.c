@@ -16,7 +16,7 @@
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
-	"                   [--off-cpu | --wall]\n"
+	"                   [--off-cpu | --wall] [--lines]\n"
 	"                   [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                   [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"

@@ -246,7 +246,32 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 #define MAX_INLINE_FRAMES 64 /* frames shown for one address */
 #define INLINE_SUFFIX "_[i]"
 
-/* The profile name of inline record `i`: its function with "_[i]". */
+/* With --lines: `name` (len bytes) + " (file:line)" of inline record `in`,
+ * the file without its directories, + `suffix`, interned. */
+static int name_with_line(struct builder *b, const char *name, size_t len,
+			  const struct rec_inline *in, const char *suffix, uint32_t *id)
+{
+	const struct recording *r = b->r;
+	const char *file = in->file && in->file < r->nstrs ? r->strs[in->file] : "??";
+	size_t flen = in->file && in->file < r->nstrs ? r->lens[in->file] : 2;
+	const char *slash = memrchr(file, '/', flen);
+	long long n;
+
+	if (slash) {
+		flen -= (size_t)(slash + 1 - file);
+		file = slash + 1;
+	}
+	if (GROW(b->text, b->text_cap, len + flen + 32 + strlen(suffix)))
+		return -ENOMEM;
+	n = snprintf(b->text, b->text_cap, "%.*s (%.*s:%u)%s", (int)len, name, (int)flen, file,
+		     in->line, suffix);
+	if (n < 0)
+		return -EINVAL;
+	return profile__intern(b->p, b->text, (size_t)n, id);
+}
+
+/* The profile name of inline record `i`: its function with "_[i]" (and its
+ * source line, with --lines). */
 static int inline_name(struct builder *b, uint32_t i, uint32_t *id)
 {
 	const struct recording *r = b->r;
@@ -258,13 +283,39 @@ static int inline_name(struct builder *b, uint32_t i, uint32_t *id)
 		*id = b->inline_names[i];
 		return 0;
 	}
-	if (GROW(b->text, b->text_cap, (size_t)len + sizeof(INLINE_SUFFIX)))
-		return -ENOMEM;
-	memcpy(b->text, r->strs[in->name], len);
-	memcpy(b->text + len, INLINE_SUFFIX, sizeof(INLINE_SUFFIX));
-	err = profile__intern(b->p, b->text, len + sizeof(INLINE_SUFFIX) - 1, id);
+	if (b->lines) {
+		err = name_with_line(b, r->strs[in->name], len, in, INLINE_SUFFIX, id);
+	} else {
+		if (GROW(b->text, b->text_cap, (size_t)len + sizeof(INLINE_SUFFIX)))
+			return -ENOMEM;
+		memcpy(b->text, r->strs[in->name], len);
+		memcpy(b->text + len, INLINE_SUFFIX, sizeof(INLINE_SUFFIX));
+		err = profile__intern(b->p, b->text, len + sizeof(INLINE_SUFFIX) - 1, id);
+	}
 	if (!err)
 		b->inline_names[i] = *id;
+	return err;
+}
+
+/* With --lines: frame f's own name (`id`) followed by the source line of its
+ * outermost inline record `in`. */
+static int outer_name(struct builder *b, uint32_t f, const struct rec_inline *in, uint32_t *id)
+{
+	char *copy;
+	int err;
+
+	if (b->outer_names[f]) {
+		*id = b->outer_names[f];
+		return 0;
+	}
+	/* The name lives in the profile, which interning may grow: copy it. */
+	copy = strdup(profile__name(b->p, *id));
+	if (!copy)
+		return -ENOMEM;
+	err = name_with_line(b, copy, strlen(copy), in, "", id);
+	free(copy);
+	if (!err)
+		b->outer_names[f] = *id;
 	return err;
 }
 
@@ -296,6 +347,8 @@ static int push_frame(struct builder *b, uint32_t f, size_t *depth)
 			const struct rec_inline *in = &r->inlines[sp->first + k - 1];
 
 			err = profile__intern(b->p, r->strs[in->name], r->lens[in->name], &id);
+			if (!err && b->lines)
+				err = outer_name(b, f, in, &id);
 			if (err)
 				return err;
 			b->chain[1 + (*depth)++] = id;
@@ -303,6 +356,8 @@ static int push_frame(struct builder *b, uint32_t f, size_t *depth)
 		}
 	}
 	err = frame_name(b, f, &id);
+	if (!err && k && b->lines)
+		err = outer_name(b, f, &r->inlines[sp->first + k - 1], &id);
 	if (err)
 		return err;
 	b->chain[1 + (*depth)++] = id;
@@ -548,7 +603,12 @@ static int build(struct builder *b, const struct profile_build_opts *opts)
 	b->str_names = calloc(b->r->nstrs ? b->r->nstrs : 1, sizeof(*b->str_names));
 	b->stack_of = calloc(b->r->nstacks ? b->r->nstacks * 2 : 2, sizeof(*b->stack_of));
 	b->inline_names = calloc(b->r->ninlines ? b->r->ninlines : 1, sizeof(*b->inline_names));
-	if (!b->frame_names || !b->str_names || !b->stack_of || !b->inline_names)
+	b->lines = opts && opts->lines;
+	b->outer_names = b->lines ? calloc(b->r->nframes ? b->r->nframes : 1,
+					   sizeof(*b->outer_names))
+				  : NULL;
+	if (!b->frame_names || !b->str_names || !b->stack_of || !b->inline_names ||
+	    (b->lines && !b->outer_names))
 		return -ENOMEM;
 	err = keymap__init(&b->leaf_stacks, 64);
 	if (!err && by_thread)
@@ -568,6 +628,7 @@ int profile__from_recording(struct profile *p, const struct recording *r,
 	int err = build(&b, opts);
 
 	free(b.frame_names);
+	free(b.outer_names);
 	free(b.str_names);
 	free(b.inline_names);
 	free(b.stack_of);

@@ -25,7 +25,9 @@ const char profile_input_filter_help[] =
 	"                     on folded input: stacks whose root frame matches\n"
 	"  --pid N            keep samples of process N (repeat: any; recordings)\n"
 	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
-	"  --ignore-case      regexes ignore case\n";
+	"  --ignore-case      regexes ignore case\n"
+	"source lines (recordings of binaries with DWARF):\n"
+	"  --lines            name frames 'function (file.c:42)': a frame per line\n";
 
 const char profile_input_weight_help[] =
 	"time (recordings made with 'prof record --sched'; counts in microseconds):\n"
@@ -112,6 +114,9 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_IGNORE_CASE:
 		in->ignore_case = 1;
+		return 0;
+	case PROFILE_OPT_LINES:
+		in->lines = 1;
 		return 0;
 	case PROFILE_OPT_OFF_CPU:
 	case PROFILE_OPT_WALL: {
@@ -209,7 +214,9 @@ static const char *weight_option(enum profile_weight w)
 
 static int build_from_recording(struct profile_input *in)
 {
-	struct profile_build_opts opts = {.by = PROFILE_BY_STACK, .weight = in->weight};
+	struct profile_build_opts opts = {
+		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
+	};
 	char msg[512];
 	uint64_t lost;
 	int err;
@@ -274,6 +281,8 @@ static int build_from_folded(struct profile_input *in)
 		return cli_usage_error("--pid and --tid need a recording; %s is folded text, which "
 				       "has no thread ids",
 				       in->shown);
+	if (in->lines)
+		return cli_usage_error("--lines needs a recording; %s is folded text", in->shown);
 	if (in->roots_asked)
 		return cli_usage_error("--threads and --tids need a recording; %s is folded text "
 				       "(make it with 'prof report --threads')",

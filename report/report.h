@@ -101,6 +101,10 @@ enum profile_weight {
 struct profile_build_opts {
 	enum profile_by by;
 	enum profile_weight weight;
+	/* Frames with source lines (INLINES records) are named
+	 * "function (file.c:42)", file without its directories: one frame per
+	 * line, so a flamegraph splits a function by its lines. */
+	int lines;
 };
 
 /* Leaf frames of off-CPU stacks: the state the thread switched out in
@@ -286,6 +290,7 @@ enum profile_input_opt {
 	PROFILE_OPT_PID,
 	PROFILE_OPT_TID,
 	PROFILE_OPT_IGNORE_CASE,
+	PROFILE_OPT_LINES,
 	PROFILE_OPT_OFF_CPU,
 	PROFILE_OPT_WALL,
 	PROFILE_OPT_END,
@@ -304,7 +309,8 @@ enum profile_input_opt {
 		{"thread", required_argument, NULL, PROFILE_OPT_THREAD},                           \
 		{"pid", required_argument, NULL, PROFILE_OPT_PID},                                 \
 		{"tid", required_argument, NULL, PROFILE_OPT_TID},                                 \
-		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE}
+		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE},                       \
+		{"lines", no_argument, NULL, PROFILE_OPT_LINES}
 
 /* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
  * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
@@ -330,6 +336,7 @@ struct profile_input {
 	enum profile_thread_root roots;
 	int roots_asked; /* --threads or --tids (not just --merge-pools) */
 	int merge_pools, grep, ignore_case;
+	int lines; /* --lines: source lines in frame names */
 	enum profile_weight weight; /* --off-cpu, --wall */
 	struct profile_pattern *patterns;
 	size_t npatterns;

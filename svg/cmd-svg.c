@@ -24,7 +24,7 @@ static const char usage_head[] =
 	"                [--font-size PX] [--font FAMILY] [--minwidth PX|PCT%]\n"
 	"                [--colors hot|mem|io|java] [--palette-file FILE] [--inverted]\n"
 	"                [--reverse] [--countname NAME] [--sort alpha|weight]\n"
-	"                [--off-cpu | --wall]\n"
+	"                [--off-cpu | --wall] [--lines]\n"
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"

@@ -161,3 +161,23 @@ setup_file() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"shapes::mixer::next()_[i]"* ]]
 }
+
+@test "report --lines: each frame with its source line, inlined ones too" {
+	rec=$BATS_TEST_TMPDIR/cxx-lines.data
+	"$PROF" record -F 499 -o "$rec" -- "$CXX_EX" 2 2>/dev/null
+	src=$ROOT/examples/cxx-inline.cpp
+	# The lines of the example where each level calls the next one.
+	call=$(grep -n 'total += step(' "$src" | cut -d: -f1)
+	fold=$(grep -n 'return shapes::fold<uint64_t, 8>(m)' "$src" | cut -d: -f1)
+	folded=$("$PROF" report --lines -i "$rec")
+	total=$(echo "$folded" | folded_total)
+	chain="hot_loop\\(unsigned long, long\\) \\(cxx-inline.cpp:$call\\);operator\\(\\) \\(cxx-inline.cpp:$fold\\)_\\[i\\]"
+	assert_between "share under hot_loop:$call;operator():$fold" \
+		"$(ratio "$(echo "$folded" | folded_sum "$chain")" "$total")" 0.5 1
+	# The same samples as without --lines.
+	[ "$total" -eq "$("$PROF" report -i "$rec" | folded_total)" ]
+	# Folded text has no lines to show.
+	run "$PROF" report --lines -i <(echo "a;b 1")
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--lines needs a recording"* ]]
+}
