@@ -34,9 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned char *copy = malloc(size ? size : 1);
 		memcpy(copy, data, size);
 		if (!recording__parse(&r, copy, size, err, sizeof(err))) {
-			for (int k = 0; k < 6; k++) {
-				/* by stack and by thread; CPU, off-CPU, wall */
-				struct profile_build_opts o = {.by = k & 1, .weight = k >> 1};
+			for (int k = 0; k < 7; k++) {
+				/* by stack and by thread; CPU, off-CPU, wall; lines */
+				struct profile_build_opts o = {.by = k & 1, .weight = (k >> 1) % 3,
+							       .lines = k == 6};
 				profile__init(&p);
 				if (!profile__from_recording(&p, &r, &o)) {
 					outputs(&p);
