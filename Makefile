@@ -21,7 +21,7 @@ CFLAGS ?= -O2 -g
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
 	$(XML_CFLAGS)
-LDLIBS := -lelf -lz -lm -lxml2 -ltraceevent
+LDLIBS := -ldw -lelf -lz -lm -lxml2 -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm
@@ -65,6 +65,18 @@ $(BUILD)/examples/%: examples/%.c examples/duty-cycle.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline \
 		-Wall -Wextra -Werror -pthread -o $@ $< -lm
+
+# Stack-walking examples with their own flags: nofp-deep without frame
+# pointers (for --call-graph dwarf), leaf-frameless with frame pointers but a
+# frameless leaf (gcc's default -momit-leaf-frame-pointer, made explicit).
+$(BUILD)/examples/nofp-deep: examples/nofp-deep.c examples/duty-cycle.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-Wall -Wextra -Werror -pthread -o $@ $<
+$(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
