@@ -252,8 +252,12 @@ static void handle_comm(struct recorder *rc, const struct perf_event_header *h)
 	p += 8;
 	avail -= 8 + sizeof(struct sample_id);
 	id = intern(rc, p, strnlen(p, avail));
-	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-		addr_spaces__clear(&rc->spaces, pid);
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* Queued user stacks of the old program need its mappings. */
+		ustack_process_pid(rc, pid);
+		addr_spaces__clear_before(&rc->spaces, pid, record_time(h),
+					  rec_writer__mappings(rc->w), rec_writer__nmappings(rc->w));
+	}
 	note_err(rc, keymap__set(&rc->names, tid, 0, id));
 	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
 	seen_thread(rc, pid, tid);

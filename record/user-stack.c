@@ -220,6 +220,10 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 				     MAX_FRAMES - k, &n);
 		u->stacks++;
 		u->fail[s]++;
+		if (getenv("PROF_UNWIND_DEBUG") && s)
+			fprintf(stderr, "unwind %s pid %u n %zu last %#llx ip %#llx sp %#llx len %u\n",
+				unwind_status_name(s), e->pid, n, n ? (unsigned long long)u->ips[k + n] : 0ULL,
+				(unsigned long long)e->regs.r[UNWIND_RIP], (unsigned long long)e->regs.r[UNWIND_RSP], e->stack_len);
 		if (s == UNWIND_STACK_CUT || s == UNWIND_MAX_FRAMES)
 			trunc = 1;
 		n = n ? n + 1 : 0;
@@ -256,8 +260,13 @@ static void process_fp(struct recorder *rc, const struct ustack_entry *e, const 
 
 void ustack_process(struct recorder *rc)
 {
+	ustack_process_pid(rc, 0);
+}
+
+void ustack_process_pid(struct recorder *rc, uint32_t pid)
+{
 	struct ustack_rec *u = &rc->ustack;
-	size_t off = 0;
+	size_t off = 0, kept = 0;
 	uint64_t t0;
 
 	if (!u->on || !u->len)
@@ -267,8 +276,17 @@ void ustack_process(struct recorder *rc)
 		struct ustack_entry e;
 		const uint64_t *chain;
 		struct unwind_stack st;
+		size_t len;
 
 		memcpy(&e, u->queue + off, sizeof(e));
+		len = sizeof(e) + (size_t)e.nchain * 8 + ((e.stack_len + 7u) & ~7u);
+		if (pid && e.pid != pid) {
+			if (kept != off)
+				memmove(u->queue + kept, u->queue + off, len);
+			kept += len;
+			off += len;
+			continue;
+		}
 		chain = (const uint64_t *)(u->queue + off + sizeof(e));
 		st = (struct unwind_stack){
 			.start = e.regs.r[UNWIND_RSP],
@@ -280,9 +298,9 @@ void ustack_process(struct recorder *rc)
 			process_dwarf(rc, &e, chain, &st);
 		else
 			process_fp(rc, &e, chain, &st);
-		off += sizeof(e) + (size_t)e.nchain * 8 + ((e.stack_len + 7u) & ~7u);
+		off += len;
 	}
-	u->len = 0;
+	u->len = kept;
 	u->ns += monotonic_ns() - t0;
 }
 

@@ -26,6 +26,7 @@
 #define DELETED_SUFFIX " (deleted)"
 #define MAX_OPS_PER_RULE 64
 #define VDSO_MAX_SIZE (1u << 20)
+#define ENTRY_SLACK 16 /* bytes after e_entry still "the entry point" */
 
 const uint8_t unw_tracked[UNW_NTRACKED] = {
 	UNWIND_RBX, UNWIND_RBP, UNWIND_R12, UNWIND_R13, UNWIND_R14, UNWIND_R15, UNWIND_RIP,
@@ -106,6 +107,7 @@ static int binary_setup(struct unw_binary *b)
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
 	    elf_getphdrnum(b->elf, &n))
 		return -ENOEXEC;
+	b->entry = eh.e_entry;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -334,6 +336,9 @@ static void compile_row(struct unwinder *u, struct unw_binary *b, uint64_t vaddr
 	}
 	if (!fr) {
 		row->no_cfi = 1;
+		/* The return address of the entry point's first call (ld.so:
+		 * "mov %rsp,%rdi; call _dl_start"). */
+		row->entry = b->entry && vaddr >= b->entry && vaddr - b->entry < ENTRY_SLACK;
 		return;
 	}
 	if (dwarf_frame_info(fr, NULL, NULL, &signal) != UNWIND_RIP || compile_cfa(u, fr, &row->cfa)) {

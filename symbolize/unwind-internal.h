@@ -44,6 +44,8 @@ struct unw_row {
 	struct unw_rule cfa;
 	struct unw_rule regs[UNW_NTRACKED];
 	uint8_t no_cfi; /* no CFI covers the pc */
+	uint8_t entry;  /* ... and it is the binary's entry point: an outermost
+			   frame (ld.so's _start has no CFI) */
 	uint8_t signal; /* a signal frame: the caller's pc is exact */
 };
 
@@ -54,6 +56,7 @@ struct unw_binary {
 	Dwarf *dw;
 	Dwarf_CFI *eh, *dbg; /* .eh_frame (ours to end), .debug_frame (dw's) */
 	int dbg_tried;
+	uint64_t entry; /* e_entry */
 	struct unw_seg {
 		uint64_t off, filesz, vaddr;
 	} *segs;

@@ -263,6 +263,8 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 		 * of the function (a call to a noreturn function): look up the
 		 * call instruction. */
 		row = unw_find_row(u, pid, exact ? pc : pc - 1, &e);
+		if (row && row->entry)
+			return UNWIND_OK_ROOT;
 		if (!row || row->no_cfi) {
 			if (row)
 				e = UNWIND_NO_CFI;
