@@ -107,6 +107,10 @@ static void print_summary(const struct record_summary *s, const char *out)
 			100.0 * (double)s->unwind_root / (double)s->unwind_stacks,
 			(unsigned long long)s->unwind_cut, s->stack_size, (double)s->unwind_ns / 1e6);
 	}
+	if (s->leaf_fixed)
+		fprintf(stderr, "prof record: %llu of %llu stacks had a frameless leaf: its caller "
+			"was put back (%.0f ms)\n", (unsigned long long)s->leaf_fixed,
+			(unsigned long long)s->leaf_checked, (double)s->leaf_ns / 1e6);
 	if (s->switches || s->wakeups || s->sched_lost)
 		fprintf(stderr, "prof record: %llu switches, %llu wake-ups, %llu switch events lost\n",
 			(unsigned long long)s->switches, (unsigned long long)s->wakeups,

@@ -254,7 +254,7 @@ static void handle_comm(struct recorder *rc, const struct perf_event_header *h)
 	id = intern(rc, p, strnlen(p, avail));
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* Queued user stacks of the old program need its mappings. */
-		ustack_process_pid(rc, pid);
+		ustack_process_pid(rc, pid, record_time(h));
 		addr_spaces__clear_before(&rc->spaces, pid, record_time(h),
 					  rec_writer__mappings(rc->w), rec_writer__nmappings(rc->w));
 	}

@@ -58,7 +58,9 @@ struct record_summary {
 	/* --call-graph dwarf: user stacks unwound, how many to their root, how
 	 * many copies were cut at the stack size, post-processing time. */
 	uint64_t unwind_stacks, unwind_root, unwind_cut, unwind_ns;
-	uint64_t leaf_fixed; /* fp mode: callers of frameless leaves put back */
+	uint64_t leaf_checked, leaf_fixed; /* fp mode: samples looked at, and
+					      callers of frameless leaves put back */
+	uint64_t leaf_ns;
 	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
 	int target_status; /* launch mode: the command's exit status */

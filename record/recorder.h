@@ -161,9 +161,10 @@ void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, 
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end);
 void ustack_process(struct recorder *rc);
-/* The same for the samples of one process only (before an exec replaces
- * its mappings). */
-void ustack_process_pid(struct recorder *rc, uint32_t pid);
+/* The same for the samples of process pid taken before `before` only: an
+ * exec at that time is about to replace its mappings (samples after it,
+ * drained from another CPU's ring, wait for the new program's mappings). */
+void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before);
 void ustack_write_stats(struct recorder *rc);
 void ustack_release(struct recorder *rc);
 

@@ -243,6 +243,13 @@ static void process_fp(struct recorder *rc, const struct ustack_entry *e, const 
 	 * kernel found as its caller through rbp. */
 	if (e->has_regs && k + 1 < e->nchain && e->nchain < MAX_FRAMES) {
 		u->leaf_checked++;
+		if (getenv("PROF_UNWIND_DEBUG")) {
+			int ok = unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra);
+			fprintf(stderr, "leaf ok %d ip %#llx sp %#llx bp %#llx len %u valid %#x c2 %#llx ra %#llx\n", ok,
+				(unsigned long long)e->regs.r[UNWIND_RIP], (unsigned long long)e->regs.r[UNWIND_RSP],
+				(unsigned long long)e->regs.r[UNWIND_RBP], e->stack_len, e->regs.valid,
+				(unsigned long long)(k + 2 < e->nchain ? chain[k + 2] : 0), (unsigned long long)ra);
+		}
 		if (unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra) &&
 		    (k + 2 >= e->nchain || chain[k + 2] != ra)) {
 			memcpy(u->ips, chain, (k + 2) * 8);
@@ -260,10 +267,10 @@ static void process_fp(struct recorder *rc, const struct ustack_entry *e, const 
 
 void ustack_process(struct recorder *rc)
 {
-	ustack_process_pid(rc, 0);
+	ustack_process_pid(rc, 0, 0);
 }
 
-void ustack_process_pid(struct recorder *rc, uint32_t pid)
+void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
 {
 	struct ustack_rec *u = &rc->ustack;
 	size_t off = 0, kept = 0;
@@ -280,7 +287,7 @@ void ustack_process_pid(struct recorder *rc, uint32_t pid)
 
 		memcpy(&e, u->queue + off, sizeof(e));
 		len = sizeof(e) + (size_t)e.nchain * 8 + ((e.stack_len + 7u) & ~7u);
-		if (pid && e.pid != pid) {
+		if (pid && (e.pid != pid || e.time >= before)) {
 			if (kept != off)
 				memmove(u->queue + kept, u->queue + off, len);
 			kept += len;
@@ -316,7 +323,9 @@ void ustack_write_stats(struct recorder *rc)
 		rec_writer__stat(rc->w, "leaf-checked", u->leaf_checked);
 		rec_writer__stat(rc->w, "leaf-fixed", u->leaf_fixed);
 		rec_writer__stat(rc->w, "leaf-fix-ns", u->ns);
+		rc->sum->leaf_checked = u->leaf_checked;
 		rc->sum->leaf_fixed = u->leaf_fixed;
+		rc->sum->leaf_ns = u->ns;
 		return;
 	}
 	rec_writer__stat(rc->w, "unwind-stacks", u->stacks);
