@@ -112,6 +112,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/lost.sh
 	@PROF=$(BUILD)/prof bash bench/svg-speed.sh
 	@PROF=$(BUILD)/prof bash bench/svg-browser.sh
+	@PROF=$(BUILD)/prof bash bench/unwind-speed.sh
 
 clean:
 	rm -rf build build-san demo

@@ -220,10 +220,6 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 				     MAX_FRAMES - k, &n);
 		u->stacks++;
 		u->fail[s]++;
-		if (getenv("PROF_UNWIND_DEBUG") && s)
-			fprintf(stderr, "unwind %s pid %u n %zu last %#llx ip %#llx sp %#llx len %u\n",
-				unwind_status_name(s), e->pid, n, n ? (unsigned long long)u->ips[k + n] : 0ULL,
-				(unsigned long long)e->regs.r[UNWIND_RIP], (unsigned long long)e->regs.r[UNWIND_RSP], e->stack_len);
 		if (s == UNWIND_STACK_CUT || s == UNWIND_MAX_FRAMES)
 			trunc = 1;
 		n = n ? n + 1 : 0;
@@ -243,13 +239,6 @@ static void process_fp(struct recorder *rc, const struct ustack_entry *e, const 
 	 * kernel found as its caller through rbp. */
 	if (e->has_regs && k + 1 < e->nchain && e->nchain < MAX_FRAMES) {
 		u->leaf_checked++;
-		if (getenv("PROF_UNWIND_DEBUG")) {
-			int ok = unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra);
-			fprintf(stderr, "leaf ok %d ip %#llx sp %#llx bp %#llx len %u valid %#x c2 %#llx ra %#llx\n", ok,
-				(unsigned long long)e->regs.r[UNWIND_RIP], (unsigned long long)e->regs.r[UNWIND_RSP],
-				(unsigned long long)e->regs.r[UNWIND_RBP], e->stack_len, e->regs.valid,
-				(unsigned long long)(k + 2 < e->nchain ? chain[k + 2] : 0), (unsigned long long)ra);
-		}
 		if (unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra) &&
 		    (k + 2 >= e->nchain || chain[k + 2] != ra)) {
 			memcpy(u->ips, chain, (k + 2) * 8);
