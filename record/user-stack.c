@@ -169,7 +169,7 @@ void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, 
 		}
 	}
 	e.stack_len = (uint32_t)dyn;
-	e.cut = dyn && dyn == u->stack_size;
+	e.cut = dyn && dyn == size; /* the kernel may have given less than asked */
 	if (e.cut)
 		u->cut++;
 plain:
