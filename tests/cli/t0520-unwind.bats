@@ -152,3 +152,21 @@ share() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]
 }
+
+@test "unprivileged: --call-graph dwarf unwinds one's own processes" {
+	if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || ! id nobody >/dev/null 2>&1; then
+		skip "needs root (to become nobody) and runuser"
+	fi
+	dir=$(mktemp -d /tmp/prof-nobody.XXXXXX)
+	cp "$PROF" "$EXAMPLES/nofp-deep" "$dir"/
+	chmod 755 "$dir" "$dir"/*
+	chown nobody "$dir"
+	run runuser -u nobody -- "$dir/$(basename "$PROF")" record -F 499 --call-graph dwarf \
+		-o "$dir/u.data" -- "$dir/nofp-deep" 1
+	"$PROF" report -i "$dir/u.data" >"$BATS_TEST_TMPDIR/u.folded" || true
+	rm -rf "$dir"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"unwound to their root"* ]]
+	assert_between "whole chain %" \
+		"$(share "$BATS_TEST_TMPDIR/u.folded" '^_start;.*;main;(run_until_end;)?run_a;run_b;run_c;leaf$')" 85 100
+}
