@@ -16,16 +16,19 @@
 # 2. The stack copy size: share of stacks unwound to their root with
 #    --call-graph dwarf,SIZE for SIZE in SIZES, on real programs (python3
 #    running a small JSON/regex/recursion script, gcc compiling a C file,
-#    perl), and the target's slowdown at 999 Hz for each size against
-#    frame pointers (bench/cpu-bound, ROUNDS alternated runs, the median of
-#    the workload's own elapsed time).
+#    perl), and the target's cost at 999 Hz for each size against frame
+#    pointers (bench/cpu-bound: its CPU time, user + system, from
+#    /usr/bin/time; ROUNDS rounds of the modes in turn, each compared with
+#    the bare run of its round, the median ratio reported: on a shared
+#    machine the load drifts, and wall times mean little).
 # 3. The cost of the frameless-leaf fix of frame-pointer mode (default on):
-#    target slowdown at 999 Hz with and without it (--no-leaf-fix), and the
-#    recorder's CPU time in attach mode, ROUNDS alternated runs each.
+#    target CPU at 999 Hz with and without it (--no-leaf-fix), and the
+#    recorder's CPU time, in attach mode, the same way.
 #
-# Env: SAMPLES (100000), PERF_SAMPLES (20000), FREQ (4999), THREADS (2),
-# SIZE (16384), SIZES ("4096 8192 16384 32768 65528"), ROUNDS (5), PERF
-# (perf). Needs about 1 GB in TMPDIR for perf.data. Prints markdown.
+# Env: PARTS ("speed sizes cost leaf": which parts to run), SAMPLES
+# (100000), PERF_SAMPLES (20000), FREQ (4999), THREADS (2), SIZE (32768),
+# SIZES ("4096 8192 16384 32768 65528"), ROUNDS (5), PERF (perf). Needs about
+# 1 GB in TMPDIR for perf.data. Prints markdown.
 set -eu
 BENCH_NAME=unwind-speed
 # shellcheck source=bench/lib.sh
@@ -35,9 +38,11 @@ SAMPLES=${SAMPLES:-100000}
 PERF_SAMPLES=${PERF_SAMPLES:-20000}
 FREQ=${FREQ:-4999}
 THREADS=${THREADS:-2}
-SIZE=${SIZE:-16384}
+SIZE=${SIZE:-32768}
 SIZES=${SIZES:-4096 8192 16384 32768 65528}
 ROUNDS=${ROUNDS:-5}
+PARTS=${PARTS:-speed sizes cost leaf}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 need_tools hyperfine python3 gcc perl /usr/bin/time
 build_workload
 ENV_LINE=$(env_line)
@@ -70,6 +75,11 @@ unwind_fields() {
 }
 
 # ---- 1. post-processing speed ----
+echo "### Unwinding (--call-graph dwarf)"
+echo
+echo "$ENV_LINE"
+echo
+if part speed; then
 say "prof: recording about $SAMPLES dwarf samples"
 "$PROF" record -F "$FREQ" --call-graph "dwarf,$SIZE" -o "$TMP/dwarf.rec" \
 	-- "$NOFP" -t "$THREADS" -n "$(leaves_for "$SAMPLES")" >/dev/null 2>"$TMP/prof.err" ||
@@ -100,10 +110,6 @@ read -r tsc tscsd < <(t perf-script)
 per_100k() { awk -v t="$1" -v n="$2" 'BEGIN {if (n + 0 > 0) printf "%.2f\n", t * 1e5 / n; else print "?"}'; }
 fsec=$(awk -v m="$fms" 'BEGIN {printf "%.3f\n", m / 1000}')
 
-echo "### Unwinding (--call-graph dwarf)"
-echo
-echo "$ENV_LINE"
-echo
 echo "Post-processing: \`bench/cpu-bound -t $THREADS\` built with \`-O1 -fomit-frame-pointer\`," \
 	"recorded at $FREQ Hz with \`--call-graph dwarf,$SIZE\` by each tool. prof unwinds while it" \
 	"records (after each drain of the rings) and reports the time spent in it; perf unwinds" \
@@ -123,8 +129,10 @@ echo
 echo "prof's summary: $froot of $fall user stacks unwound to their root ($fpct%), $fcut stack" \
 	"copies cut at $SIZE bytes."
 echo
+fi
 
 # ---- 2. stack copy size ----
+if part sizes; then
 cat >"$TMP/work.py" <<'EOF'
 import json, re, hashlib
 def fib(n): return n if n < 2 else fib(n - 1) + fib(n - 2)
@@ -158,71 +166,114 @@ for i in "${!progs[@]}"; do
 	echo
 done
 echo
+fi
 
-# Target slowdown at 999 Hz: bare, fp, dwarf at each size; rounds alternate.
-LOG=$TMP/elapsed.log
-: >"$LOG"
+# Target cost at 999 Hz: bare, fp, dwarf at each size, rounds alternating.
+# The measure is the target's own CPU time (user + system, from
+# /usr/bin/time around the workload: the kernel's sampling work is charged
+# to it), compared round by round with the bare run of the same round, so
+# that the load of a shared machine, which drifts, cancels out.
+LOG=$TMP/cpu.log
 WARGS=(-t "$THREADS")
+# timed LABEL CMD...: runs CMD (the workload comes last) with its CPU time
+# logged as "LABEL SECONDS".
+timed() {
+	local label=$1
+	shift
+	"$@" >/dev/null 2>>"$TMP/timed.err" || die "$label failed: $(tail -3 "$TMP/timed.err")"
+	echo "$label $(tail -1 "$TMP/t.out" | awk '{printf "%.3f\n", $1 + $2}')" >>"$LOG"
+}
+TW=(/usr/bin/time -f "%U %S" -o "$TMP/t.out" "$W" "${WARGS[@]}")
+# ratios LOG BASE LABEL: median over rounds of LABEL's value / BASE's, as +x%.
+ratios() {
+	awk -v b="$2" -v l="$3" '$1 == b {base[nb++] = $2} $1 == l {v[nl++] = $2}
+		END {n = nb < nl ? nb : nl; if (!n) {print "?"; exit}
+			for (i = 0; i < n; i++) r[i] = v[i] / base[i]
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && r[j - 1] > r[j]; j--) {t = r[j]; r[j] = r[j - 1]; r[j - 1] = t}
+			med = n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
+			printf "%+.1f%% (%.3f to %.3f)\n", (med - 1) * 100, r[0], r[n - 1]}' "$1"
+}
+if part cost; then
+: >"$LOG"
 modes=(bare fp)
 for s in $SIZES; do modes+=("dwarf,$s"); done
 for r in $(seq "$ROUNDS"); do
 	for m in "${modes[@]}"; do
 		say "round $r: $m"
 		case $m in
-		bare) "$W" "${WARGS[@]}" -o "$LOG" -L "$m" >/dev/null ;;
-		fp) "$PROF" record -q -F 999 -o "$TMP/o.rec" -- "$W" "${WARGS[@]}" -o "$LOG" -L "$m" \
-			>/dev/null ;;
-		*) "$PROF" record -q -F 999 --call-graph "$m" -o "$TMP/o.rec" \
-			-- "$W" "${WARGS[@]}" -o "$LOG" -L "$m" >/dev/null ;;
+		bare) timed "$m" "${TW[@]}" ;;
+		fp) timed "$m" "$PROF" record -q -F 999 -o "$TMP/o.rec" -- "${TW[@]}" ;;
+		*) timed "$m" "$PROF" record -q -F 999 --call-graph "$m" -o "$TMP/o.rec" -- "${TW[@]}" ;;
 		esac
 	done
 done
-read -r base _ < <(stats "$LOG" bare)
-echo "Target slowdown at 999 Hz (\`bench/cpu-bound -t $THREADS\`, frame pointers, so fp and" \
-	"dwarf see the same stacks; median of $ROUNDS alternated runs of the workload's own time):"
+echo "Target cost at 999 Hz (\`bench/cpu-bound -t $THREADS\`, built with frame pointers, so" \
+	"fp and dwarf record the same stacks): the workload's own CPU time (user + system," \
+	"which includes the kernel's sampling work), $ROUNDS rounds of the modes in turn;" \
+	"the slowdown is the median over rounds of each round's ratio to its run without a" \
+	"recorder (range in parentheses)."
 echo
-echo "| mode | elapsed (s) | slowdown |"
+echo "| mode | target CPU (s), median | slowdown |"
 echo "|---|---:|---:|"
 for m in "${modes[@]}"; do
-	read -r med sd n < <(stats "$LOG" "$m")
-	echo "| ${m/bare/no recorder} | $med ± $sd | $( [ "$m" = bare ] && echo - || slowdown "$med" "$base") |"
+	read -r med sd _ < <(stats "$LOG" "$m")
+	if [ "$m" = bare ]; then
+		echo "| no recorder | $med ± $sd | - |"
+	else
+		echo "| $m | $med ± $sd | $(ratios "$LOG" bare "$m") |"
+	fi
 done
 echo
+fi
 
 # ---- 3. the frameless-leaf fix ----
+if part leaf; then
 : >"$LOG"
-: >"$TMP/cpu.log"
+: >"$TMP/rcpu.log"
 for r in $(seq "$ROUNDS"); do
-	for m in leaf-fix no-leaf-fix; do
+	for m in bare leaf-fix no-leaf-fix; do
 		say "round $r: attach, $m"
-		"$W" "${WARGS[@]}" -d 1 -o "$LOG" -L "$m" >/dev/null 2>"$TMP/w.err" &
+		/usr/bin/time -f "%U %S" -o "$TMP/t.out" "$W" "${WARGS[@]}" -d 1 \
+			>/dev/null 2>"$TMP/w.err" &
 		wpid=$!
 		pid=$(wait_ready "$TMP/w.err")
-		extra=()
-		[ "$m" = no-leaf-fix ] && extra=(--no-leaf-fix)
-		# The recorder's own CPU (it has no children in attach mode).
-		/usr/bin/time -f "%U %S" -o "$TMP/time.out" \
-			"$PROF" record -F 999 "${extra[@]}" -p "$pid" -o "$TMP/l.rec" 2>"$TMP/l.err" &
-		rpid=$!
+		if [ "$m" != bare ]; then
+			extra=()
+			[ "$m" = no-leaf-fix ] && extra=(--no-leaf-fix)
+			# The recorder's own CPU (it has no children in attach mode).
+			/usr/bin/time -f "%U %S" -o "$TMP/r.out" \
+				"$PROF" record -F 999 "${extra[@]}" -p "$pid" -o "$TMP/l.rec" 2>"$TMP/l.err" &
+			rpid=$!
+		fi
 		wait "$wpid"
-		wait "$rpid"
-		echo "$m $(tail -1 "$TMP/time.out" | awk '{printf "%.3f\n", $1 + $2}')" >>"$TMP/cpu.log"
-		[ "$m" = leaf-fix ] && grep 'frameless leaf' "$TMP/l.err" | tail -1 >"$TMP/leaf.line" || true
+		echo "$m $(tail -1 "$TMP/t.out" | awk '{printf "%.3f\n", $1 + $2}')" >>"$LOG"
+		if [ "$m" != bare ]; then
+			wait "$rpid"
+			echo "$m $(tail -1 "$TMP/r.out" | awk '{printf "%.3f\n", $1 + $2}')" >>"$TMP/rcpu.log"
+			[ "$m" = leaf-fix ] && grep 'frameless leaf' "$TMP/l.err" | tail -1 >"$TMP/leaf.line"
+		fi
 	done
 done
 echo "The frameless-leaf fix (frame-pointer mode, default on): \`bench/cpu-bound -t $THREADS\`" \
-	"(its leaf, burn(), keeps a frame: the fix finds nothing to do, so this is its pure" \
-	"cost), attached at 999 Hz, $ROUNDS alternated runs each, medians. The fix adds 3" \
-	"registers and 256 bytes of stack to every sample in the ring (304 bytes); the" \
-	"recording file does not grow."
+	"(its leaf, burn(), keeps a frame, so the fix rarely has anything to do: this is its" \
+	"cost), recorded by attaching at 999 Hz, $ROUNDS rounds of the modes in turn; target" \
+	"CPU as above, and the recorder's own CPU time. The fix adds 3 registers and 256" \
+	"bytes of stack to every sample in the ring (304 bytes); the recording file does not" \
+	"grow."
 echo
-echo "| mode | workload elapsed (s) | recorder CPU (s) |"
-echo "|---|---:|---:|"
-for m in leaf-fix no-leaf-fix; do
+echo "| mode | target CPU (s), median | slowdown | recorder CPU (s), median |"
+echo "|---|---:|---:|---:|"
+for m in bare leaf-fix no-leaf-fix; do
 	read -r med sd _ < <(stats "$LOG" "$m")
-	read -r cmed csd _ < <(stats "$TMP/cpu.log" "$m")
-	echo "| $m | $med ± $sd | $cmed ± $csd |"
+	if [ "$m" = bare ]; then
+		echo "| no recorder | $med ± $sd | - | - |"
+	else
+		read -r cmed csd _ < <(stats "$TMP/rcpu.log" "$m")
+		echo "| $m | $med ± $sd | $(ratios "$LOG" bare "$m") | $cmed ± $csd |"
+	fi
 done
 echo
 [ -s "$TMP/leaf.line" ] && echo "Last run's summary: \`$(cat "$TMP/leaf.line")\`" && echo
+fi
 exit 0

@@ -33,7 +33,7 @@ static const char usage_text[] =
 	"                          in N (default 16; 1: every one; 0: none)\n"
 	"      --call-graph MODE   how user stacks are walked: fp (frame pointers, the\n"
 	"                          default) or dwarf[,SIZE] (copies of SIZE bytes of\n"
-	"                          user stack, default 16384, unwound with the\n"
+	"                          user stack, default 32768, unwound with the\n"
 	"                          binaries' CFI: for code built without frame pointers)\n"
 	"      --no-leaf-fix       fp: do not look for the callers that frameless leaf\n"
 	"                          functions hide from the frame-pointer walk\n"

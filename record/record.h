@@ -18,7 +18,7 @@
 #define RECORD_SCHED_NICE (-10) /* --sched: the recorder's priority, when allowed */
 /* --call-graph dwarf: bytes of user stack copied per sample (docs/prof-record.md
  * says why), the kernel's limit, and the ring per CPU it gets by default. */
-#define RECORD_DEFAULT_STACK_SIZE 16384
+#define RECORD_DEFAULT_STACK_SIZE 32768
 #define RECORD_MAX_STACK_SIZE 65528
 #define RECORD_DWARF_RING_PAGES 1024 /* 4 MiB */
 /* Frame-pointer mode: the slice of user stack taken with every sample to
