@@ -44,15 +44,24 @@ struct ustack_entry {
 static int perf_to_dwarf(int perf_reg)
 {
 	switch (perf_reg) {
-	case PERF_REG_X86_AX: return UNWIND_RAX;
-	case PERF_REG_X86_BX: return UNWIND_RBX;
-	case PERF_REG_X86_CX: return UNWIND_RCX;
-	case PERF_REG_X86_DX: return UNWIND_RDX;
-	case PERF_REG_X86_SI: return UNWIND_RSI;
-	case PERF_REG_X86_DI: return UNWIND_RDI;
-	case PERF_REG_X86_BP: return UNWIND_RBP;
-	case PERF_REG_X86_SP: return UNWIND_RSP;
-	case PERF_REG_X86_IP: return UNWIND_RIP;
+	case PERF_REG_X86_AX:
+		return UNWIND_RAX;
+	case PERF_REG_X86_BX:
+		return UNWIND_RBX;
+	case PERF_REG_X86_CX:
+		return UNWIND_RCX;
+	case PERF_REG_X86_DX:
+		return UNWIND_RDX;
+	case PERF_REG_X86_SI:
+		return UNWIND_RSI;
+	case PERF_REG_X86_DI:
+		return UNWIND_RDI;
+	case PERF_REG_X86_BP:
+		return UNWIND_RBP;
+	case PERF_REG_X86_SP:
+		return UNWIND_RSP;
+	case PERF_REG_X86_IP:
+		return UNWIND_RIP;
 	default:
 		if (perf_reg >= PERF_REG_X86_R8 && perf_reg <= PERF_REG_X86_R15)
 			return UNWIND_R8 + (perf_reg - PERF_REG_X86_R8);
@@ -93,11 +102,11 @@ int ustack_setup(struct recorder *rc)
 			u->regs_mask |= 1ULL << i;
 		for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
 			u->regs_mask |= 1ULL << i;
-		u->stack_size = rc->opts->stack_size ? rc->opts->stack_size
-						     : RECORD_DEFAULT_STACK_SIZE;
+		u->stack_size =
+		    rc->opts->stack_size ? rc->opts->stack_size : RECORD_DEFAULT_STACK_SIZE;
 	} else {
-		u->regs_mask = 1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP |
-			       1ULL << PERF_REG_X86_BP;
+		u->regs_mask =
+		    1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_BP;
 		u->stack_size = RECORD_LEAF_STACK_SIZE;
 	}
 	for (i = 0; i < 64; i++)
@@ -131,7 +140,12 @@ void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, 
 {
 	struct ustack_rec *u = &rc->ustack;
 	struct ustack_entry e = {
-		.time = time, .ip = ip, .pid = pid, .tid = tid, .cpu = cpu, .misc = misc,
+	    .time = time,
+	    .ip = ip,
+	    .pid = pid,
+	    .tid = tid,
+	    .cpu = cpu,
+	    .misc = misc,
 	};
 	const unsigned char *stack = NULL;
 	uint64_t abi, size = 0, dyn = 0, need;
@@ -285,10 +299,10 @@ void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
 		}
 		chain = (const uint64_t *)(u->queue + off + sizeof(e));
 		st = (struct unwind_stack){
-			.start = e.regs.r[UNWIND_RSP],
-			.data = u->queue + off + sizeof(e) + (size_t)e.nchain * 8,
-			.size = e.stack_len,
-			.cut = e.cut,
+		    .start = e.regs.r[UNWIND_RSP],
+		    .data = u->queue + off + sizeof(e) + (size_t)e.nchain * 8,
+		    .size = e.stack_len,
+		    .cut = e.cut,
 		};
 		if (u->dwarf)
 			process_dwarf(rc, &e, chain, &st);

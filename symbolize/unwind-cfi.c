@@ -23,20 +23,20 @@
 
 #include "lib/grow.h"
 
-#define DELETED_SUFFIX " (deleted)"
+#define DELETED_SUFFIX	 " (deleted)"
 #define MAX_OPS_PER_RULE 64
-#define VDSO_MAX_SIZE (1u << 20)
-#define ENTRY_SLACK 16 /* bytes after e_entry still "the entry point" */
+#define VDSO_MAX_SIZE	 (1u << 20)
+#define ENTRY_SLACK	 16 /* bytes after e_entry still "the entry point" */
 
 const uint8_t unw_tracked[UNW_NTRACKED] = {
-	UNWIND_RBX, UNWIND_RBP, UNWIND_R12, UNWIND_R13, UNWIND_R14, UNWIND_R15, UNWIND_RIP,
+    UNWIND_RBX, UNWIND_RBP, UNWIND_R12, UNWIND_R13, UNWIND_R14, UNWIND_R15, UNWIND_RIP,
 };
 
 const char *unwind_status_name(enum unwind_status s)
 {
 	static const char *const names[UNWIND_NSTATUS] = {
-		"root", "stack-cut", "no-mapping", "no-cfi", "bad-memory", "bad-cfi",
-		"no-progress", "max-frames",
+	    "root",	  "stack-cut", "no-mapping",  "no-cfi",
+	    "bad-memory", "bad-cfi",   "no-progress", "max-frames",
 	};
 
 	return (unsigned)s < UNWIND_NSTATUS ? names[s] : "unknown";
@@ -116,7 +116,9 @@ static int binary_setup(struct unw_binary *b)
 		if (GROW(b->segs, cap, b->nsegs + 1))
 			return -ENOMEM;
 		b->segs[b->nsegs++] = (struct unw_seg){
-			.off = ph.p_offset, .filesz = ph.p_filesz, .vaddr = ph.p_vaddr,
+		    .off = ph.p_offset,
+		    .filesz = ph.p_filesz,
+		    .vaddr = ph.p_vaddr,
 		};
 	}
 	b->eh = dwarf_getcfi_elf(b->elf);
@@ -261,7 +263,9 @@ static int keep_ops(struct unwinder *u, struct unw_rule *r, const Dwarf_Op *ops,
 	r->nops = (uint16_t)n;
 	for (i = 0; i < n; i++)
 		u->ops[u->nops++] = (struct unw_op){
-			.atom = ops[i].atom, .n1 = ops[i].number, .n2 = ops[i].number2,
+		    .atom = ops[i].atom,
+		    .n1 = ops[i].number,
+		    .n2 = ops[i].number2,
 		};
 	return 0;
 }
@@ -274,8 +278,8 @@ static int compile_cfa(struct unwinder *u, Dwarf_Frame *fr, struct unw_rule *r)
 	if (dwarf_frame_cfa(fr, &ops, &n) || !n)
 		return -1;
 	if (n == 1 && ops[0].atom == DW_OP_bregx && ops[0].number < UNWIND_NREGS) {
-		*r = (struct unw_rule){.kind = UNW_REG, .reg = (uint8_t)ops[0].number,
-				       .off = (int64_t)ops[0].number2};
+		*r = (struct unw_rule){
+		    .kind = UNW_REG, .reg = (uint8_t)ops[0].number, .off = (int64_t)ops[0].number2};
 		return 0;
 	}
 	r->kind = UNW_VAL_EXPR;
@@ -341,7 +345,8 @@ static void compile_row(struct unwinder *u, struct unw_binary *b, uint64_t vaddr
 		row->entry = b->entry && vaddr >= b->entry && vaddr - b->entry < ENTRY_SLACK;
 		return;
 	}
-	if (dwarf_frame_info(fr, NULL, NULL, &signal) != UNWIND_RIP || compile_cfa(u, fr, &row->cfa)) {
+	if (dwarf_frame_info(fr, NULL, NULL, &signal) != UNWIND_RIP ||
+	    compile_cfa(u, fr, &row->cfa)) {
 		row->no_cfi = 1;
 		free(fr);
 		return;

@@ -44,7 +44,7 @@ struct unw_row {
 	struct unw_rule cfa;
 	struct unw_rule regs[UNW_NTRACKED];
 	uint8_t no_cfi; /* no CFI covers the pc */
-	uint8_t entry;  /* ... and it is the binary's entry point: an outermost
+	uint8_t entry;	/* ... and it is the binary's entry point: an outermost
 			   frame (ld.so's _start has no CFI) */
 	uint8_t signal; /* a signal frame: the caller's pc is exact */
 };
@@ -59,7 +59,7 @@ struct unw_binary {
 	uint64_t entry; /* e_entry */
 	struct unw_seg {
 		uint64_t off, filesz, vaddr;
-	} *segs;
+	} * segs;
 	size_t nsegs;
 };
 
@@ -67,9 +67,9 @@ struct unwinder {
 	struct unwind_opts opts;
 	struct unw_binary *bins;
 	size_t nbins, bins_cap;
-	struct keymap by_file;    /* (dev, ino) -> bin */
+	struct keymap by_file;	  /* (dev, ino) -> bin */
 	struct keymap by_mapping; /* mapping id -> bin + 1, 0: none */
-	struct keymap row_ids;    /* (bin, vaddr) -> row */
+	struct keymap row_ids;	  /* (bin, vaddr) -> row */
 	struct unw_row *rows;
 	size_t nrows, rows_cap;
 	struct unw_op *ops;

@@ -15,12 +15,13 @@
 #include <dwarf.h>
 #include <string.h>
 
-#define BIT(n) (1u << (n))
+#define BIT(n)	   (1u << (n))
 #define EXPR_STACK 16
 
 static enum unwind_status read_u64(const struct unwind_stack *st, uint64_t addr, uint64_t *v)
 {
-	if (addr >= st->start && addr - st->start <= st->size && st->size - (addr - st->start) >= 8) {
+	if (addr >= st->start && addr - st->start <= st->size &&
+	    st->size - (addr - st->start) >= 8) {
 		memcpy(v, st->data + (addr - st->start), 8);
 		return UNWIND_OK_ROOT;
 	}
@@ -74,9 +75,17 @@ static enum unwind_status eval(const struct unw_op *ops, size_t n, const struct 
 		case DW_OP_call_frame_cfa:
 			s[sp++] = cfa;
 			continue;
-		case DW_OP_addr: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
-		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
-		case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts:
+		case DW_OP_addr:
+		case DW_OP_const1u:
+		case DW_OP_const1s:
+		case DW_OP_const2u:
+		case DW_OP_const2s:
+		case DW_OP_const4u:
+		case DW_OP_const4s:
+		case DW_OP_const8u:
+		case DW_OP_const8s:
+		case DW_OP_constu:
+		case DW_OP_consts:
 			s[sp++] = ops[i].n1;
 			continue;
 		case DW_OP_dup:
@@ -120,20 +129,48 @@ static enum unwind_status eval(const struct unw_op *ops, size_t n, const struct 
 			return UNWIND_BAD_CFI;
 		b = s[sp - 2];
 		switch (op) {
-		case DW_OP_plus: b += a; break;
-		case DW_OP_minus: b -= a; break;
-		case DW_OP_mul: b *= a; break;
-		case DW_OP_and: b &= a; break;
-		case DW_OP_or: b |= a; break;
-		case DW_OP_xor: b ^= a; break;
-		case DW_OP_shl: b = a < 64 ? b << a : 0; break;
-		case DW_OP_shr: b = a < 64 ? b >> a : 0; break;
-		case DW_OP_ge: b = (int64_t)b >= (int64_t)a; break;
-		case DW_OP_gt: b = (int64_t)b > (int64_t)a; break;
-		case DW_OP_le: b = (int64_t)b <= (int64_t)a; break;
-		case DW_OP_lt: b = (int64_t)b < (int64_t)a; break;
-		case DW_OP_eq: b = b == a; break;
-		case DW_OP_ne: b = b != a; break;
+		case DW_OP_plus:
+			b += a;
+			break;
+		case DW_OP_minus:
+			b -= a;
+			break;
+		case DW_OP_mul:
+			b *= a;
+			break;
+		case DW_OP_and:
+			b &= a;
+			break;
+		case DW_OP_or:
+			b |= a;
+			break;
+		case DW_OP_xor:
+			b ^= a;
+			break;
+		case DW_OP_shl:
+			b = a < 64 ? b << a : 0;
+			break;
+		case DW_OP_shr:
+			b = a < 64 ? b >> a : 0;
+			break;
+		case DW_OP_ge:
+			b = (int64_t)b >= (int64_t)a;
+			break;
+		case DW_OP_gt:
+			b = (int64_t)b > (int64_t)a;
+			break;
+		case DW_OP_le:
+			b = (int64_t)b <= (int64_t)a;
+			break;
+		case DW_OP_lt:
+			b = (int64_t)b < (int64_t)a;
+			break;
+		case DW_OP_eq:
+			b = b == a;
+			break;
+		case DW_OP_ne:
+			b = b != a;
+			break;
 		case DW_OP_swap:
 			s[sp - 2] = a;
 			s[sp - 1] = b;
@@ -170,10 +207,9 @@ static enum unwind_status row_cfa(const struct unwinder *u, const struct unw_row
 
 /* The caller's value of tracked register slot i. 0, or a status (with
  * UNWIND_OK_ROOT meaning "undefined": not an error). */
-static enum unwind_status rule_value(const struct unwinder *u, const struct unw_rule *rule,
-				     int reg, const struct unwind_regs *r,
-				     const struct unwind_stack *st, uint64_t cfa, uint64_t *v,
-				     int *known)
+static enum unwind_status rule_value(const struct unwinder *u, const struct unw_rule *rule, int reg,
+				     const struct unwind_regs *r, const struct unwind_stack *st,
+				     uint64_t cfa, uint64_t *v, int *known)
 {
 	enum unwind_status e;
 	uint64_t addr;
@@ -228,8 +264,8 @@ static enum unwind_status fp_step(struct unwinder *u, const struct unwind_regs *
 	    read_u64(st, bp, &nbp) || read_u64(st, bp + 8, &ra))
 		return UNWIND_NO_CFI;
 	*next = *r;
-	next->valid &= BIT(UNWIND_RBX) | BIT(UNWIND_R12) | BIT(UNWIND_R13) | BIT(UNWIND_R14) |
-		       BIT(UNWIND_R15);
+	next->valid &=
+	    BIT(UNWIND_RBX) | BIT(UNWIND_R12) | BIT(UNWIND_R13) | BIT(UNWIND_R14) | BIT(UNWIND_R15);
 	next->r[UNWIND_RBP] = nbp;
 	next->r[UNWIND_RSP] = bp + 16;
 	next->r[UNWIND_RIP] = ra;
@@ -240,8 +276,8 @@ static enum unwind_status fp_step(struct unwinder *u, const struct unwind_regs *
 
 enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 				    const struct unwind_regs *regs,
-				    const struct unwind_stack *stack, uint64_t *pcs,
-				    size_t max, size_t *n)
+				    const struct unwind_stack *stack, uint64_t *pcs, size_t max,
+				    size_t *n)
 {
 	struct unwind_regs cur = *regs, next;
 	int exact = 1;

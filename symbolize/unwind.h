@@ -22,9 +22,23 @@
 /* x86-64 DWARF register numbers (the psABI's), 0..16; 16 is the return
  * address column, i.e. rip. */
 enum {
-	UNWIND_RAX = 0, UNWIND_RDX, UNWIND_RCX, UNWIND_RBX, UNWIND_RSI, UNWIND_RDI,
-	UNWIND_RBP, UNWIND_RSP, UNWIND_R8, UNWIND_R9, UNWIND_R10, UNWIND_R11,
-	UNWIND_R12, UNWIND_R13, UNWIND_R14, UNWIND_R15, UNWIND_RIP,
+	UNWIND_RAX = 0,
+	UNWIND_RDX,
+	UNWIND_RCX,
+	UNWIND_RBX,
+	UNWIND_RSI,
+	UNWIND_RDI,
+	UNWIND_RBP,
+	UNWIND_RSP,
+	UNWIND_R8,
+	UNWIND_R9,
+	UNWIND_R10,
+	UNWIND_R11,
+	UNWIND_R12,
+	UNWIND_R13,
+	UNWIND_R14,
+	UNWIND_R15,
+	UNWIND_RIP,
 	UNWIND_NREGS
 };
 
@@ -48,12 +62,11 @@ struct unwind_stack {
 struct unwind_map {
 	const char *path; /* as in /proc/PID/maps: "/usr/lib/...", "[vdso]" */
 	uint64_t start, end, pgoff;
-	uint32_t id;      /* stable id of this mapping (the recording's) */
+	uint32_t id; /* stable id of this mapping (the recording's) */
 };
 
 /* Fills *m with the mapping that covers addr in process pid: 1, else 0. */
-typedef int (*unwind_find_map_fn)(void *ctx, uint32_t pid, uint64_t addr,
-				  struct unwind_map *m);
+typedef int (*unwind_find_map_fn)(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m);
 
 struct unwind_opts {
 	unwind_find_map_fn find_map;
@@ -68,9 +81,9 @@ enum unwind_status {
 			       undefined, or a zero return address) */
 	UNWIND_STACK_CUT,   /* needed bytes above the copy, which was cut at its size */
 	UNWIND_NO_MAPPING,  /* a pc in no known mapping (JIT code, garbage) */
-	UNWIND_NO_CFI,      /* no CFI row for a pc, and no frame pointer to follow */
+	UNWIND_NO_CFI,	    /* no CFI row for a pc, and no frame pointer to follow */
 	UNWIND_BAD_MEMORY,  /* a read outside the copied stack */
-	UNWIND_BAD_CFI,     /* CFI we cannot evaluate, or a register it needs is unknown */
+	UNWIND_BAD_CFI,	    /* CFI we cannot evaluate, or a register it needs is unknown */
 	UNWIND_NO_PROGRESS, /* the stack pointer did not move up: a loop */
 	UNWIND_MAX_FRAMES,  /* the caller's array is full */
 	UNWIND_NSTATUS
@@ -92,8 +105,8 @@ void unwinder__free(struct unwinder *u);
  * pc is seen; allocates then only. */
 enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 				    const struct unwind_regs *regs,
-				    const struct unwind_stack *stack, uint64_t *pcs,
-				    size_t max, size_t *n);
+				    const struct unwind_stack *stack, uint64_t *pcs, size_t max,
+				    size_t *n);
 
 /* For frame-pointer call chains: is the frame of the function at regs' rip
  * not set up (a frameless function, or rip in a prologue or epilogue), so
@@ -105,8 +118,8 @@ int unwinder__leaf_return(struct unwinder *u, uint32_t pid, const struct unwind_
 
 struct unwinder_stats {
 	size_t binaries, binaries_missing; /* opened, could not open / no CFI */
-	size_t rows;                       /* CFI rows compiled (unique pcs) */
-	size_t fp_steps;                   /* frames found through rbp, without CFI */
+	size_t rows;			   /* CFI rows compiled (unique pcs) */
+	size_t fp_steps;		   /* frames found through rbp, without CFI */
 };
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 

@@ -22,7 +22,7 @@
 #include "symbolize/unwind.h"
 
 #define STACK_MAX 65536
-#define MAX_PCS 512
+#define MAX_PCS	  512
 
 /* ---- the process's mappings, as the recorder knows a target's ---- */
 static struct map {
@@ -64,8 +64,10 @@ static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m
 	(void)pid;
 	for (i = 0; i < nmaps; i++) {
 		if (addr >= maps[i].start && addr < maps[i].end) {
-			*m = (struct unwind_map){.path = maps[i].path, .start = maps[i].start,
-						 .end = maps[i].end, .pgoff = maps[i].pgoff,
+			*m = (struct unwind_map){.path = maps[i].path,
+						 .start = maps[i].start,
+						 .end = maps[i].end,
+						 .pgoff = maps[i].pgoff,
 						 .id = (uint32_t)i};
 			return 1;
 		}
@@ -97,13 +99,13 @@ __attribute__((no_sanitize("address"), noinline)) static void copy_stack(uint64_
 }
 
 /* All registers in one asm statement, so rip and rsp agree with the CFI. */
-#define CAPTURE_REGS()                                                                   \
-	__asm__ volatile("lea 0(%%rip), %%rax\n\tmov %%rax, %0\n\t"                   \
-			 "mov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3\n\t"            \
-			 "mov %%r12, %4\n\tmov %%r13, %5\n\tmov %%r14, %6\n\tmov %%r15, %7" \
-			 : "=m"(cap.rip), "=m"(cap.rsp), "=m"(cap.rbp), "=m"(cap.rbx),      \
-			   "=m"(cap.r12), "=m"(cap.r13), "=m"(cap.r14), "=m"(cap.r15)       \
-			 :                                                                \
+#define CAPTURE_REGS()                                                                             \
+	__asm__ volatile("lea 0(%%rip), %%rax\n\tmov %%rax, %0\n\t"                                \
+			 "mov %%rsp, %1\n\tmov %%rbp, %2\n\tmov %%rbx, %3\n\t"                     \
+			 "mov %%r12, %4\n\tmov %%r13, %5\n\tmov %%r14, %6\n\tmov %%r15, %7"        \
+			 : "=m"(cap.rip), "=m"(cap.rsp), "=m"(cap.rbp), "=m"(cap.rbx),             \
+			   "=m"(cap.r12), "=m"(cap.r13), "=m"(cap.r14), "=m"(cap.r15)              \
+			 :                                                                         \
 			 : "rax", "memory")
 
 /* A leaf without a frame of its own (gcc omits it in a leaf that needs no
@@ -287,8 +289,8 @@ static void test_garbage_never_crashes(void **state)
 		r = good;
 		if (i % 7 == 0)
 			r.r[UNWIND_RSP] += (xorshift(&x) % 64) * 8;
-		st = (struct unwind_stack){.start = cap.rsp, .data = junk, .size = cap.size,
-					   .cut = (int)(i & 1)};
+		st = (struct unwind_stack){
+		    .start = cap.rsp, .data = junk, .size = cap.size, .cut = (int)(i & 1)};
 		s = unwinder__unwind(u, 1, &r, &st, pcs, MAX_PCS, &n);
 		assert_true((unsigned)s < UNWIND_NSTATUS);
 		assert_true(n <= MAX_PCS);
@@ -307,8 +309,8 @@ static void test_garbage_never_crashes(void **state)
 		r.valid = (uint32_t)xorshift(&x) | 1u << UNWIND_RIP | 1u << UNWIND_RSP;
 		if (i & 1)
 			r.r[UNWIND_RIP] = maps[xorshift(&x) % nmaps].start + xorshift(&x) % 4096;
-		st = (struct unwind_stack){.start = r.r[UNWIND_RSP], .data = junk, .size = len,
-					   .cut = (int)(i & 2)};
+		st = (struct unwind_stack){
+		    .start = r.r[UNWIND_RSP], .data = junk, .size = len, .cut = (int)(i & 2)};
 		s = unwinder__unwind(u, 1, &r, &st, pcs, MAX_PCS, &n);
 		assert_true((unsigned)s < UNWIND_NSTATUS);
 		(void)unwinder__leaf_return(u, 1, &r, &st, &pcs[0]);
@@ -381,11 +383,11 @@ static void test_unknown_code(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unwinds_real_stack_to_root),
-		cmocka_unit_test(test_cut_copies_stop_cleanly),
-		cmocka_unit_test(test_garbage_never_crashes),
-		cmocka_unit_test(test_leaf_return),
-		cmocka_unit_test(test_unknown_code),
+	    cmocka_unit_test(test_unwinds_real_stack_to_root),
+	    cmocka_unit_test(test_cut_copies_stop_cleanly),
+	    cmocka_unit_test(test_garbage_never_crashes),
+	    cmocka_unit_test(test_leaf_return),
+	    cmocka_unit_test(test_unknown_code),
 	};
 
 	return cmocka_run_group_tests_name("unwind", tests, NULL, NULL);
