@@ -251,7 +251,6 @@ for r in $(seq "$ROUNDS"); do
 		if [ "$m" != bare ]; then
 			wait "$rpid"
 			echo "$m $(tail -1 "$TMP/r.out" | awk '{printf "%.3f\n", $1 + $2}')" >>"$TMP/rcpu.log"
-			[ "$m" = leaf-fix ] && grep 'frameless leaf' "$TMP/l.err" | tail -1 >"$TMP/leaf.line"
 		fi
 	done
 done
@@ -274,6 +273,5 @@ for m in bare leaf-fix no-leaf-fix; do
 	fi
 done
 echo
-[ -s "$TMP/leaf.line" ] && echo "Last run's summary: \`$(cat "$TMP/leaf.line")\`" && echo
 fi
 exit 0

@@ -94,13 +94,7 @@ static void print_summary(const struct record_summary *s, const char *out)
 	double secs = (double)s->duration_ns / 1e9;
 	double kb = (double)s->bytes / 1024.0;
 
-	fprintf(stderr,
-		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
-		secs, (unsigned long long)s->samples, (unsigned long long)s->threads,
-		(unsigned long long)s->lost, kb, out);
-	if (s->throttled)
-		fprintf(stderr, " (throttled %llu times)", (unsigned long long)s->throttled);
-	fputc('\n', stderr);
+	/* Before the main line, which scripts read as the last one. */
 	if (s->stack_size && s->unwind_stacks) {
 		fprintf(stderr, "prof record: %llu of %llu user stacks unwound to their root (%.1f%%), "
 			"%llu stack copies cut at %u bytes, %.0f ms unwinding\n",
@@ -108,10 +102,13 @@ static void print_summary(const struct record_summary *s, const char *out)
 			100.0 * (double)s->unwind_root / (double)s->unwind_stacks,
 			(unsigned long long)s->unwind_cut, s->stack_size, (double)s->unwind_ns / 1e6);
 	}
-	if (s->leaf_fixed)
-		fprintf(stderr, "prof record: %llu of %llu stacks had a frameless leaf: its caller "
-			"was put back (%.0f ms)\n", (unsigned long long)s->leaf_fixed,
-			(unsigned long long)s->leaf_checked, (double)s->leaf_ns / 1e6);
+	fprintf(stderr,
+		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
+		secs, (unsigned long long)s->samples, (unsigned long long)s->threads,
+		(unsigned long long)s->lost, kb, out);
+	if (s->throttled)
+		fprintf(stderr, " (throttled %llu times)", (unsigned long long)s->throttled);
+	fputc('\n', stderr);
 	if (s->switches || s->wakeups || s->sched_lost)
 		fprintf(stderr, "prof record: %llu switches, %llu wake-ups, %llu switch events lost\n",
 			(unsigned long long)s->switches, (unsigned long long)s->wakeups,
