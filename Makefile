@@ -81,6 +81,18 @@ $(BUILD)/examples/%: examples/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
+# Stack-walking examples with their own flags: nofp-deep without frame
+# pointers (for --call-graph dwarf), leaf-frameless with frame pointers but a
+# frameless leaf (gcc's default -momit-leaf-frame-pointer, made explicit).
+$(BUILD)/examples/nofp-deep: examples/nofp-deep.c examples/duty-cycle.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-Wall -Wextra -Werror -pthread -o $@ $<
+$(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LDLIBS) -lcmocka
@@ -115,6 +127,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/lost.sh
 	@PROF=$(BUILD)/prof bash bench/svg-speed.sh
 	@PROF=$(BUILD)/prof bash bench/svg-browser.sh
+	@PROF=$(BUILD)/prof bash bench/unwind-speed.sh
 
 clean:
 	rm -rf build build-san demo

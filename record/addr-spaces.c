@@ -141,3 +141,20 @@ void addr_spaces__clear(struct addr_spaces *s, uint32_t pid)
 	if (as)
 		as->n = 0;
 }
+
+void addr_spaces__clear_before(struct addr_spaces *s, uint32_t pid, uint64_t time,
+			       const struct rec_mapping *maps, size_t nmaps)
+{
+	struct addr_space *as = get(s, pid, 0);
+	size_t i, kept = 0;
+
+	if (!as)
+		return;
+	for (i = 0; i < as->n; i++) {
+		uint32_t m = as->ranges[i].mapping;
+
+		if (m < nmaps && maps[m].time >= time)
+			as->ranges[kept++] = as->ranges[i];
+	}
+	as->n = kept;
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lib/keymap.h"
+#include "lib/recfile.h"
 
 struct addr_range {
 	uint64_t start, end;
@@ -36,5 +37,10 @@ uint32_t addr_spaces__find(const struct addr_spaces *s, uint32_t pid, uint64_t a
 int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child);
 /* exec: the process starts over. */
 void addr_spaces__clear(struct addr_spaces *s, uint32_t pid);
+/* exec at `time`: drops the mappings older than it, keeps those of the new
+ * program (its mmap records can be drained, from another CPU's ring, before
+ * the exec's own record). `maps` are the recording's mappings by id. */
+void addr_spaces__clear_before(struct addr_spaces *s, uint32_t pid, uint64_t time,
+			       const struct rec_mapping *maps, size_t nmaps);
 
 #endif

@@ -13,8 +13,8 @@
 #include "record/record.h"
 
 static const char usage_text[] =
-	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] -p PID[,PID...]\n"
-	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] -- COMMAND [ARGS...]\n"
+	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] -p PID[,PID...]\n"
+	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] -- COMMAND [ARGS...]\n"
 	"\n"
 	"Samples the call stacks (kernel and user) of every thread of running\n"
 	"processes, or of a command and its children, into a recording file.\n"
@@ -25,8 +25,9 @@ static const char usage_text[] =
 	"  -d, --duration SECONDS  stop after this long (default: when the targets\n"
 	"                          exit, or on Ctrl-C / SIGTERM)\n"
 	"  -o, --output FILE       recording file (default prof.data)\n"
-	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 256;\n"
-	"                          --sched rings get 4 times as many)\n"
+	"  -m, --mmap-pages N      ring buffer pages per CPU, a power of two (default 256,\n"
+	"                          1024 with --call-graph dwarf; --sched rings get 4\n"
+	"                          times as many)\n"
 	"      --sched             also record every context switch and wake-up of the\n"
 	"                          targets (for prof sched, report/svg --off-cpu, --wall)\n"
 	"      --sched-stacks N    with --sched, keep the call stack of one switch-out\n"
@@ -34,6 +35,12 @@ static const char usage_text[] =
 	"      --sched-per-thread  with --sched, open events on each target thread\n"
 	"                          instead of CPU-wide ones (slower on switch-heavy\n"
 	"                          targets; the fallback when CPU-wide is refused)\n"
+	"      --call-graph MODE   how user stacks are walked: fp (frame pointers, the\n"
+	"                          default) or dwarf[,SIZE] (copies of SIZE bytes of\n"
+	"                          user stack, default 32768, unwound with the\n"
+	"                          binaries' CFI: for code built without frame pointers)\n"
+	"      --no-leaf-fix       fp: do not look for the callers that frameless leaf\n"
+	"                          functions hide from the frame-pointer walk\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
@@ -64,11 +71,40 @@ static int parse_pids(const char *arg, pid_t **pids, size_t *n, size_t *cap)
 	return err;
 }
 
+/* "fp", "dwarf" or "dwarf,SIZE" (SIZE a multiple of 8, at most 65528). */
+static int parse_call_graph(const char *arg, struct record_opts *o)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "fp")) {
+		o->call_graph = RECORD_CALL_GRAPH_FP;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return -1;
+	o->call_graph = RECORD_CALL_GRAPH_DWARF;
+	o->stack_size = 0;
+	if (!arg[5])
+		return 0;
+	if (cli_parse_u64(arg + 6, 8, RECORD_MAX_STACK_SIZE, &v) || v % 8)
+		return -1;
+	o->stack_size = (uint32_t)v;
+	return 0;
+}
+
 static void print_summary(const struct record_summary *s, const char *out)
 {
 	double secs = (double)s->duration_ns / 1e9;
 	double kb = (double)s->bytes / 1024.0;
 
+	/* Before the main line, which scripts read as the last one. */
+	if (s->stack_size && s->unwind_stacks) {
+		fprintf(stderr, "prof record: %llu of %llu user stacks unwound to their root (%.1f%%), "
+			"%llu stack copies cut at %u bytes, %.0f ms unwinding\n",
+			(unsigned long long)s->unwind_root, (unsigned long long)s->unwind_stacks,
+			100.0 * (double)s->unwind_root / (double)s->unwind_stacks,
+			(unsigned long long)s->unwind_cut, s->stack_size, (double)s->unwind_ns / 1e6);
+	}
 	fprintf(stderr,
 		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
 		secs, (unsigned long long)s->samples, (unsigned long long)s->threads,
@@ -110,6 +146,8 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"no-symbolize", no_argument, NULL, 'S'},
+		{"call-graph", required_argument, NULL, 'g'},
+		{"no-leaf-fix", no_argument, NULL, 'L'},
 		{"sched", no_argument, NULL, 's'},
 		{"sched-stacks", required_argument, NULL, 'k'},
 		{"sched-per-thread", no_argument, NULL, 'T'},
@@ -164,6 +202,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'S':
 			opts.no_symbolize = 1;
+			break;
+		case 'g':
+			if (parse_call_graph(optarg, &opts)) {
+				free(pids);
+				return cli_usage_error("invalid --call-graph '%s' (fp, dwarf or dwarf,SIZE "
+						       "with SIZE a multiple of 8 up to %u)", optarg,
+						       RECORD_MAX_STACK_SIZE);
+			}
+			break;
+		case 'L':
+			opts.no_leaf_fix = 1;
 			break;
 		case 's':
 			opts.sched = 1;

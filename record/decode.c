@@ -127,6 +127,13 @@ void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, 
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event)
 {
+	recorder_add_chain(rc, pid, tid, time, cpu, ip, misc, ips, nr, event, -1);
+}
+
+void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips, uint64_t nr,
+			uint8_t event, int trunc)
+{
 	uint64_t i, nframes = 0, context = PERF_CONTEXT_USER, real = 0, ka = 0, kb = 0;
 	int first_in_context = 1;
 	uint32_t parent = 0, frame, node;
@@ -136,6 +143,7 @@ void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, 
 	 * always do): one lookup instead of one per frame. */
 	if (nr) {
 		chain_hash(pid, ips, nr, &ka, &kb);
+		ka ^= (uint64_t)(trunc + 1) << 62; /* the same chain, cut or not */
 		if (keymap__get(&rc->chains, ka, kb, &node)) {
 			if (!keymap__get(&rc->seen_tids, tid, 0, &frame))
 				seen_thread(rc, pid, tid);
@@ -175,7 +183,7 @@ void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, 
 		rc->frame_flags[0] = kernel ? REC_FRAME_KERNEL : 0;
 		nframes = 1;
 	}
-	if (real >= rc->max_stack || i < nr)
+	if (trunc < 0 ? real >= rc->max_stack || i < nr : trunc || i < nr)
 		flags |= REC_SAMPLE_TRUNCATED;
 
 	/* Intern root first: each prefix of the stack is a node of the tree. */
@@ -224,6 +232,11 @@ static void handle_sample(struct recorder *rc, const struct perf_event_header *h
 	if (rc->cpu_wide && !recorder_is_target_task(rc, s.pid, s.tid))
 		return;
 	rc->sum->samples++;
+	if (rc->ustack.on) {
+		ustack_add(rc, s.pid, s.tid, s.time, s.cpu, s.ip, h->misc, (const uint64_t *)p,
+			   s.nr, p + s.nr * 8, end);
+		return;
+	}
 	recorder_add_stack_sample(rc, s.pid, s.tid, s.time, s.cpu, s.ip, h->misc,
 				  (const uint64_t *)p, s.nr, 0);
 }
@@ -243,8 +256,12 @@ static void handle_comm(struct recorder *rc, const struct perf_event_header *h)
 	p += 8;
 	avail -= 8 + sizeof(struct sample_id);
 	id = intern(rc, p, strnlen(p, avail));
-	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-		addr_spaces__clear(&rc->spaces, pid);
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* Queued user stacks of the old program need its mappings. */
+		ustack_process_pid(rc, pid, record_time(h));
+		addr_spaces__clear_before(&rc->spaces, pid, record_time(h),
+					  rec_writer__mappings(rc->w), rec_writer__nmappings(rc->w));
+	}
 	note_err(rc, keymap__set(&rc->names, tid, 0, id));
 	note_err(rc, rec_writer__thread(rc->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
 	seen_thread(rc, pid, tid);

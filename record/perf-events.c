@@ -86,3 +86,24 @@ int event_choice__probe(struct event_choice *ev, uint64_t freq, int enable_on_ex
 	}
 	return err;
 }
+
+int event_choice__user_stack(struct event_choice *ev, uint64_t regs_mask, uint32_t stack_size,
+			     int no_user_chain)
+{
+	struct perf_event_attr a = ev->attr;
+	int err;
+
+	a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a.sample_regs_user = regs_mask;
+	a.sample_stack_user = stack_size;
+	a.exclude_callchain_user = no_user_chain ? 1 : 0;
+	a.disabled = 0;
+	a.enable_on_exec = 0;
+	err = try_open(&a);
+	if (err)
+		return err;
+	a.disabled = ev->attr.disabled;
+	a.enable_on_exec = ev->attr.enable_on_exec;
+	ev->attr = a;
+	return 0;
+}

@@ -24,6 +24,13 @@ struct event_choice {
  * last attempt). */
 int event_choice__probe(struct event_choice *ev, uint64_t freq, int enable_on_exec);
 
+/* Adds the user registers in `regs_mask` (PERF_SAMPLE_REGS_USER) and a copy
+ * of `stack_size` bytes of user stack (PERF_SAMPLE_STACK_USER) to every
+ * sample; `no_user_chain`: the kernel skips its frame-pointer walk of the
+ * user stack. Probes the result like event_choice__probe. 0 or -errno. */
+int event_choice__user_stack(struct event_choice *ev, uint64_t regs_mask, uint32_t stack_size,
+			     int no_user_chain);
+
 int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			unsigned long flags);
 

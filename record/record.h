@@ -16,6 +16,19 @@
 #define RECORD_DEFAULT_SCHED_STACKS 16
 #define RECORD_SCHED_STACKS_NONE UINT64_MAX
 #define RECORD_SCHED_NICE (-10) /* --sched: the recorder's priority, when allowed */
+/* --call-graph dwarf: bytes of user stack copied per sample (docs/prof-record.md
+ * says why), the kernel's limit, and the ring per CPU it gets by default. */
+#define RECORD_DEFAULT_STACK_SIZE 32768
+#define RECORD_MAX_STACK_SIZE 65528
+#define RECORD_DWARF_RING_PAGES 1024 /* 4 MiB */
+/* Frame-pointer mode: the slice of user stack taken with every sample to
+ * find the caller of a frameless leaf function. */
+#define RECORD_LEAF_STACK_SIZE 256
+
+enum record_call_graph {
+	RECORD_CALL_GRAPH_FP = 0, /* the kernel's frame-pointer walk (+ leaf fix) */
+	RECORD_CALL_GRAPH_DWARF,  /* user stack copies unwound with CFI */
+};
 
 struct record_opts {
 	const pid_t *pids;  /* attach to these processes, or */
@@ -33,6 +46,9 @@ struct record_opts {
 	 * each target thread, never CPU-wide ones (see sched-events.c). */
 	int sched_per_thread;
 	int no_symbolize;
+	enum record_call_graph call_graph;
+	uint32_t stack_size; /* --call-graph dwarf,SIZE; 0: default */
+	int no_leaf_fix;     /* fp mode: leave frameless leaves' callers out */
 	int quiet;          /* no notices on stderr (errors still go out) */
 	const char *cmdline; /* prof's own command line, for the file's meta */
 };
@@ -42,6 +58,13 @@ struct record_summary {
 	uint64_t samples, lost, throttled;
 	uint64_t switches, wakeups, sched_lost; /* --sched */
 	uint64_t threads, processes;
+	/* --call-graph dwarf: user stacks unwound, how many to their root, how
+	 * many copies were cut at the stack size, post-processing time. */
+	uint64_t unwind_stacks, unwind_root, unwind_cut, unwind_ns;
+	uint64_t leaf_checked, leaf_fixed; /* fp mode: samples looked at, and
+					      callers of frameless leaves put back */
+	uint64_t leaf_ns;
+	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;

@@ -13,6 +13,7 @@
 #include "perf-events.h"
 #include "record.h"
 #include "ring.h"
+#include "symbolize/unwind.h"
 #include "tracefs.h"
 
 #define MAX_FRAMES 1024
@@ -46,6 +47,26 @@ struct sched_rec {
 		uint32_t wakee, waker;
 		uint64_t time;
 	} last_wake;                    /* the kernel can report a wake-up twice */
+};
+
+/* User registers and stack bytes taken with each sample (user-stack.c):
+ * --call-graph dwarf unwinds them, frame-pointer mode uses them to put back
+ * the caller of a frameless leaf. Samples are queued while the rings are
+ * drained and turned into stacks after each drain, when every ring's mmap
+ * records are known. */
+struct ustack_rec {
+	int on;
+	int dwarf;              /* else: fp leaf fix */
+	uint32_t stack_size;
+	uint64_t regs_mask;     /* perf's x86 register bits */
+	uint8_t reg_dwarf[64];  /* i-th register in a sample -> DWARF number */
+	unsigned nregs;
+	struct unwinder *unwinder;
+	unsigned char *queue;   /* struct ustack_entry, chain, stack bytes; ... */
+	size_t len, cap;
+	uint64_t fail[UNWIND_NSTATUS]; /* [UNWIND_OK_ROOT]: unwound to the root */
+	uint64_t stacks, cut, ns, leaf_checked, leaf_fixed;
+	uint64_t ips[MAX_FRAMES + 8]; /* a sample's chain being rebuilt */
 };
 
 struct event_fd {
@@ -86,6 +107,7 @@ struct recorder {
 	pid_t child; /* launch mode: the command, else 0 */
 
 	struct sched_rec sched;
+	struct ustack_rec ustack;
 
 	struct rec_writer *w;
 	struct addr_spaces spaces;
@@ -132,6 +154,29 @@ int recorder_add_mapping(struct recorder *rc, uint64_t time, uint32_t pid, uint6
 void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event);
+
+/* decode.c: the same with the truncation flag given: trunc < 0 lets the
+ * kernel's limit decide (the chain came from the kernel), else it is the
+ * REC_SAMPLE_TRUNCATED flag to store. */
+void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips, uint64_t nr,
+			uint8_t event, int trunc);
+
+/* user-stack.c: setup picks the registers and stack size and sets them in
+ * rc->ev.attr (0 or -errno with rc->err filled); add queues one sample
+ * whose body after the call chain is at [p, end); process turns the queue
+ * into samples (after each drain); write_stats/summary at the end. */
+int ustack_setup(struct recorder *rc);
+void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
+		const unsigned char *p, const unsigned char *end);
+void ustack_process(struct recorder *rc);
+/* The same for the samples of process pid taken before `before` only: an
+ * exec at that time is about to replace its mappings (samples after it,
+ * drained from another CPU's ring, wait for the new program's mappings). */
+void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before);
+void ustack_write_stats(struct recorder *rc);
+void ustack_release(struct recorder *rc);
 
 /* sched-events.c: --sched. setup finds the tracepoints and fills the
  * attributes (0 or -errno with rc->err filled); open_thread opens the set

@@ -136,6 +136,15 @@ static int list_cpus(struct recorder *rc)
 	return 0;
 }
 
+/* Per CPU: -m, else 4 MiB for dwarf stack copies, else 1 MiB. */
+static size_t ring_pages(const struct recorder *rc)
+{
+	if (rc->opts->ring_pages)
+		return rc->opts->ring_pages;
+	return rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF ? RECORD_DWARF_RING_PAGES
+							       : RECORD_DEFAULT_RING_PAGES;
+}
+
 static const char *permission_hint(void)
 {
 	static char hint[400];
@@ -243,6 +252,7 @@ static void drain_cpu_wide(struct recorder *rc)
 		if (rc->rings[i].fd >= 0 && ring__drain_to(&rc->rings[i], cpu_heads[i], rc->scratch,
 							   recorder_handle_record, rc) < 0)
 			rc->bad_ring = 1;
+	ustack_process(rc);
 	sched_drain(rc, sched_heads_);
 }
 
@@ -258,6 +268,7 @@ static void drain_all(struct recorder *rc)
 		if (rc->rings[i].fd >= 0 &&
 		    ring__drain(&rc->rings[i], rc->scratch, recorder_handle_record, rc) < 0)
 			rc->bad_ring = 1;
+	ustack_process(rc);
 	sched_drain(rc, NULL);
 }
 
@@ -363,7 +374,14 @@ static void write_meta(struct recorder *rc)
 	rec_writer__meta(rc->w, "event", rc->ev.name);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rc->ev.attr.sample_freq);
 	rec_writer__meta(rc->w, "frequency", buf);
-	rec_writer__meta(rc->w, "call-graph", "fp");
+	if (rc->ustack.on && rc->ustack.dwarf) {
+		rec_writer__meta(rc->w, "call-graph", "dwarf");
+		snprintf(buf, sizeof(buf), "%u", rc->ustack.stack_size);
+		rec_writer__meta(rc->w, "stack-size", buf);
+	} else {
+		rec_writer__meta(rc->w, "call-graph", "fp");
+		rec_writer__meta(rc->w, "leaf-fix", rc->ustack.on ? "yes" : "no");
+	}
 	rec_writer__meta(rc->w, "kernel-stacks", rc->ev.user_only ? "no" : "yes");
 	rec_writer__meta(rc->w, "sched", rc->sched.on ? "yes" : "no");
 	rec_writer__meta(rc->w, "scope", rc->cpu_wide ? "cpu-wide" : "per-thread");
@@ -418,9 +436,11 @@ static int setup_events(struct recorder *rc)
 				"perf_event_paranoid=%ld): recording user stacks only\n",
 				strerror(rc->ev.kernel_error), read_paranoid());
 	}
+	err = ustack_setup(rc);
+	if (err)
+		return err;
 	/* Wake us when a ring is a quarter full, on top of the 100 ms tick. */
-	rc->ev.attr.wakeup_watermark = (uint32_t)((rc->opts->ring_pages ? rc->opts->ring_pages :
-		RECORD_DEFAULT_RING_PAGES) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	rc->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rc) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	err = list_cpus(rc);
 	if (err)
 		return fail(rc, err, NULL, "out of memory");
@@ -660,6 +680,7 @@ static void write_stats(struct recorder *rc, const struct symbolize_stats *ss)
 	}
 	if (rc->bad_ring)
 		rec_writer__stat(rc->w, "malformed-ring-data", 1);
+	ustack_write_stats(rc);
 }
 
 static void release(struct recorder *rc)
@@ -678,6 +699,7 @@ static void release(struct recorder *rc)
 	free(rc->scratch);
 	free(rc->pending);
 	sched_release(rc);
+	ustack_release(rc);
 	keymap__release(&rc->opened_tids);
 	keymap__release(&rc->forked_tids);
 	keymap__release(&rc->target_pids);

@@ -1,0 +1,356 @@
+/* user-stack.c: user registers and stack bytes with every sample, turned
+ * into user call stacks (docs/unwind-design.md).
+ *
+ * --call-graph dwarf: the kernel copies up to SIZE bytes of user stack and
+ * the general registers with each sample and gives only the kernel part of
+ * the call chain; the user part is unwound here with the binaries' CFI
+ * (symbolize/unwind.h) and appended, so the file holds ordinary stacks and
+ * readers need nothing new.
+ *
+ * Frame-pointer mode (the default): the kernel walks the user stack through
+ * rbp. In a function that has not set up its frame (a frameless leaf, which
+ * gcc makes even with -fno-omit-frame-pointer, or any function in its
+ * prologue or epilogue) rbp is still the caller's, so the walk skips the
+ * caller. With each sample come rip, rsp, rbp and 256 bytes of stack; the
+ * CFI row of the leaf pc gives its return address, which is put back into
+ * the chain when the kernel's walk missed it.
+ *
+ * Samples are queued while the rings are drained (a copy of what is needed,
+ * no allocation once the queue has grown to a drain's worth) and processed
+ * after the drain: by then the mmap records of every ring are in, so every
+ * pc's binary is known. The processing happens during recording, at most a
+ * second behind, so a recorder that is killed leaves a file whose stacks are
+ * complete up to its last flush, like any other recording. */
+#include "recorder.h"
+
+#include <asm/perf_regs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+
+struct ustack_entry {
+	uint64_t time, ip;
+	uint32_t pid, tid, cpu;
+	uint16_t misc;
+	uint8_t has_regs, cut;
+	uint32_t nchain, stack_len;
+	struct unwind_regs regs;
+	/* then u64 chain[nchain], then stack bytes padded to 8 */
+};
+
+/* perf's x86 register numbers to DWARF's; -1: not used. */
+static int perf_to_dwarf(int perf_reg)
+{
+	switch (perf_reg) {
+	case PERF_REG_X86_AX:
+		return UNWIND_RAX;
+	case PERF_REG_X86_BX:
+		return UNWIND_RBX;
+	case PERF_REG_X86_CX:
+		return UNWIND_RCX;
+	case PERF_REG_X86_DX:
+		return UNWIND_RDX;
+	case PERF_REG_X86_SI:
+		return UNWIND_RSI;
+	case PERF_REG_X86_DI:
+		return UNWIND_RDI;
+	case PERF_REG_X86_BP:
+		return UNWIND_RBP;
+	case PERF_REG_X86_SP:
+		return UNWIND_RSP;
+	case PERF_REG_X86_IP:
+		return UNWIND_RIP;
+	default:
+		if (perf_reg >= PERF_REG_X86_R8 && perf_reg <= PERF_REG_X86_R15)
+			return UNWIND_R8 + (perf_reg - PERF_REG_X86_R8);
+		return -1;
+	}
+}
+
+static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m)
+{
+	struct recorder *rc = ctx;
+	uint32_t id = addr_spaces__find(&rc->spaces, pid, addr);
+	const struct rec_mapping *mp;
+
+	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(rc->w))
+		return 0;
+	mp = &rec_writer__mappings(rc->w)[id];
+	m->path = rec_writer__str(rc->w, mp->path);
+	m->start = mp->start;
+	m->end = mp->end;
+	m->pgoff = mp->pgoff;
+	m->id = id;
+	return m->path != NULL;
+}
+
+int ustack_setup(struct recorder *rc)
+{
+	struct ustack_rec *u = &rc->ustack;
+	struct unwind_opts uo = {.find_map = find_map, .ctx = rc};
+	int i, err;
+
+	u->dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF;
+	if (!u->dwarf && rc->opts->no_leaf_fix)
+		return 0;
+	if (u->dwarf) {
+		/* The general registers: CFI rules name the callee-saved ones,
+		 * expressions (stack realignment, PLT) a few others. */
+		for (i = PERF_REG_X86_AX; i <= PERF_REG_X86_IP; i++)
+			u->regs_mask |= 1ULL << i;
+		for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
+			u->regs_mask |= 1ULL << i;
+		u->stack_size =
+		    rc->opts->stack_size ? rc->opts->stack_size : RECORD_DEFAULT_STACK_SIZE;
+	} else {
+		u->regs_mask =
+		    1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_BP;
+		u->stack_size = RECORD_LEAF_STACK_SIZE;
+	}
+	for (i = 0; i < 64; i++)
+		if (u->regs_mask & (1ULL << i))
+			u->reg_dwarf[u->nregs++] = (uint8_t)perf_to_dwarf(i);
+	err = event_choice__user_stack(&rc->ev, u->regs_mask, u->stack_size, u->dwarf);
+	if (err) {
+		if (!u->dwarf)
+			return 0; /* no leaf fix on this kernel: plain frame pointers */
+		snprintf(rc->err->msg, sizeof(rc->err->msg),
+			 "--call-graph dwarf: the kernel refuses user stack copies: %s",
+			 strerror(-err));
+		snprintf(rc->err->hint, sizeof(rc->err->hint),
+			 "try a smaller size (--call-graph dwarf,8192), or frame pointers "
+			 "(--call-graph fp)");
+		return err;
+	}
+	u->unwinder = unwinder__new(&uo);
+	if (!u->unwinder) {
+		snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	u->on = 1;
+	rc->sum->stack_size = u->stack_size;
+	return 0;
+}
+
+void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
+		const unsigned char *p, const unsigned char *end)
+{
+	struct ustack_rec *u = &rc->ustack;
+	struct ustack_entry e = {
+	    .time = time,
+	    .ip = ip,
+	    .pid = pid,
+	    .tid = tid,
+	    .cpu = cpu,
+	    .misc = misc,
+	};
+	const unsigned char *stack = NULL;
+	uint64_t abi, size = 0, dyn = 0, need;
+	unsigned i;
+
+	/* PERF_SAMPLE_REGS_USER: u64 abi, then the registers unless abi is
+	 * NONE (a kernel thread). */
+	if ((size_t)(end - p) < 8)
+		goto plain;
+	memcpy(&abi, p, 8);
+	p += 8;
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		if ((size_t)(end - p) < (size_t)u->nregs * 8)
+			goto plain;
+		for (i = 0; i < u->nregs; i++) {
+			uint64_t v;
+
+			memcpy(&v, p + (size_t)i * 8, 8);
+			e.regs.r[u->reg_dwarf[i]] = v;
+			e.regs.valid |= 1u << u->reg_dwarf[i];
+		}
+		p += (size_t)u->nregs * 8;
+		e.has_regs = abi == PERF_SAMPLE_REGS_ABI_64;
+	}
+	/* PERF_SAMPLE_STACK_USER: u64 size, size bytes, u64 dyn_size (the
+	 * bytes actually copied) unless size is 0. */
+	if ((size_t)(end - p) >= 8) {
+		memcpy(&size, p, 8);
+		p += 8;
+		if (size && size <= (uint64_t)(end - p) && (size_t)(end - p) - size >= 8) {
+			memcpy(&dyn, p + size, 8);
+			if (dyn > size)
+				dyn = 0;
+			stack = p;
+		}
+	}
+	e.stack_len = (uint32_t)dyn;
+	e.cut = dyn && dyn == size; /* the kernel may have given less than asked */
+	if (e.cut)
+		u->cut++;
+plain:
+	if (nr > MAX_FRAMES)
+		nr = MAX_FRAMES;
+	e.nchain = (uint32_t)nr;
+	need = sizeof(e) + nr * 8 + ((e.stack_len + 7u) & ~7u);
+	if (GROW(u->queue, u->cap, u->len + need)) {
+		/* No memory for the queue: keep the sample as the kernel gave it. */
+		recorder_add_stack_sample(rc, pid, tid, time, cpu, ip, misc, chain, nr, 0);
+		return;
+	}
+	memcpy(u->queue + u->len, &e, sizeof(e));
+	memcpy(u->queue + u->len + sizeof(e), chain, nr * 8);
+	if (e.stack_len)
+		memcpy(u->queue + u->len + sizeof(e) + nr * 8, stack, e.stack_len);
+	u->len += need;
+}
+
+/* Index of the PERF_CONTEXT_USER marker in chain, or n. */
+static size_t user_marker(const uint64_t *chain, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (chain[i] == PERF_CONTEXT_USER)
+			return i;
+	return n;
+}
+
+static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
+			  const struct unwind_stack *st)
+{
+	struct ustack_rec *u = &rc->ustack;
+	size_t k = user_marker(chain, e->nchain), n = 0, real = 0, i;
+	enum unwind_status s;
+	int trunc;
+
+	/* The kernel part, as the kernel gave it (no user part: we asked for
+	 * none, but an older kernel might give it anyway). */
+	memcpy(u->ips, chain, k * 8);
+	for (i = 0; i < k; i++)
+		real += chain[i] < PERF_CONTEXT_MAX;
+	trunc = real >= rc->max_stack;
+	if (e->has_regs) {
+		u->ips[k] = PERF_CONTEXT_USER;
+		s = unwinder__unwind(u->unwinder, e->pid, &e->regs, st, u->ips + k + 1,
+				     MAX_FRAMES - k, &n);
+		u->stacks++;
+		u->fail[s]++;
+		if (s == UNWIND_STACK_CUT || s == UNWIND_MAX_FRAMES)
+			trunc = 1;
+		n = n ? n + 1 : 0;
+	}
+	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips, k + n, 0,
+			   trunc);
+}
+
+static void process_fp(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
+		       const struct unwind_stack *st)
+{
+	struct ustack_rec *u = &rc->ustack;
+	size_t k = user_marker(chain, e->nchain);
+	uint64_t ra;
+
+	/* chain[k + 1] is the leaf (the user rip), chain[k + 2] what the
+	 * kernel found as its caller through rbp. */
+	if (e->has_regs && k + 1 < e->nchain && e->nchain < MAX_FRAMES) {
+		u->leaf_checked++;
+		if (unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra) &&
+		    (k + 2 >= e->nchain || chain[k + 2] != ra)) {
+			memcpy(u->ips, chain, (k + 2) * 8);
+			u->ips[k + 2] = ra;
+			memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
+			u->leaf_fixed++;
+			recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc,
+					   u->ips, e->nchain + 1, 0, -1);
+			return;
+		}
+	}
+	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain, 0,
+			   -1);
+}
+
+void ustack_process(struct recorder *rc)
+{
+	ustack_process_pid(rc, 0, 0);
+}
+
+void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
+{
+	struct ustack_rec *u = &rc->ustack;
+	size_t off = 0, kept = 0;
+	uint64_t t0;
+
+	if (!u->on || !u->len)
+		return;
+	t0 = monotonic_ns();
+	while (off + sizeof(struct ustack_entry) <= u->len) {
+		struct ustack_entry e;
+		const uint64_t *chain;
+		struct unwind_stack st;
+		size_t len;
+
+		memcpy(&e, u->queue + off, sizeof(e));
+		len = sizeof(e) + (size_t)e.nchain * 8 + ((e.stack_len + 7u) & ~7u);
+		if (pid && (e.pid != pid || e.time >= before)) {
+			if (kept != off)
+				memmove(u->queue + kept, u->queue + off, len);
+			kept += len;
+			off += len;
+			continue;
+		}
+		chain = (const uint64_t *)(u->queue + off + sizeof(e));
+		st = (struct unwind_stack){
+		    .start = e.regs.r[UNWIND_RSP],
+		    .data = u->queue + off + sizeof(e) + (size_t)e.nchain * 8,
+		    .size = e.stack_len,
+		    .cut = e.cut,
+		};
+		if (u->dwarf)
+			process_dwarf(rc, &e, chain, &st);
+		else
+			process_fp(rc, &e, chain, &st);
+		off += len;
+	}
+	u->len = kept;
+	u->ns += monotonic_ns() - t0;
+}
+
+void ustack_write_stats(struct recorder *rc)
+{
+	struct ustack_rec *u = &rc->ustack;
+	char key[64];
+	int s;
+
+	if (!u->on)
+		return;
+	if (!u->dwarf) {
+		rec_writer__stat(rc->w, "leaf-checked", u->leaf_checked);
+		rec_writer__stat(rc->w, "leaf-fixed", u->leaf_fixed);
+		rec_writer__stat(rc->w, "leaf-fix-ns", u->ns);
+		rc->sum->leaf_checked = u->leaf_checked;
+		rc->sum->leaf_fixed = u->leaf_fixed;
+		rc->sum->leaf_ns = u->ns;
+		return;
+	}
+	rec_writer__stat(rc->w, "unwind-stacks", u->stacks);
+	rec_writer__stat(rc->w, "unwind-root", u->fail[UNWIND_OK_ROOT]);
+	rec_writer__stat(rc->w, "unwind-stack-cut", u->cut);
+	rec_writer__stat(rc->w, "unwind-ns", u->ns);
+	for (s = 1; s < UNWIND_NSTATUS; s++) {
+		if (!u->fail[s])
+			continue;
+		snprintf(key, sizeof(key), "unwind-failed-%s", unwind_status_name(s));
+		rec_writer__stat(rc->w, key, u->fail[s]);
+	}
+	rc->sum->unwind_stacks = u->stacks;
+	rc->sum->unwind_root = u->fail[UNWIND_OK_ROOT];
+	rc->sum->unwind_cut = u->cut;
+	rc->sum->unwind_ns = u->ns;
+}
+
+void ustack_release(struct recorder *rc)
+{
+	unwinder__free(rc->ustack.unwinder);
+	rc->ustack.unwinder = NULL;
+	free(rc->ustack.queue);
+	rc->ustack.queue = NULL;
+}
