@@ -167,11 +167,6 @@ static int keep_fd(struct recorder *rc, int fd, size_t i)
 	return 0;
 }
 
-static size_t ring_pages(const struct recorder *rc)
-{
-	return rc->opts->ring_pages ? rc->opts->ring_pages : RECORD_DEFAULT_RING_PAGES;
-}
-
 /* CPU-wide mode: each CPU's sampling event (with the side-band records of
  * every task) and scheduler events. Opened once, before the targets. */
 static int open_cpu_events(struct recorder *rc)
