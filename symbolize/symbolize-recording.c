@@ -96,8 +96,19 @@ static int emit_flags(struct symbolizer *s, uint32_t frame, const char *name, ui
 	return err;
 }
 
+/* An ELF symbol's name without its version ("__libc_start_main@@GLIBC_2.34",
+ * as debug files' .symtab spell versioned symbols): a function has one name
+ * in a profile whichever table named it. */
 static int emit(struct symbolizer *s, uint32_t frame, const char *name, uint64_t off)
 {
+	const char *at = strchr(name, '@');
+	char plain[512];
+
+	if (at && at > name && (size_t)(at - name) < sizeof(plain)) {
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = '\0';
+		return emit_flags(s, frame, plain, off, 0);
+	}
 	return emit_flags(s, frame, name, off, 0);
 }
 
