@@ -139,14 +139,15 @@ share() {
 	[ "$(echo "$csv" | awk -F, 'NR > 1 { print $2 }' | sort -u | wc -l)" -eq 2 ]
 	! echo "$csv" | awk -F, -v o="$other" 'NR > 1 && ($2 == o || $2 == o + 1) { f = 1 } END { exit !f }'
 	echo "$csv" | grep -q ',forker-child,'
-	# Each process's CPU samples match its time on CPU from the switch
-	# events (499 Hz: 0.499 a ms); a bystander's samples would double them.
+	# The samples are of those two processes' threads only (the tids the
+	# switch events name), and there are samples of both.
+	tids=$(echo "$csv" | awk -F, 'NR > 1 { print $1 }' | sort -u)
+	"$PROF" report -i "$rec" --tids | awk '{ split($1, a, ";"); sub(/.*\//, "", a[1]); print a[1] }' |
+		sort -u >"$BATS_TEST_TMPDIR/sample-tids"
+	[ -z "$(comm -23 "$BATS_TEST_TMPDIR/sample-tids" <(echo "$tids"))" ]
 	folded=$("$PROF" report -i "$rec" --threads)
-	for p in child parent; do
-		n=$(echo "$folded" | folded_sum "^forker-$p;")
-		ms=$(echo "$csv" | awk -F, -v n="forker-$p" '$3 == n { s += $7 } END { print s + 0 }')
-		assert_between "forker-$p samples per on-CPU ms" "$(ratio "$n" "$ms")" 0.35 0.65
-	done
+	[ "$(echo "$folded" | folded_sum '^forker-child;.*child_work')" -gt 100 ]
+	[ "$(echo "$folded" | folded_sum '^forker-parent;.*parent_work')" -gt 50 ]
 }
 
 @test "errors: no scheduler data, folded input" {
