@@ -128,6 +128,10 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/svg-speed.sh
 	@PROF=$(BUILD)/prof bash bench/svg-browser.sh
 	@PROF=$(BUILD)/prof bash bench/unwind-speed.sh
+	@PROF=$(BUILD)/prof bash bench/sched-overhead.sh
+	@PROF=$(BUILD)/prof bash bench/symbolize-speed.sh
+	@PROF=$(BUILD)/prof bash bench/debuginfo.sh
+	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
 
 clean:
 	rm -rf build build-san demo
