@@ -181,7 +181,6 @@ static int load_recording(struct annotate_cmd *c)
 {
 	unsigned char *data;
 	size_t size;
-	char msg[512];
 	int err = read_whole_file(c->input, &data, &size);
 
 	if (err) {
@@ -197,19 +196,8 @@ static int load_recording(struct annotate_cmd *c)
 		return EXIT_FAIL;
 	}
 	c->have_rec = 1;
-	err = recording__parse(&c->rec, data, size, msg, sizeof(msg));
-	if (err == -ENOMEM) {
-		cli_error("out of memory reading %s", c->shown);
+	if (profile_input__parse_recording(&c->rec, data, size, c->shown))
 		return EXIT_FAIL;
-	}
-	if (err) {
-		cli_error("%s is corrupt: %s", c->shown, msg);
-		return EXIT_FAIL;
-	}
-	if (!c->rec.complete)
-		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
-			 "showing what it holds",
-			 c->shown, c->rec.cut_at);
 	if (!c->rec.nsamples) {
 		cli_error("%s holds no samples", c->shown);
 		return EXIT_FAIL;

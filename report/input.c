@@ -207,6 +207,27 @@ static int read_input(struct profile_input *in)
 	return EXIT_FAIL;
 }
 
+int profile_input__parse_recording(struct recording *r, unsigned char *data, size_t size,
+				   const char *shown)
+{
+	char msg[512];
+	int err = recording__parse(r, data, size, msg, sizeof(msg));
+
+	if (err == -ENOMEM) {
+		cli_error("out of memory reading %s", shown);
+		return EXIT_FAIL;
+	}
+	if (err) {
+		cli_error("%s is corrupt: %s", shown, msg);
+		return EXIT_FAIL;
+	}
+	if (!r->complete)
+		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
+			 "showing what it holds",
+			 shown, r->cut_at);
+	return 0;
+}
+
 static const char *weight_option(enum profile_weight w)
 {
 	return w == PROFILE_WEIGHT_WALL ? "--wall" : "--off-cpu";
@@ -217,29 +238,18 @@ static int build_from_recording(struct profile_input *in)
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
 	};
-	char msg[512];
 	uint64_t lost;
 	int err;
 
 	in->is_recording = 1;
-	err = recording__parse(&in->rec, in->data, in->size, msg, sizeof(msg));
+	err = profile_input__parse_recording(&in->rec, in->data, in->size, in->shown);
 	in->data = NULL; /* owned by the recording now */
-	if (err == -ENOMEM) {
-		cli_error("out of memory reading %s", in->shown);
-		return EXIT_FAIL;
-	}
-	if (err) {
-		cli_error("%s is corrupt: %s", in->shown, msg);
-		return EXIT_FAIL;
-	}
+	if (err)
+		return err;
 	if (in->weight != PROFILE_WEIGHT_CPU && !in->rec.nsched) {
 		cli_error("recording has no scheduler events: record with 'prof record --sched'");
 		return EXIT_FAIL;
 	}
-	if (!in->rec.complete)
-		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
-			 "showing what it holds",
-			 in->shown, in->rec.cut_at);
 	if (!in->rec.nsamples)
 		cli_warn("%s holds no samples", in->shown);
 	lost = recording__stat(&in->rec, "lost");

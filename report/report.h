@@ -373,6 +373,12 @@ void profile_input__options_done(struct profile_input *in);
  * recording without scheduler events, a warning when the kernel dropped
  * switch events. 0, or an exit status after printing the error. */
 int profile_input__load(struct profile_input *in);
+/* Parses a recording's bytes (data, size bytes: the recording owns them
+ * from now on, even on failure) into r, for the commands that read one:
+ * says on stderr when it is corrupt (or memory ran out) and warns when it is
+ * incomplete. 0, or EXIT_FAIL after printing. */
+int profile_input__parse_recording(struct recording *r, unsigned char *data, size_t size,
+				   const char *shown);
 
 /* Collapses each run of digits in the `len` bytes at `s` into one '*', in
  * place; returns the new length (never longer). */

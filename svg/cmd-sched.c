@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "report/report.h"
 #include "report/sched.h"
 #include "svg/sched-chart.h"
 
@@ -175,7 +176,6 @@ static int load(struct sched_cmd *c)
 {
 	unsigned char *data = NULL;
 	size_t size = 0;
-	char msg[512];
 	int err = read_whole_file(c->input, &data, &size);
 
 	if (err) {
@@ -197,19 +197,8 @@ static int load(struct sched_cmd *c)
 		return EXIT_FAIL;
 	}
 	c->have_rec = 1;
-	err = recording__parse(&c->rec, data, size, msg, sizeof(msg));
-	if (err == -ENOMEM) {
-		cli_error("out of memory reading %s", c->shown);
+	if (profile_input__parse_recording(&c->rec, data, size, c->shown))
 		return EXIT_FAIL;
-	}
-	if (err) {
-		cli_error("%s is corrupt: %s", c->shown, msg);
-		return EXIT_FAIL;
-	}
-	if (!c->rec.complete)
-		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
-			 "showing what it holds",
-			 c->shown, c->rec.cut_at);
 	err = sched_profile__from_recording(&c->sp, &c->rec);
 	if (err == -ENODATA) {
 		cli_error("recording has no scheduler events: record with 'prof record --sched'");
