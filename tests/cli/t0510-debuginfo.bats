@@ -227,3 +227,17 @@ stop_jit() {
 	fi
 	stop_jit
 }
+
+@test "prof symbolize -i: a progress line on a terminal, none otherwise" {
+	command -v script >/dev/null || skip "no script(1) for a pseudo-terminal"
+	rec=$BATS_TEST_TMPDIR/progress.data
+	"$PROF" record -q --no-symbolize -F 499 -o "$rec" -- "$EXAMPLES/threads" 0.5 2>/dev/null
+	# On a pseudo-terminal (script(1)): "N/M frames (P%)" updates, ending at 100%.
+	out=$(script -qec "'$PROF' symbolize -i '$rec' -o '$BATS_TEST_TMPDIR/tty.data'" /dev/null)
+	echo "$out" | tr '\r' '\n' | grep -Eq '^prof symbolize: [0-9]+/[0-9]+ frames \(100%\)$'
+	# Piped: the summary only.
+	run "$PROF" symbolize -i "$rec" -o "$BATS_TEST_TMPDIR/pipe.data"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"frames ("* ]]
+	[[ "$output" == *"frames named"* ]]
+}
