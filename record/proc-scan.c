@@ -104,3 +104,26 @@ int proc_each_exec_map(pid_t pid, void (*fn)(void *ctx, const struct proc_map *m
 	fclose(f);
 	return 0;
 }
+
+pid_t proc_tgid(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+
+		if (sscanf(line, "Tgid: %d", &v) == 1) {
+			if (v > 0)
+				tgid = (pid_t)v;
+			break;
+		}
+	}
+	fclose(f);
+	return tgid;
+}

@@ -11,6 +11,10 @@
  * the process is gone). */
 int proc_list_tids(pid_t pid, pid_t **tids, size_t *n);
 
+/* The process (thread group) that pid, maybe a thread's id, belongs to:
+ * "Tgid:" of /proc/PID/status; pid itself when that cannot be read. */
+pid_t proc_tgid(pid_t pid);
+
 /* Reads /proc/PID/task/TID/comm into buf (without the newline). 0 or -errno. */
 int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 

@@ -471,7 +471,8 @@ static int start_attach(struct recorder *rc)
 	int err;
 
 	for (i = 0; i < rc->opts->npids; i++) {
-		pid_t pid = rc->opts->pids[i];
+		/* -p may name a thread: its whole process is the target. */
+		pid_t pid = proc_tgid(rc->opts->pids[i]);
 		uint64_t t0 = monotonic_ns();
 
 		err = keymap__set(&rc->target_pids, (uint64_t)pid, 0, 1);
