@@ -48,3 +48,18 @@ setup_file() {
 	[ -n "$output" ]
 	! echo "$output" | grep -vq -E '^(before|after)-rename;'
 }
+
+@test "-p with a thread's id records its whole process, with and without --sched" {
+	start_example threads 4
+	tid=$(ls "/proc/$EXAMPLE_PID/task" | grep -vx "$EXAMPLE_PID" | head -1)
+	for mode in "" --sched; do
+		rec="$BATS_TEST_TMPDIR/tid$mode.data"
+		"$PROF" record $mode -q -d 0.5 -p "$tid" -o "$rec"
+		roots=$("$PROF" report -i "$rec" --tids | awk '{ split($1, a, ";"); print a[1] }' | sort -u)
+		# alpha and beta, each under its own tid: more than the one thread named
+		[ "$(echo "$roots" | grep -c '^alpha/')" -eq 1 ]
+		[ "$(echo "$roots" | grep -c '^beta/')" -eq 1 ]
+	done
+	kill "$EXAMPLE_PID"
+	wait "$EXAMPLE_PID" || true
+}
