@@ -11,6 +11,31 @@
 
 #define DWARF_NONE UINT32_MAX
 
+/* A debug section's bytes (inflated when the file compresses it). */
+struct dw_sec {
+	const unsigned char *p;
+	size_t size;
+};
+
+enum {
+	DW_SEC_INFO,
+	DW_SEC_ABBREV,
+	DW_SEC_LINE,
+	DW_SEC_STR,
+	DW_SEC_LINE_STR,
+	DW_SEC_RANGES,
+	DW_SEC_RNGLISTS,
+	DW_SEC_ADDR,
+	DW_SEC_STR_OFFSETS,
+	DW_NSECS
+};
+
+/* The sections dwarf-die.c reads; owned[] are the buffers inflated here. */
+struct dw_secs {
+	struct dw_sec sec[DW_NSECS];
+	void *owned[DW_NSECS];
+};
+
 /* One line-table row. Rows of all units are sorted by address; at one
  * address an end-of-sequence row comes first, then the unit's rows in
  * program order, so the last row at an address is the one that counts (as
@@ -55,6 +80,7 @@ struct dw_span {
 
 struct dwarf_info {
 	int fd;
+	struct dw_secs secs; /* when prof's own reader built the tables */
 	Elf *elf;
 	Dwarf *dw;
 
@@ -71,6 +97,26 @@ struct dwarf_info {
 	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
+
+/* Reads the sections of dw_secs from the ELF file, inflating compressed
+ * ones (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
+ * unreadable) or -ENOMEM; other sections that cannot be read are absent. */
+int dwarf_secs__read(Elf *elf, struct dw_secs *s);
+void dwarf_secs__free(struct dw_secs *s);
+
+/* Fills d's lines, funcs, ranges and unit spans (unsorted) from the
+ * sections with prof's own DIE reader (dwarf-die.c). 0, -ENOMEM, or
+ * -ENOTSUP: the DWARF uses something the reader does not handle (dwz's
+ * alternate files, type signatures as references, odd address sizes), and
+ * the caller starts over with libdw. */
+int dwarf_die__read_all(struct dwarf_info *d, const struct dw_secs *s);
+
+/* The unit's address spans for the lookup (dwarf-load.c): `cu` holds the
+ * unit DIE's own ranges (ncu of them, empty ones counted: a unit that
+ * states ranges, even empty ones, does not get its functions' instead);
+ * rows from lines_from and ranges from ranges_from are the unit's. */
+int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			   size_t lines_from, size_t ranges_from);
 
 /* The raw sections the line-program reader needs (libdw does not give
  * the program itself, only its rows with libdw's own file naming). */

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -232,23 +233,17 @@ static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, u
 
 /* The unit's addresses: its own ranges (a unit that states none gets its
  * functions' instead), and its line sequences. */
-static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
-		      size_t ranges_from)
+int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			   size_t lines_from, size_t ranges_from)
 {
-	struct dwarf_info *d = ld->d;
 	uint32_t unit = d->nunits;
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
 	uint64_t seq_lo = UINT64_MAX;
-	size_t n = 0, i;
+	size_t i;
 	int err = 0;
 
-	while (!err && n < MAX_RANGES_PER_DIE &&
-	       (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		err = add_span(&d->spans, &d->nspans, &d->spans_cap, lo, hi, unit);
-		n++;
-	}
-	for (i = ranges_from; !n && i < d->nranges && !err; i++)
+	for (i = 0; i < ncu && !err; i++)
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, cu[i][0], cu[i][1], unit);
+	for (i = ranges_from; !ncu && i < d->nranges && !err; i++)
 		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
 			       d->ranges[i].hi, unit);
 	/* Rows are still in program order here. */
@@ -262,6 +257,30 @@ static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
 		}
 	}
 	d->nunits++;
+	return err;
+}
+
+/* The unit DIE's ranges, through libdw. */
+static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
+		      size_t ranges_from)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	uint64_t (*cu)[2] = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	while (n < MAX_RANGES_PER_DIE && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		if (GROW(cu, cap, n + 1)) {
+			free(cu);
+			return -ENOMEM;
+		}
+		cu[n][0] = lo;
+		cu[n][1] = hi;
+		n++;
+	}
+	err = dwarf_load__unit_spans(ld->d, (const uint64_t(*)[2])cu, n, lines_from, ranges_from);
+	free(cu);
 	return err;
 }
 
@@ -338,6 +357,65 @@ static int range_cmp(const void *pa, const void *pb)
 	return a->func < b->func ? -1 : a->func > b->func;
 }
 
+/* Sorts the ranges by range_cmp: a stable LSD radix sort, by hi
+ * descending and then lo ascending, of rows that come in func order
+ * (funcs are numbered as their ranges are added). Byte positions where all
+ * keys agree are skipped (addresses rarely use more than 4 bytes). */
+static int sort_ranges(struct dwarf_info *d)
+{
+	size_t (*count)[256], n = d->nranges, i, b;
+	struct dw_range *tmp, *src = d->ranges, *dst, *swap;
+
+	for (i = 1; i < n; i++)
+		if (range_cmp(&d->ranges[i - 1], &d->ranges[i]) > 0)
+			break;
+	if (i >= n)
+		return 0;
+	count = calloc(16, sizeof(*count));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t hi = ~src[i].hi, lo = src[i].lo;
+
+		for (b = 0; b < 8; b++) {
+			count[b][(hi >> (8 * b)) & 0xff]++;
+			count[8 + b][(lo >> (8 * b)) & 0xff]++;
+		}
+	}
+	dst = tmp;
+	for (b = 0; b < 16; b++) {
+		size_t sum = 0, k, shift = 8 * (b % 8);
+
+		for (k = 0; k < 256 && count[b][k] != n; k++)
+			;
+		if (k < 256)
+			continue; /* one value for all: nothing to do */
+		for (k = 0; k < 256; k++) {
+			size_t c = count[b][k];
+
+			count[b][k] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t key = b < 8 ? ~src[i].hi : src[i].lo;
+
+			dst[count[b][(key >> shift) & 0xff]++] = src[i];
+		}
+		swap = src; /* the next pass reads what this one wrote */
+		src = dst;
+		dst = swap;
+	}
+	if (src != d->ranges)
+		memcpy(d->ranges, src, n * sizeof(*src));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 /* Sorts the ranges and links each to the range it lies in, with a stack of
  * open ranges. Ranges that overlap without nesting (bad DWARF) are treated
  * as siblings. */
@@ -346,8 +424,8 @@ static int nest_ranges(struct dwarf_info *d)
 	uint32_t *open;
 	size_t nopen = 0, i;
 
-	if (d->nranges)
-		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	if (sort_ranges(d))
+		return -ENOMEM;
 	open = malloc((d->nranges ? d->nranges : 1) * sizeof(*open));
 	if (!open)
 		return -ENOMEM;
@@ -384,15 +462,72 @@ static int has_debug_info(Elf *elf)
 	return 0;
 }
 
-/* Units usually come in address order: then there is nothing to sort. */
-static int sorted(const struct dw_line *l, size_t n)
-{
-	size_t i;
+/* A run of rows already in order (a line sequence, as a rule). */
+struct run {
+	size_t from, n;
+	const struct dw_line *first;
+};
 
-	for (i = 1; i < n; i++)
-		if (row_cmp(&l[i - 1], &l[i]) > 0)
-			return 0;
-	return 1;
+static int run_cmp(const void *pa, const void *pb)
+{
+	const struct run *a = pa, *b = pb;
+
+	return row_cmp(a->first, b->first);
+}
+
+/* Sorts the rows by row_cmp. Each line sequence is in order already, and
+ * sequences rarely overlap: the sequences are sorted by their first rows
+ * and laid end to end, which is the sorted order whenever each one ends at
+ * or before where the next starts; else (overlapping sequences) qsort.
+ * O(rows + sequences log sequences) in the usual case. */
+static int sort_lines(struct dwarf_info *d)
+{
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0, i, at;
+	struct dw_line *out;
+	int ok = 1;
+
+	for (i = 0; i < d->nlines; i++) {
+		if (i && !d->lines[i - 1].end && row_cmp(&d->lines[i - 1], &d->lines[i]) <= 0) {
+			runs[nruns - 1].n++;
+			continue;
+		}
+		if (GROW(runs, cap, nruns + 1)) {
+			free(runs);
+			return -ENOMEM;
+		}
+		runs[nruns++] = (struct run){.from = i, .n = 1, .first = &d->lines[i]};
+	}
+	if (nruns <= 1) {
+		free(runs);
+		return 0;
+	}
+	qsort(runs, nruns, sizeof(*runs), run_cmp);
+	for (i = 1; i < nruns && ok; i++) {
+		const struct run *p = &runs[i - 1];
+
+		ok = row_cmp(&d->lines[p->from + p->n - 1], runs[i].first) <= 0;
+	}
+	if (!ok) {
+		if (getenv("DBG_RUNS")) { size_t k, bad=0; for (k = 1; k < nruns; k++) { const struct run *p = &runs[k-1]; if (row_cmp(&d->lines[p->from + p->n - 1], runs[k].first) > 0) { if (bad++ < 10) fprintf(stderr, "overlap: run %zu [%lx..%lx] n=%zu end=%u next [%lx] n=%zu\n", k, (unsigned long)p->first->addr, (unsigned long)d->lines[p->from+p->n-1].addr, p->n, d->lines[p->from+p->n-1].end, (unsigned long)runs[k].first->addr, runs[k].n);} } fprintf(stderr, "runs %zu bad %zu rows %zu\n", nruns, bad, d->nlines); }
+		free(runs);
+		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
+		return 0;
+	}
+	out = malloc(d->nlines * sizeof(*out));
+	if (!out) {
+		free(runs);
+		return -ENOMEM;
+	}
+	for (i = 0, at = 0; i < nruns; i++) {
+		memcpy(out + at, d->lines + runs[i].from, runs[i].n * sizeof(*out));
+		at += runs[i].n;
+	}
+	free(runs);
+	free(d->lines);
+	d->lines = out;
+	d->lines_cap = d->nlines;
+	return 0;
 }
 
 /* The section's bytes, decompressed if needed; NULL when absent. */
@@ -425,7 +560,34 @@ static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *si
 	return NULL;
 }
 
-static int load(struct dwarf_info *d)
+/* Empties the tables, for a second start with libdw. */
+static void reset(struct dwarf_info *d)
+{
+	d->nlines = d->nfuncs = d->nranges = d->nspans = d->nseqs = 0;
+	d->nunits = 0;
+	strtab__release(&d->files);
+	dwarf_secs__free(&d->secs);
+}
+
+/* prof's own reader (dwarf-die.c); -ENOTSUP: use libdw's. */
+#include <time.h>
+static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec / 1e9; }
+static int load_own(struct dwarf_info *d)
+{
+	double t0 = now();
+	int err = dwarf_secs__read(d->elf, &d->secs);
+	double t1 = now();
+
+	if (err)
+		return err;
+	if (strtab__init(&d->files))
+		return -ENOMEM;
+	err = dwarf_die__read_all(d, &d->secs);
+	if (getenv("DBG_T")) fprintf(stderr, "secs %.1f ms, dies+lines %.1f ms; lines %zu ranges %zu funcs %zu\n", (t1-t0)*1e3, (now()-t1)*1e3, d->nlines, d->nranges, d->nfuncs);
+	return err;
+}
+
+static int load_libdw(struct dwarf_info *d)
 {
 	struct loader ld = {.d = d};
 	Dwarf_CU *cu = NULL, *next;
@@ -459,12 +621,26 @@ static int load(struct dwarf_info *d)
 		}
 	}
 	(void)version;
-	if (!err && d->nlines && !sorted(d->lines, d->nlines))
-		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
+	return err;
+}
+
+static int load(struct dwarf_info *d)
+{
+	int err = getenv("PROF_DWARF_LIBDW") ? -ENOTSUP : load_own(d);
+
+	if (err == -ENOTSUP) {
+		reset(d);
+		err = load_libdw(d);
+	}
+	double t0 = now();
+	if (!err)
+		err = sort_lines(d);
+	double t1 = now();
 	if (!err)
 		err = nest_ranges(d);
 	sort_spans(d->spans, d->nspans);
 	sort_spans(d->seqs, d->nseqs);
+	if (getenv("DBG_T")) fprintf(stderr, "sort lines %.1f ms, ranges+spans %.1f ms\n", (t1-t0)*1e3, (now()-t1)*1e3);
 	return err;
 }
 
@@ -563,6 +739,7 @@ void dwarf_info__free(struct dwarf_info *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	strtab__release(&d->files);
+	dwarf_secs__free(&d->secs);
 	free(d->lines);
 	free(d->funcs);
 	free(d->ranges);
