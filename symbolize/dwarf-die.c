@@ -20,6 +20,9 @@
  * never the process. */
 #include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
+#include <time.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +60,8 @@ static inline uint64_t uleb(struct cur *c)
 	uint64_t v = 0;
 	unsigned shift = 0;
 
+	if (c->p < c->end && !(*c->p & 0x80))
+		return *c->p++;
 	while (c->p < c->end) {
 		unsigned char b = *c->p++;
 
@@ -101,32 +106,62 @@ static inline void skip(struct cur *c, uint64_t n)
 	}
 }
 
-/* One attribute specification of an abbreviation. */
-struct spec {
-	uint32_t at, form;
-	int64_t implicit; /* DW_FORM_implicit_const's value */
-};
-
+/* An abbreviation. Its attribute specifications are read from
+ * .debug_abbrev each time (they were checked when the table was parsed):
+ * most DIEs are skipped by their fixed size without reading them at all,
+ * and a libc has 750,000 of them. */
 struct abbrev {
-	uint32_t tag;
-	uint32_t first, n; /* its specs */
-	int32_t fixed;     /* size of all its attributes, or -1 when it varies */
+	uint32_t attrs;   /* where its specifications start in .debug_abbrev */
+	uint32_t n;       /* how many */
+	int32_t fixed;    /* size of all its attributes, or -1 when it varies */
+	uint16_t tag;
 	uint8_t children;
-	uint8_t sibling;   /* has DW_AT_sibling */
+	uint8_t sibling;  /* has DW_AT_sibling */
 };
 
 /* An abbreviation table as one unit shape reads it (fixed sizes depend on
- * the address and offset sizes). */
+ * the address and offset sizes). One allocation: ab[] then code[]. */
 struct atable {
 	uint64_t offset;
 	uint8_t addr_size, offset_size, version;
+	const unsigned char *sec, *sec_end; /* .debug_abbrev */
 	struct abbrev *ab;
 	size_t nab;
-	struct spec *specs;
-	size_t nspecs;
 	uint32_t *code; /* code -> index + 1 (0: none) */
 	size_t ncodes;
 };
+
+/* Iterates over an abbreviation's attribute specifications. */
+struct specs {
+	struct cur c;
+	uint32_t left;
+};
+
+static void specs_start(struct specs *it, const struct atable *t, const struct abbrev *a)
+{
+	it->c.p = t->sec + a->attrs;
+	it->c.end = t->sec_end;
+	it->c.bad = 0;
+	it->left = a->n;
+}
+
+static inline uint64_t uleb(struct cur *c);
+static inline int64_t sleb(struct cur *c);
+
+static int specs_next(struct specs *it, uint32_t *at, uint32_t *form, int64_t *implicit)
+{
+	uint64_t a, f;
+
+	if (!it->left)
+		return 0;
+	it->left--;
+	a = uleb(&it->c);
+	f = uleb(&it->c);
+	*implicit = f == DW_FORM_implicit_const ? sleb(&it->c) : 0;
+	*at = a > UINT32_MAX ? UINT32_MAX : (uint32_t)a;
+	*form = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+	return !it->c.bad;
+}
 
 struct unit {
 	uint64_t start, end; /* .debug_info offsets: header, end */
@@ -138,21 +173,43 @@ struct unit {
 	int have_bases;      /* the unit DIE was read for its bases */
 };
 
+#define UNIT_BLOCK 1024 /* units are kept in blocks: pointers stay valid */
+
+/* What phase two needs of a unit the walk has read. */
+struct pending {
+	const char *comp_dir;
+	uint64_t stmt;
+	int has_stmt;
+	size_t funcs_from, funcs_to, ranges_from, ranges_to, cu_from, ncu;
+};
+
 struct reader {
 	struct dwarf_info *d;
-	const struct dw_secs *s;
-	struct unit *units;
-	size_t nunits;
+	struct dw_secs *s;
+	struct unit **blocks;
+	size_t nunits, blocks_cap;
+	uint64_t next_unit; /* where the next unit header is */
+	size_t ready;       /* bytes of .debug_info that may be read */
 	struct atable *tables;
 	size_t ntables, tables_cap;
 	uint32_t *hash; /* table index + 1 by offset; 0 free */
 	size_t hmask;
-	uint64_t nrows;
+	struct abbrev *scratch_ab; /* a table being parsed */
+	uint64_t *scratch_codes;
+	size_t scratch_ab_cap, scratch_codes_cap;
 	int plain_names;
-	struct dw_file_table files;
 	uint64_t (*cur_ranges)[2]; /* scratch for one DIE's ranges */
 	size_t cur_ranges_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	uint64_t (*cu_ranges)[2]; /* the units' own ranges, for phase two */
+	size_t ncu_ranges, cu_ranges_cap;
 };
+
+static struct unit *unit_n(const struct reader *r, size_t i)
+{
+	return &r->blocks[i / UNIT_BLOCK][i % UNIT_BLOCK];
+}
 
 /* A value as read: an unsigned number, or a pointer into a section. */
 struct val {
@@ -213,8 +270,6 @@ static int fixed_size(uint32_t form, const struct atable *t)
 static void free_table(struct atable *t)
 {
 	free(t->ab);
-	free(t->specs);
-	free(t->code);
 }
 
 static size_t hash(uint64_t x)
@@ -232,13 +287,27 @@ static int load_table(struct reader *r, const struct unit *u)
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_ABBREV];
 	struct atable t = {.offset = u->abbrev_off, .addr_size = u->addr_size,
 			   .offset_size = u->offset_size, .version = u->version};
-	size_t i, slot, ab_cap = 0, specs_cap = 0, codes_cap = 0;
-	uint64_t maxcode = 0, *codes = NULL;
+	size_t i, slot;
+	uint64_t maxcode = 0;
 	struct cur c;
-	int err = 0;
 
 	/* Tables are kept in a hash of their offsets (open addressing, at
-	 * most half full: the table count is bounded by the unit count). */
+	 * most half full). */
+	if (2 * (r->ntables + 1) > r->hmask + 1) {
+		size_t n = 2 * (r->hmask + 1), k;
+		uint32_t *h = calloc(n, sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		for (k = 0; k < r->ntables; k++) {
+			for (i = hash(r->tables[k].offset) & (n - 1); h[i]; i = (i + 1) & (n - 1))
+				;
+			h[i] = (uint32_t)k + 1;
+		}
+		free(r->hash);
+		r->hash = h;
+		r->hmask = n - 1;
+	}
 	for (i = hash(t.offset) & r->hmask; r->hash[i]; i = (i + 1) & r->hmask) {
 		const struct atable *o = &r->tables[r->hash[i] - 1];
 
@@ -252,6 +321,8 @@ static int load_table(struct reader *r, const struct unit *u)
 	c.p = sec->p + u->abbrev_off;
 	c.end = sec->p + sec->size;
 	c.bad = 0;
+	t.sec = sec->p;
+	t.sec_end = c.end;
 	for (;;) {
 		uint64_t code = uleb(&c), tag;
 		struct abbrev a = {0};
@@ -261,10 +332,9 @@ static int load_table(struct reader *r, const struct unit *u)
 			break;
 		tag = uleb(&c);
 		a.children = (uint8_t)rd(&c, 1);
-		a.first = (uint32_t)t.nspecs;
+		a.attrs = (uint32_t)(c.p - sec->p);
 		for (;;) {
 			uint64_t at = uleb(&c), form = uleb(&c);
-			int64_t imp = 0;
 			int fs;
 
 			if (c.bad)
@@ -272,14 +342,9 @@ static int load_table(struct reader *r, const struct unit *u)
 			if (!at && !form)
 				break;
 			if (form == DW_FORM_implicit_const)
-				imp = sleb(&c);
-			if (GROW(t.specs, specs_cap, t.nspecs + 1)) {
-				err = -ENOMEM;
-				goto out;
-			}
-			t.specs[t.nspecs++] = (struct spec){.at = (uint32_t)at, .form = (uint32_t)form,
-							    .implicit = imp};
-			fs = fixed_size((uint32_t)form, &t);
+				sleb(&c);
+			a.n++;
+			fs = form > UINT32_MAX ? -1 : fixed_size((uint32_t)form, &t);
 			if (fs < 0 || fixed < 0)
 				fixed = -1;
 			else
@@ -289,43 +354,37 @@ static int load_table(struct reader *r, const struct unit *u)
 		}
 		if (c.bad)
 			break;
-		a.tag = (uint32_t)tag;
-		a.n = (uint32_t)t.nspecs - a.first;
+		a.tag = tag > 0xffff ? 0 : (uint16_t)tag;
 		a.fixed = fixed;
-		if (GROW(t.ab, ab_cap, t.nab + 1) || GROW(codes, codes_cap, t.nab + 1)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		codes[t.nab] = code;
-		t.ab[t.nab++] = a;
+		if (GROW(r->scratch_ab, r->scratch_ab_cap, t.nab + 1) ||
+		    GROW(r->scratch_codes, r->scratch_codes_cap, t.nab + 1))
+			return -ENOMEM;
+		r->scratch_codes[t.nab] = code;
+		r->scratch_ab[t.nab++] = a;
 		if (code > maxcode)
 			maxcode = code;
 	}
-	if (maxcode >= MAX_CODES) {
-		err = -ENOTSUP;
-		goto out;
-	}
+	if (sec->size > UINT32_MAX)
+		return -ENOTSUP;
+	if (maxcode >= MAX_CODES)
+		return -ENOTSUP;
 	t.ncodes = (size_t)maxcode + 1;
-	t.code = calloc(t.ncodes, sizeof(*t.code));
-	if (!t.code) {
-		err = -ENOMEM;
-		goto out;
-	}
+	t.ab = malloc(t.nab * sizeof(*t.ab) + t.ncodes * sizeof(*t.code));
+	if (!t.ab)
+		return -ENOMEM;
+	memcpy(t.ab, r->scratch_ab, t.nab * sizeof(*t.ab));
+	t.code = (uint32_t *)(t.ab + t.nab);
+	memset(t.code, 0, t.ncodes * sizeof(*t.code));
 	for (i = 0; i < t.nab; i++)
-		if (!t.code[codes[i]]) /* the first of duplicate codes, as libdw */
-			t.code[codes[i]] = (uint32_t)i + 1;
+		if (!t.code[r->scratch_codes[i]]) /* the first of duplicate codes, as libdw */
+			t.code[r->scratch_codes[i]] = (uint32_t)i + 1;
 	if (GROW(r->tables, r->tables_cap, r->ntables + 1)) {
-		err = -ENOMEM;
-		goto out;
+		free_table(&t);
+		return -ENOMEM;
 	}
-	free(codes);
 	r->tables[r->ntables++] = t;
 	r->hash[slot] = (uint32_t)r->ntables;
 	return (int)r->ntables - 1;
-out:
-	free(codes);
-	free_table(&t);
-	return err;
 }
 
 /* Reads one attribute value. 0, or -ENOTSUP for a form this reader does
@@ -442,18 +501,19 @@ again:
 static int skip_attrs(struct cur *c, const struct unit *u, const struct atable *t,
 		      const struct abbrev *a)
 {
+	struct specs it;
 	struct val v;
-	uint32_t i;
+	uint32_t at, form;
+	int64_t imp;
 	int err;
 
 	if (a->fixed >= 0) {
 		skip(c, (uint64_t)a->fixed);
 		return 0;
 	}
-	for (i = 0; i < a->n && !c->bad; i++) {
-		const struct spec *sp = &t->specs[a->first + i];
-
-		err = read_form(c, u, sp->form, sp->implicit, &v);
+	specs_start(&it, t, a);
+	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
+		err = read_form(c, u, form, imp, &v);
 		if (err)
 			return err;
 	}
@@ -489,20 +549,22 @@ enum {
 static int read_attrs(struct cur *c, const struct unit *u, const struct atable *t,
 		      const struct abbrev *a, struct die *die)
 {
-	uint32_t i;
+	struct specs it;
+	uint32_t at, form;
+	int64_t imp;
 	int err;
 
 	die->ab = a;
 	die->has = 0;
-	for (i = 0; i < a->n && !c->bad; i++) {
-		const struct spec *sp = &t->specs[a->first + i];
+	specs_start(&it, t, a);
+	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
 		struct val v, *slot;
 		unsigned bit;
 
-		err = read_form(c, u, sp->form, sp->implicit, &v);
+		err = read_form(c, u, form, imp, &v);
 		if (err)
 			return err;
-		switch (sp->at) {
+		switch (at) {
 		case DW_AT_low_pc: slot = &die->low; bit = HAS_LOW; break;
 		case DW_AT_high_pc: slot = &die->high; bit = HAS_HIGH; break;
 		case DW_AT_ranges: slot = &die->ranges; bit = HAS_RANGES; break;
@@ -771,21 +833,29 @@ static int die_ranges(struct reader *r, const struct unit *u, const struct die *
 	return u->version >= 5 ? ranges_v5(r, u, off, n) : ranges_v4(r, u, off, n);
 }
 
-static const struct unit *unit_at(const struct reader *r, uint64_t off)
-{
-	size_t lo = 0, hi = r->nunits;
+static int next_header(struct reader *r);
 
+/* The unit holding .debug_info offset `off`, reading unit headers up to
+ * it (which waits for the bytes) when needed. */
+static const struct unit *unit_at(struct reader *r, uint64_t off)
+{
+	size_t lo = 0, hi;
+
+	while (!r->nunits || off >= unit_n(r, r->nunits - 1)->end)
+		if (next_header(r) <= 0)
+			break;
+	hi = r->nunits;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (r->units[mid].start <= off)
+		if (unit_n(r, mid)->start <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || off >= r->units[lo - 1].end)
+	if (!lo || off >= unit_n(r, lo - 1)->end)
 		return NULL;
-	return &r->units[lo - 1];
+	return unit_n(r, lo - 1);
 }
 
 static int unit_bases(struct reader *r, struct unit *u);
@@ -953,11 +1023,9 @@ static int add_func(struct reader *r, const struct unit *u, const struct die *di
 	if (tag == DW_TAG_inlined_subroutine) {
 		f->inlined = 1;
 		f->parent = enclosing;
-		if ((die->has & HAS_CALL_FILE) && !udata_of(&die->call_file, &w)) {
-			err = dwarf_lines__file(d, &r->files, w, &f->call_file);
-			if (err)
-				return err;
-		}
+		/* The number, + 1; phase two makes it a file id. */
+		if ((die->has & HAS_CALL_FILE) && !udata_of(&die->call_file, &w))
+			f->call_file = w >= UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)w + 1;
 		if ((die->has & HAS_CALL_LINE) && !udata_of(&die->call_line, &w))
 			f->call_line = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 	}
@@ -1157,22 +1225,19 @@ static int plain_language(uint64_t lang)
 	}
 }
 
-#include <time.h>
-#include <stdio.h>
-double dbg_lines_t, dbg_walk_t;
-static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec / 1e9; }
+/* Reads a unit: its DIE, then its DIEs (the walk); what the rest needs
+ * goes into r->pend. 0, 1 (stop: libdw would not go on either), <0. */
 static int read_unit(struct reader *r, struct unit *u)
 {
-	double t0;
 	struct dwarf_info *d = r->d;
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
-	size_t lines_from = d->nlines, ranges_from = d->nranges, n = 0;
+	struct pending pd = {.funcs_from = d->nfuncs, .ranges_from = d->nranges};
 	const struct atable *t;
 	const struct abbrev *a;
-	const char *comp_dir = NULL;
 	struct die die;
 	struct cur c;
-	uint64_t stmt, lang;
+	uint64_t lang;
+	size_t n = 0, i;
 	int err;
 
 	if (!u->have_bases) {
@@ -1181,7 +1246,7 @@ static int read_unit(struct reader *r, struct unit *u)
 			return err;
 	}
 	if (u->table < 0)
-		return 1; /* as libdw: no more units */
+		return 1;
 	t = &r->tables[u->table];
 	c.p = info->p + u->die;
 	c.end = info->p + u->end;
@@ -1206,119 +1271,392 @@ static int read_unit(struct reader *r, struct unit *u)
 	r->plain_names = (die.has & HAS_LANG) && !udata_of(&die.lang, &lang) &&
 			 plain_language(lang);
 	if (die.has & HAS_COMP_DIR)
-		comp_dir = str_of(r, u, &die.comp_dir);
-	memset(&r->files, 0, sizeof(r->files));
-	if ((die.has & HAS_STMT) && !udata_of(&die.stmt, &stmt)) {
-		struct dw_sections ls = {
-			.line = r->s->sec[DW_SEC_LINE].p,
-			.line_size = r->s->sec[DW_SEC_LINE].size,
-			.line_str = r->s->sec[DW_SEC_LINE_STR].p,
-			.line_str_size = r->s->sec[DW_SEC_LINE_STR].size,
-			.str = r->s->sec[DW_SEC_STR].p,
-			.str_size = r->s->sec[DW_SEC_STR].size,
-		};
-
-		t0 = now();
-		err = dwarf_lines__read(d, &ls, stmt, comp_dir, &r->files, &r->nrows);
-		dbg_lines_t += now() - t0;
-		if (err == -EBADMSG)
-			err = 0;
-	}
-	t0 = now();
-	if (!err && a->children)
+		pd.comp_dir = str_of(r, u, &die.comp_dir);
+	pd.has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &pd.stmt);
+	if (a->children)
 		err = walk(r, u, t, &c);
-	dbg_walk_t += now() - t0;
 	if (!err)
 		err = die_ranges(r, u, &die, &n);
-	if (!err)
-		err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])r->cur_ranges, n, lines_from,
-					     ranges_from);
-	free(r->files.ids);
-	r->files.ids = NULL;
-	return err;
-}
-
-/* The unit headers of .debug_info, until the first unreadable one. */
-static int read_headers(struct reader *r)
-{
-	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
-	size_t cap = 0;
-	uint64_t off = 0;
-
-	while (off + 11 <= info->size) {
-		struct cur c = {.p = info->p + off, .end = info->p + info->size};
-		struct unit u = {.start = off, .table = -1};
-		uint64_t len = rd(&c, 4);
-
-		u.offset_size = 4;
-		if (len == 0xffffffff) {
-			len = rd(&c, 8);
-			u.offset_size = 8;
-		}
-		if (c.bad || len > (uint64_t)(c.end - c.p) || len < 2)
-			break;
-		u.end = (uint64_t)(c.p - info->p) + len;
-		c.end = c.p + len;
-		u.version = (uint8_t)rd(&c, 2);
-		if (u.version < 2 || u.version > 5)
-			break;
-		if (u.version >= 5) {
-			u.type = (uint8_t)rd(&c, 1);
-			u.addr_size = (uint8_t)rd(&c, 1);
-			u.abbrev_off = rd(&c, u.offset_size);
-			if (u.type == DW_UT_skeleton || u.type == DW_UT_split_compile)
-				rd(&c, 8);
-			else if (u.type == DW_UT_type || u.type == DW_UT_split_type)
-				rd(&c, 8 + u.offset_size);
-		} else {
-			u.type = DW_UT_compile;
-			u.abbrev_off = rd(&c, u.offset_size);
-			u.addr_size = (uint8_t)rd(&c, 1);
-		}
-		if (c.bad)
-			break;
-		if (u.addr_size != 4 && u.addr_size != 8)
-			return -ENOTSUP;
-		u.die = (uint64_t)(c.p - info->p);
-		if (GROW(r->units, cap, r->nunits + 1))
-			return -ENOMEM;
-		r->units[r->nunits++] = u;
-		off = u.end;
+	if (err)
+		return err;
+	if (GROW(r->cu_ranges, r->cu_ranges_cap, r->ncu_ranges + n) ||
+	    GROW(r->pend, r->pend_cap, r->npend + 1))
+		return -ENOMEM;
+	pd.cu_from = r->ncu_ranges;
+	pd.ncu = n;
+	for (i = 0; i < n; i++) {
+		r->cu_ranges[r->ncu_ranges][0] = r->cur_ranges[i][0];
+		r->cu_ranges[r->ncu_ranges][1] = r->cur_ranges[i][1];
+		r->ncu_ranges++;
 	}
+	pd.funcs_to = d->nfuncs;
+	pd.ranges_to = d->nranges;
+	r->pend[r->npend++] = pd;
 	return 0;
 }
 
-int dwarf_die__read_all(struct dwarf_info *d, const struct dw_secs *s)
+/* Waits for .debug_info up to `end`; 1 when it is there. */
+static int need(struct reader *r, uint64_t end)
 {
-	struct reader r = {.d = d, .s = s};
-	size_t i;
-	int err;
+	if (end > r->ready)
+		r->ready = dwarf_secs__ready(r->s, (size_t)end);
+	return end <= r->ready;
+}
 
-	err = read_headers(&r);
-	if (!err) {
-		size_t n = 16;
+/* Reads the next unit header, once the whole unit is there. 1, 0 (no
+ * more units), <0. */
+static int next_header(struct reader *r)
+{
+	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	uint64_t off = r->next_unit, len;
+	struct unit u = {.start = off, .table = -1};
+	struct cur c;
 
-		while (n < 2 * r.nunits + 2)
-			n *= 2;
-		r.hash = calloc(n, sizeof(*r.hash));
-		r.hmask = n - 1;
-		if (!r.hash)
-			err = -ENOMEM;
+	if (off >= info->size || info->size - off < 11 || !need(r, off + 11))
+		return 0;
+	c.p = info->p + off;
+	c.end = info->p + r->ready;
+	c.bad = 0;
+	len = rd(&c, 4);
+	u.offset_size = 4;
+	if (len == 0xffffffff) {
+		if (!need(r, off + 12))
+			return 0;
+		c.end = info->p + r->ready;
+		len = rd(&c, 8);
+		u.offset_size = 8;
 	}
-	for (i = 0; !err && i < r.nunits; i++) {
-		err = read_unit(&r, &r.units[i]);
-		if (err == 1) {
-			err = 0;
+	if (c.bad || len < 2 || len > info->size - (uint64_t)(c.p - info->p))
+		return 0;
+	u.end = (uint64_t)(c.p - info->p) + len;
+	if (!need(r, u.end))
+		return 0;
+	c.end = info->p + u.end;
+	u.version = (uint8_t)rd(&c, 2);
+	if (u.version < 2 || u.version > 5)
+		return 0;
+	if (u.version >= 5) {
+		u.type = (uint8_t)rd(&c, 1);
+		u.addr_size = (uint8_t)rd(&c, 1);
+		u.abbrev_off = rd(&c, u.offset_size);
+		if (u.type == DW_UT_skeleton || u.type == DW_UT_split_compile)
+			rd(&c, 8);
+		else if (u.type == DW_UT_type || u.type == DW_UT_split_type)
+			rd(&c, 8 + u.offset_size);
+	} else {
+		u.type = DW_UT_compile;
+		u.abbrev_off = rd(&c, u.offset_size);
+		u.addr_size = (uint8_t)rd(&c, 1);
+	}
+	if (c.bad)
+		return 0;
+	if (u.addr_size != 4 && u.addr_size != 8)
+		return -ENOTSUP;
+	u.die = (uint64_t)(c.p - info->p);
+	if (r->nunits % UNIT_BLOCK == 0) {
+		size_t b = r->nunits / UNIT_BLOCK;
+
+		if (GROW(r->blocks, r->blocks_cap, b + 1))
+			return -ENOMEM;
+		r->blocks[b] = malloc(UNIT_BLOCK * sizeof(**r->blocks));
+		if (!r->blocks[b])
+			return -ENOMEM;
+	}
+	*unit_n(r, r->nunits++) = u;
+	r->next_unit = u.end;
+	return 1;
+}
+
+/* All line programs of .debug_line, one after the other (units point at
+ * them by offset; a compiler writes one per unit). */
+struct programs {
+	const struct dw_secs *s;
+	struct dw_rows rows;
+	struct dw_program *v;
+	size_t n, cap;
+	int err;
+};
+
+static struct dw_sections line_sections(const struct dw_secs *s)
+{
+	return (struct dw_sections){
+		.line = s->sec[DW_SEC_LINE].p,
+		.line_size = s->sec[DW_SEC_LINE].size,
+		.line_str = s->sec[DW_SEC_LINE_STR].p,
+		.line_str_size = s->sec[DW_SEC_LINE_STR].size,
+		.str = s->sec[DW_SEC_STR].p,
+		.str_size = s->sec[DW_SEC_STR].size,
+	};
+}
+
+static void *decode_all(void *arg)
+{
+	struct programs *ps = arg;
+	struct dw_sections ls = line_sections(ps->s);
+	uint64_t off = 0, next;
+
+	/* Every row takes at least a byte of program: no regrowing. */
+	if (ls.line_size && ls.line_size < ((size_t)1 << 32)) {
+		ps->rows.v = malloc((ls.line_size + 1) * sizeof(*ps->rows.v));
+		ps->rows.cap = ps->rows.v ? ls.line_size + 1 : 0;
+	}
+	while (off < ls.line_size) {
+		struct dw_program p;
+		int err;
+
+		if (GROW(ps->v, ps->cap, ps->n + 1)) {
+			ps->err = -ENOMEM;
 			break;
 		}
+		err = dwarf_lines__decode(&ls, off, &ps->rows, &p, &next);
+		ps->v[ps->n++] = p;
+		if (err == -ENOMEM) {
+			ps->err = err;
+			break;
+		}
+		if (next <= off)
+			break; /* its length is unreadable: the rest is decoded when asked */
+		off = next;
 	}
+	return NULL;
+}
+
+static const struct dw_program *find_program(const struct programs *ps, uint64_t off)
+{
+	size_t lo = 0, hi = ps->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ps->v[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ps->n && ps->v[lo].offset == off ? &ps->v[lo] : NULL;
+}
+
+/* A line sequence (in order already) of a unit's program. */
+struct seq {
+	size_t from, n; /* in programs.rows */
+	size_t order;   /* emission order: units in order, programs in order */
+	uint32_t map;   /* its unit's file map in maps */
+};
+
+/* The file ids of a unit's program rows: entry + 1 -> id. */
+struct file_map {
+	uint32_t *ids;
+	size_t n;
+};
+
+static int seq_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct seq *a = pa, *b = pb;
+	const struct dw_line *rows = arg, *x = &rows[a->from], *y = &rows[b->from];
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static uint32_t map_file(const struct file_map *m, uint32_t unknown, uint32_t f)
+{
+	if (f == DW_FILE_UNKNOWN)
+		return unknown;
+	return f && f <= m->n ? m->ids[f - 1] : 0;
+}
+
+/* The rows of all units, sorted as dwarf-int.h says, straight from the
+ * decoded programs: sequences are in order already and rarely overlap, so
+ * they are sorted by their first rows and copied end to end, each row
+ * given its file id on the way. When sequences overlap, they are copied in
+ * emission order and dwarf-load.c sorts the rows. */
+static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct seq *seqs,
+		      size_t nseqs, const struct file_map *maps, uint32_t unknown)
+{
+	size_t i, k, total = 0;
+	int ok = 1;
+
+	for (i = 0; i < nseqs; i++)
+		total += seqs[i].n;
+	if (total > d->lines_cap && GROW(d->lines, d->lines_cap, total))
+		return -ENOMEM;
+	if (nseqs > 1)
+		qsort_r(seqs, nseqs, sizeof(*seqs), seq_cmp, (void *)rows);
+	for (i = 1; i < nseqs && ok; i++) {
+		const struct dw_line *last = &rows[seqs[i - 1].from + seqs[i - 1].n - 1];
+		const struct dw_line *first = &rows[seqs[i].from];
+
+		ok = last->addr < first->addr ||
+		     (last->addr == first->addr && (last->end >= first->end) &&
+		      (last->end > first->end || seqs[i - 1].order < seqs[i].order));
+	}
+	if (!ok) {
+		/* Back to emission order, for dwarf-load.c's stable sort. */
+		for (i = 0; i < nseqs; i++)
+			while (seqs[i].order != i) {
+				struct seq t = seqs[seqs[i].order];
+
+				seqs[seqs[i].order] = seqs[i];
+				seqs[i] = t;
+			}
+	}
+	d->nlines = 0;
+	for (i = 0; i < nseqs; i++) {
+		const struct dw_line *src = &rows[seqs[i].from];
+		struct dw_line *dst = &d->lines[d->nlines];
+		const struct file_map *m = &maps[seqs[i].map];
+
+		for (k = 0; k < seqs[i].n; k++) {
+			dst[k] = src[k];
+			dst[k].file = map_file(m, unknown, src[k].file);
+		}
+		d->nlines += seqs[i].n;
+	}
+	d->lines_sorted = ok;
+	return 0;
+}
+
+/* Phase two, in unit order: each unit's file names, its calls' files, its
+ * spans and its line sequences; then all rows in place. */
+static int finish_units(struct reader *r, struct programs *ps)
+{
+	struct dwarf_info *d = r->d;
+	struct dw_sections ls = line_sections(r->s);
+	struct dw_file_table files = {0};
+	struct file_map *maps = NULL;
+	struct seq *seqs = NULL;
+	struct dw_program extra;
+	size_t i, k, nseqs = 0, seqs_cap = 0;
+	uint32_t unknown;
+	int err;
+
+	err = strtab__intern(&d->files, "<unknown>", 9, &unknown);
+	if (err)
+		return err;
+	maps = calloc(r->npend ? r->npend : 1, sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	for (i = 0; i < r->npend && !err; i++) {
+		const struct pending *pd = &r->pend[i];
+		const struct dw_program *p = pd->has_stmt ? find_program(ps, pd->stmt) : NULL;
+		uint64_t next;
+
+		memset(&extra, 0, sizeof(extra));
+		if (!p && pd->has_stmt) {
+			/* Not where the programs were found one after the other:
+			 * decoded now. */
+			err = dwarf_lines__decode(&ls, pd->stmt, &ps->rows, &extra, &next);
+			if (err == -EBADMSG)
+				err = 0;
+			p = &extra;
+		}
+		free(files.ids);
+		memset(&files, 0, sizeof(files));
+		if (!err && p)
+			err = dwarf_lines__files(d, p, pd->comp_dir, &files);
+		maps[i].ids = files.ids;
+		maps[i].n = files.n;
+		for (k = pd->funcs_from; k < pd->funcs_to && !err; k++) {
+			struct dw_func *f = &d->funcs[k];
+
+			if (f->call_file)
+				err = dwarf_lines__file(d, &files, f->call_file - 1, &f->call_file);
+		}
+		files.ids = NULL; /* now maps[i]'s */
+		if (!err)
+			err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
+						     pd->ncu, p ? ps->rows.v + p->from : NULL,
+						     p ? p->n : 0, pd->ranges_from, pd->ranges_to);
+		/* Its sequences: each ends with an end row (or the program). */
+		for (k = 0; p && k < p->n && !err; k++) {
+			const struct dw_line *row = &ps->rows.v[p->from + k];
+
+			if (k && !row[-1].end) {
+				seqs[nseqs - 1].n++;
+				continue;
+			}
+			if (GROW(seqs, seqs_cap, nseqs + 1)) {
+				err = -ENOMEM;
+				break;
+			}
+			seqs[nseqs] = (struct seq){.from = p->from + k, .n = 1, .order = nseqs,
+						   .map = (uint32_t)i};
+			nseqs++;
+		}
+		dwarf_lines__release(&extra);
+	}
+	if (!err)
+		err = place_rows(d, ps->rows.v, seqs, nseqs, maps, unknown);
+	for (i = 0; i < r->npend; i++)
+		free(maps[i].ids);
+	free(maps);
+	free(seqs);
+	return err;
+}
+
+int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
+{
+	struct reader r = {.d = d, .s = s};
+	struct programs ps = {.s = s};
+	pthread_t th;
+	int err = 0, threaded = 0, rc;
+	size_t i, n = 16;
+
+	/* The line programs: here first when .debug_info is still being
+	 * inflated by the other thread, else on a thread of their own while
+	 * this one reads the units. */
+	if (s->info) {
+		struct timespec ts0, ts1; clock_gettime(CLOCK_MONOTONIC, &ts0);
+		decode_all(&ps);
+		clock_gettime(CLOCK_MONOTONIC, &ts1);
+		if (getenv("DBG_T")) fprintf(stderr, "decode_all %.1f ms (start %.3f)\n", (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6, ts0.tv_sec + ts0.tv_nsec/1e9);
+	}
+	else
+		threaded = !pthread_create(&th, NULL, decode_all, &ps);
+	if (!s->info && !threaded)
+		decode_all(&ps);
+	r.hash = calloc(n, sizeof(*r.hash));
+	r.hmask = n - 1;
+	if (!r.hash)
+		err = -ENOMEM;
+	for (i = 0; !err; i++) {
+		if (i == r.nunits) {
+			rc = next_header(&r);
+			if (rc <= 0) {
+				err = rc;
+				break;
+			}
+		}
+		rc = read_unit(&r, unit_n(&r, i));
+		if (rc == 1)
+			break;
+		err = rc;
+	}
+	if (threaded)
+		pthread_join(th, NULL);
+	rc = dwarf_secs__finish(s);
+	if (!err)
+		err = rc ? rc : ps.err;
+	if (!err)
+		err = finish_units(&r, &ps);
+	for (i = 0; i < ps.n; i++)
+		dwarf_lines__release(&ps.v[i]);
+	free(ps.v);
+	free(ps.rows.v);
 	for (i = 0; i < r.ntables; i++)
 		free_table(&r.tables[i]);
 	free(r.tables);
 	free(r.hash);
-	free(r.units);
+	free(r.scratch_ab);
+	free(r.scratch_codes);
+	for (i = 0; i * UNIT_BLOCK < r.nunits; i++)
+		free(r.blocks[i]);
+	free(r.blocks);
 	free(r.cur_ranges);
-	free(r.files.ids);
-	if (getenv("DBG_T")) fprintf(stderr, "lines %.1f walk %.1f tables %zu\n", dbg_lines_t*1e3, dbg_walk_t*1e3, r.ntables);
+	free(r.cu_ranges);
+	free(r.pend);
 	return err;
 }

@@ -42,7 +42,6 @@ struct loader {
 	struct dwarf_info *d;
 	struct dw_sections secs;
 	struct unit u;
-	uint64_t nrows; /* rows emitted, for a stable sort */
 };
 
 /* BFD's mangle_style() == 0: DW_AT_name is then the symbol's name. Every
@@ -234,7 +233,8 @@ static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, u
 /* The unit's addresses: its own ranges (a unit that states none gets its
  * functions' instead), and its line sequences. */
 int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
-			   size_t lines_from, size_t ranges_from)
+			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
+			   size_t ranges_to)
 {
 	uint32_t unit = d->nunits;
 	uint64_t seq_lo = UINT64_MAX;
@@ -243,16 +243,15 @@ int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t
 
 	for (i = 0; i < ncu && !err; i++)
 		err = add_span(&d->spans, &d->nspans, &d->spans_cap, cu[i][0], cu[i][1], unit);
-	for (i = ranges_from; !ncu && i < d->nranges && !err; i++)
+	for (i = ranges_from; !ncu && i < ranges_to && !err; i++)
 		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
 			       d->ranges[i].hi, unit);
-	/* Rows are still in program order here. */
-	for (i = lines_from; i < d->nlines && !err; i++) {
-		if (d->lines[i].addr < seq_lo)
-			seq_lo = d->lines[i].addr;
-		if (d->lines[i].end) {
-			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, d->lines[i].addr,
-				       unit);
+	/* Rows in program order. */
+	for (i = 0; i < nrows && !err; i++) {
+		if (rows[i].addr < seq_lo)
+			seq_lo = rows[i].addr;
+		if (rows[i].end) {
+			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, rows[i].addr, unit);
 			seq_lo = UINT64_MAX;
 		}
 	}
@@ -279,7 +278,8 @@ static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
 		cu[n][1] = hi;
 		n++;
 	}
-	err = dwarf_load__unit_spans(ld->d, (const uint64_t(*)[2])cu, n, lines_from, ranges_from);
+	err = dwarf_load__unit_spans(ld->d, (const uint64_t(*)[2])cu, n, ld->d->lines + lines_from,
+				     ld->d->nlines - lines_from, ranges_from, ld->d->nranges);
 	free(cu);
 	return err;
 }
@@ -322,7 +322,7 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	u->plain_names = plain_language(dwarf_srclang(cudie));
 	comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &stmt)) {
-		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files, &ld->nrows);
+		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files);
 		if (err == -EBADMSG)
 			err = 0; /* keep the rows read; the unit's functions still count */
 	}
@@ -335,15 +335,16 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	return err;
 }
 
-static int row_cmp(const void *pa, const void *pb)
+/* Row order, for rows of different sequences that meet at one address:
+ * the end of a sequence first. Equal rows keep the order they were
+ * emitted in (the sorts below are stable). */
+static int row_cmp(const struct dw_line *x, const struct dw_line *y)
 {
-	const struct dw_line *x = pa, *y = pb;
-
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->end != y->end)
 		return x->end ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
+	return 0;
 }
 
 static int range_cmp(const void *pa, const void *pb)
@@ -465,26 +466,48 @@ static int has_debug_info(Elf *elf)
 /* A run of rows already in order (a line sequence, as a rule). */
 struct run {
 	size_t from, n;
-	const struct dw_line *first;
 };
 
-static int run_cmp(const void *pa, const void *pb)
+static int run_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct run *a = pa, *b = pb;
+	const struct dw_line *lines = arg;
+	int c = row_cmp(&lines[a->from], &lines[b->from]);
 
-	return row_cmp(a->first, b->first);
+	if (c)
+		return c;
+	return a->from < b->from ? -1 : a->from > b->from; /* emission order */
 }
 
-/* Sorts the rows by row_cmp. Each line sequence is in order already, and
- * sequences rarely overlap: the sequences are sorted by their first rows
- * and laid end to end, which is the sorted order whenever each one ends at
- * or before where the next starts; else (overlapping sequences) qsort.
- * O(rows + sequences log sequences) in the usual case. */
+/* Merges sorted rows a[0..na) and b[0..nb) into out, a's first on ties. */
+static void merge(const struct dw_line *a, size_t na, const struct dw_line *b, size_t nb,
+		  struct dw_line *out)
+{
+	while (na && nb) {
+		if (row_cmp(b, a) < 0) {
+			*out++ = *b++;
+			nb--;
+		} else {
+			*out++ = *a++;
+			na--;
+		}
+	}
+	memcpy(out, a, na * sizeof(*a));
+	memcpy(out + na, b, nb * sizeof(*b));
+}
+
+/* Sorts the rows, stably, by row_cmp. Each line sequence is in order
+ * already and sequences rarely overlap: the sequences are sorted by their
+ * first rows and laid end to end, which is the sorted order whenever each
+ * one ends at or before where the next starts. Else (overlapping
+ * sequences) a bottom-up merge of the runs in emission order. O(rows +
+ * sequences log sequences) in the usual case, O(rows log sequences) at
+ * worst; no per-row comparisons through qsort. */
 static int sort_lines(struct dwarf_info *d)
 {
 	struct run *runs = NULL;
-	size_t nruns = 0, cap = 0, i, at;
-	struct dw_line *out;
+	size_t nruns = 0, cap = 0, i, at, width;
+	struct dw_line *out, *src;
 	int ok = 1;
 
 	for (i = 0; i < d->nlines; i++) {
@@ -496,22 +519,10 @@ static int sort_lines(struct dwarf_info *d)
 			free(runs);
 			return -ENOMEM;
 		}
-		runs[nruns++] = (struct run){.from = i, .n = 1, .first = &d->lines[i]};
+		runs[nruns++] = (struct run){.from = i, .n = 1};
 	}
 	if (nruns <= 1) {
 		free(runs);
-		return 0;
-	}
-	qsort(runs, nruns, sizeof(*runs), run_cmp);
-	for (i = 1; i < nruns && ok; i++) {
-		const struct run *p = &runs[i - 1];
-
-		ok = row_cmp(&d->lines[p->from + p->n - 1], runs[i].first) <= 0;
-	}
-	if (!ok) {
-		if (getenv("DBG_RUNS")) { size_t k, bad=0; for (k = 1; k < nruns; k++) { const struct run *p = &runs[k-1]; if (row_cmp(&d->lines[p->from + p->n - 1], runs[k].first) > 0) { if (bad++ < 10) fprintf(stderr, "overlap: run %zu [%lx..%lx] n=%zu end=%u next [%lx] n=%zu\n", k, (unsigned long)p->first->addr, (unsigned long)d->lines[p->from+p->n-1].addr, p->n, d->lines[p->from+p->n-1].end, (unsigned long)runs[k].first->addr, runs[k].n);} } fprintf(stderr, "runs %zu bad %zu rows %zu\n", nruns, bad, d->nlines); }
-		free(runs);
-		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
 		return 0;
 	}
 	out = malloc(d->nlines * sizeof(*out));
@@ -519,9 +530,61 @@ static int sort_lines(struct dwarf_info *d)
 		free(runs);
 		return -ENOMEM;
 	}
-	for (i = 0, at = 0; i < nruns; i++) {
-		memcpy(out + at, d->lines + runs[i].from, runs[i].n * sizeof(*out));
-		at += runs[i].n;
+	/* Runs by first row; equal first rows in emission order. */
+	{
+		struct run *sorted = malloc(nruns * sizeof(*sorted));
+
+		if (!sorted) {
+			free(out);
+			free(runs);
+			return -ENOMEM;
+		}
+		memcpy(sorted, runs, nruns * sizeof(*runs));
+		qsort_r(sorted, nruns, sizeof(*sorted), run_cmp, d->lines);
+		for (i = 1; i < nruns && ok; i++) {
+			const struct run *p = &sorted[i - 1];
+			int c = row_cmp(&d->lines[p->from + p->n - 1], &d->lines[sorted[i].from]);
+
+			ok = c < 0 || (c == 0 && p->from < sorted[i].from);
+		}
+		if (ok) {
+			for (i = 0, at = 0; i < nruns; i++) {
+				memcpy(out + at, d->lines + sorted[i].from,
+				       sorted[i].n * sizeof(*out));
+				at += sorted[i].n;
+			}
+		}
+		free(sorted);
+	}
+	if (!ok) {
+		/* Merge neighbouring runs, doubling, between the two buffers. */
+		src = d->lines;
+		for (width = 1; width < nruns; width *= 2) {
+			struct dw_line *swap;
+			size_t k;
+
+			for (k = 0; k < nruns; k += 2 * width) {
+				size_t a = runs[k].from, na = 0, nb = 0, j;
+
+				for (j = k; j < k + width && j < nruns; j++)
+					na += runs[j].n;
+				for (; j < k + 2 * width && j < nruns; j++)
+					nb += runs[j].n;
+				merge(src + a, na, src + a + na, nb, out + a);
+			}
+			swap = src;
+			src = out;
+			out = swap;
+		}
+		if (src != d->lines) {
+			free(d->lines);
+			d->lines = src;
+			d->lines_cap = d->nlines;
+		} else {
+			free(out);
+		}
+		free(runs);
+		return 0;
 	}
 	free(runs);
 	free(d->lines);
@@ -564,6 +627,7 @@ static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *si
 static void reset(struct dwarf_info *d)
 {
 	d->nlines = d->nfuncs = d->nranges = d->nspans = d->nseqs = 0;
+	d->lines_sorted = 0;
 	d->nunits = 0;
 	strtab__release(&d->files);
 	dwarf_secs__free(&d->secs);
@@ -633,7 +697,7 @@ static int load(struct dwarf_info *d)
 		err = load_libdw(d);
 	}
 	double t0 = now();
-	if (!err)
+	if (!err && !d->lines_sorted)
 		err = sort_lines(d);
 	double t1 = now();
 	if (!err)

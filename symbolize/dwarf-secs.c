@@ -6,8 +6,9 @@
  * Here only the sections the tables need are read, and zlib-compressed
  * ones (SHF_COMPRESSED, ELFCOMPRESS_ZLIB) are inflated by zlib directly,
  * raw (the Adler-32 check is skipped: the data is bounds-checked as it is
- * decoded anyway), .debug_info on a second thread while this one inflates
- * the rest: on a 2-CPU machine that halves the wait. Other compressions
+ * decoded anyway). .debug_info is inflated on a second thread that
+ * publishes its progress, so that the units can be read while the rest
+ * of it is still being inflated (dwarf_secs__ready()). Other compressions
  * (zstd, the old .zdebug_ format) go through libelf on this thread. libelf
  * is called from this thread only: the worker sees plain buffers. */
 #include <errno.h>
@@ -34,13 +35,35 @@ static const char *const names[DW_NSECS] = {
 	[DW_SEC_STR_OFFSETS] = ".debug_str_offsets",
 };
 
+#define CHUNK ((size_t)256 << 10) /* progress is published this often */
+
 /* A zlib stream to inflate into a buffer of known size. */
 struct job {
 	const unsigned char *in;
 	size_t in_size, out_size;
 	unsigned char *out;
 	int err;
+	struct dw_stream *stream; /* progress goes here, when set */
 };
+
+/* .debug_info while the worker inflates it. */
+struct dw_stream {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t ready; /* bytes inflated so far */
+	int done;
+	struct job job;
+};
+
+static void publish(struct dw_stream *st, size_t ready, int done)
+{
+	pthread_mutex_lock(&st->mu);
+	st->ready = ready;
+	st->done = done;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+}
 
 static void run_job(struct job *j)
 {
@@ -53,16 +76,11 @@ static void run_job(struct job *j)
 	 * dictionary, and a valid check of the two bytes. */
 	if (j->in_size < 2 || (j->in[0] & 0x0f) != 8 || (j->in[0] >> 4) > 7 ||
 	    (j->in[1] & 0x20) || ((unsigned)j->in[0] << 8 | j->in[1]) % 31)
-		return;
-	j->out = malloc(j->out_size ? j->out_size : 1);
-	if (!j->out) {
-		j->err = -ENOMEM;
-		return;
-	}
+		goto out;
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, -15) != Z_OK) {
 		j->err = -ENOMEM;
-		return;
+		goto out;
 	}
 	z.next_in = (unsigned char *)j->in + 2;
 	z.avail_in = 0;
@@ -72,23 +90,34 @@ static void run_job(struct job *j)
 
 		if (!z.avail_in)
 			z.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (uInt)in_left;
+		if (j->stream && out_left > CHUNK)
+			out_left = CHUNK;
 		z.next_out = j->out + done;
 		z.avail_out = out_left > UINT32_MAX ? UINT32_MAX : (uInt)out_left;
 		if (!z.avail_out)
 			break;
 		rc = inflate(&z, Z_NO_FLUSH);
 		done = (size_t)(z.next_out - j->out);
+		if (j->stream)
+			publish(j->stream, done, 0);
 		if (rc == Z_BUF_ERROR && !z.avail_in)
 			break; /* input ended early */
 	}
 	inflateEnd(&z);
 	if (done == j->out_size && (rc == Z_STREAM_END || rc == Z_OK))
 		j->err = 0;
+out:
+	if (j->stream)
+		publish(j->stream, j->err ? (j->stream->ready) : j->out_size, 1);
 }
 
+#include <time.h>
+static double now_(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec / 1e9; }
 static void *worker(void *arg)
 {
+	double t0 = now_();
 	run_job(arg);
+	if (getenv("DBG_T")) fprintf(stderr, "worker inflate %.1f ms (start %.3f)\n", (now_() - t0) * 1e3, t0);
 	return NULL;
 }
 
@@ -122,14 +151,45 @@ static int plain_bytes(Elf_Scn *scn, const GElf_Shdr *sh, int gnu, struct dw_sec
 	return 0;
 }
 
+/* Inflates .debug_info on a thread of its own, publishing its progress;
+ * the buffer is in place (s->sec[DW_SEC_INFO]) when this returns. */
+static int start_stream(struct dw_secs *s, struct job *j)
+{
+	struct dw_stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	st->job = *j;
+	st->job.stream = st;
+	st->job.out = malloc(j->out_size ? j->out_size : 1);
+	if (!st->job.out) {
+		free(st);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	if (pthread_create(&st->thread, NULL, worker, &st->job)) {
+		pthread_mutex_destroy(&st->mu);
+		pthread_cond_destroy(&st->cv);
+		free(st->job.out);
+		free(st);
+		return 1; /* no thread: inflate it here */
+	}
+	s->info = st;
+	s->owned[DW_SEC_INFO] = st->job.out;
+	s->sec[DW_SEC_INFO].p = st->job.out;
+	s->sec[DW_SEC_INFO].size = j->out_size;
+	j->in = NULL; /* taken */
+	return 0;
+}
+
 int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 {
 	struct job jobs[DW_NSECS];
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	size_t shstrndx;
-	pthread_t th;
-	int started = 0, i, err = 0, found = 0;
+	int i, err = 0, found = 0;
 
 	memset(s, 0, sizeof(*s));
 	memset(jobs, 0, sizeof(jobs));
@@ -179,18 +239,23 @@ int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 	}
 	if (!found)
 		return -ENODATA;
-	/* The largest section on the worker, the others here. */
-	if (jobs[DW_SEC_INFO].in && jobs[DW_SEC_INFO].out_size > (1u << 20) &&
-	    !pthread_create(&th, NULL, worker, &jobs[DW_SEC_INFO]))
-		started = 1;
-	for (i = 0; i < DW_NSECS; i++)
-		if (jobs[i].in && !(started && i == DW_SEC_INFO))
-			run_job(&jobs[i]);
-	if (started)
-		pthread_join(th, NULL);
+	/* The largest section streams in on a thread while this one inflates
+	 * the others and decodes the line programs. */
+	if (jobs[DW_SEC_INFO].in && jobs[DW_SEC_INFO].out_size > CHUNK) {
+		err = start_stream(s, &jobs[DW_SEC_INFO]);
+		if (err < 0)
+			return err;
+		err = 0;
+	}
 	for (i = 0; i < DW_NSECS; i++) {
 		if (!jobs[i].in)
 			continue;
+		jobs[i].out = malloc(jobs[i].out_size ? jobs[i].out_size : 1);
+		if (!jobs[i].out) {
+			err = -ENOMEM;
+			continue;
+		}
+		run_job(&jobs[i]);
 		if (jobs[i].err == -ENOMEM)
 			err = -ENOMEM;
 		if (jobs[i].err) {
@@ -208,10 +273,44 @@ int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 	return err;
 }
 
+size_t dwarf_secs__ready(struct dw_secs *s, size_t want)
+{
+	struct dw_stream *st = s->info;
+	size_t ready;
+
+	if (!st)
+		return s->sec[DW_SEC_INFO].size;
+	pthread_mutex_lock(&st->mu);
+	while (st->ready < want && !st->done)
+		pthread_cond_wait(&st->cv, &st->mu);
+	ready = st->ready;
+	pthread_mutex_unlock(&st->mu);
+	return ready;
+}
+
+int dwarf_secs__finish(struct dw_secs *s)
+{
+	struct dw_stream *st = s->info;
+	int err;
+
+	if (!st)
+		return 0;
+	pthread_join(st->thread, NULL);
+	err = st->job.err;
+	pthread_mutex_destroy(&st->mu);
+	pthread_cond_destroy(&st->cv);
+	free(st);
+	s->info = NULL;
+	if (err)
+		s->sec[DW_SEC_INFO].size = 0;
+	return err == -ENOMEM ? -ENOMEM : err ? -ENOEXEC : 0;
+}
+
 void dwarf_secs__free(struct dw_secs *s)
 {
 	int i;
 
+	dwarf_secs__finish(s);
 	for (i = 0; i < DW_NSECS; i++)
 		free(s->owned[i]);
 	memset(s, 0, sizeof(*s));
