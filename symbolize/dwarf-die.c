@@ -114,9 +114,13 @@ struct abbrev {
 	uint32_t attrs;   /* where its specifications start in .debug_abbrev */
 	uint32_t n;       /* how many */
 	int32_t fixed;    /* size of all its attributes, or -1 when it varies */
+	int32_t sib_off;  /* where DW_AT_sibling's value is, when the ones
+			     before it have fixed sizes; else -1 */
+	uint16_t sib_form;
 	uint16_t tag;
 	uint8_t children;
 	uint8_t sibling;  /* has DW_AT_sibling */
+	uint8_t code;     /* has DW_AT_low_pc, DW_AT_high_pc or DW_AT_ranges */
 };
 
 /* An abbreviation table as one unit shape reads it (fixed sizes depend on
@@ -173,6 +177,19 @@ struct unit {
 	int have_bases;      /* the unit DIE was read for its bases */
 };
 
+/* A line sequence (in order already) of a unit's program. */
+struct seq {
+	size_t from, n; /* in programs.rows */
+	size_t order;   /* emission order: units in order, programs in order */
+	uint32_t map;   /* its unit's file map in maps */
+};
+
+/* The file ids of a unit's program rows: entry + 1 -> id. */
+struct file_map {
+	uint32_t *ids;
+	size_t n;
+};
+
 #define UNIT_BLOCK 1024 /* units are kept in blocks: pointers stay valid */
 
 /* What phase two needs of a unit the walk has read. */
@@ -201,9 +218,14 @@ struct reader {
 	uint64_t (*cur_ranges)[2]; /* scratch for one DIE's ranges */
 	size_t cur_ranges_cap;
 	struct pending *pend;
-	size_t npend, pend_cap;
+	size_t npend, pend_cap, nsettled;
 	uint64_t (*cu_ranges)[2]; /* the units' own ranges, for phase two */
 	size_t ncu_ranges, cu_ranges_cap;
+	struct file_map *maps; /* per unit settled */
+	size_t nmaps, maps_cap;
+	struct seq *seqs;      /* all line sequences */
+	size_t nseqs, seqs_cap;
+	uint32_t unknown;      /* the id of "<unknown>" */
 };
 
 static struct unit *unit_n(const struct reader *r, size_t i)
@@ -325,7 +347,7 @@ static int load_table(struct reader *r, const struct unit *u)
 	t.sec_end = c.end;
 	for (;;) {
 		uint64_t code = uleb(&c), tag;
-		struct abbrev a = {0};
+		struct abbrev a = {.sib_off = -1};
 		int32_t fixed = 0;
 
 		if (c.bad || !code)
@@ -349,8 +371,15 @@ static int load_table(struct reader *r, const struct unit *u)
 				fixed = -1;
 			else
 				fixed += fs;
-			if (at == DW_AT_sibling)
+			if (at == DW_AT_sibling && !a.sibling) {
 				a.sibling = 1;
+				if (fixed >= 0 && fs >= 0 && form <= 0xffff) {
+					a.sib_off = fixed - fs;
+					a.sib_form = (uint16_t)form;
+				}
+			}
+			if (at == DW_AT_low_pc || at == DW_AT_high_pc || at == DW_AT_ranges)
+				a.code = 1;
 		}
 		if (c.bad)
 			break;
@@ -1107,8 +1136,14 @@ static int walk(struct reader *r, const struct unit *u, const struct atable *t,
 		a = abbrev_of(t, code);
 		if (!a)
 			break;
-		if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
-		    a->tag == DW_TAG_entry_point) {
+		if ((a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
+		     a->tag == DW_TAG_entry_point) && !a->code) {
+			/* A declaration or an abstract instance: no code, but
+			 * entered all the same (see dwarf-load.c). */
+			err = skip_attrs(c, u, t, a);
+			enter = 1;
+		} else if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
+			   a->tag == DW_TAG_entry_point) {
 			struct die die;
 
 			err = read_attrs(c, u, t, a, &die);
@@ -1126,7 +1161,16 @@ static int walk(struct reader *r, const struct unit *u, const struct atable *t,
 			struct die die;
 
 			/* Jump over the subtree, as dwarf_siblingof() does. */
-			err = read_attrs(c, u, t, a, &die);
+			if (a->sib_off >= 0) {
+				struct cur sc = {.p = c->p + a->sib_off, .end = c->end};
+
+				die.sibling.form = 0;
+				err = read_form(&sc, u, a->sib_form, 0, &die.sibling);
+				if (sc.bad)
+					c->bad = 1;
+			} else {
+				err = read_attrs(c, u, t, a, &die);
+			}
 			if (!err && !c->bad) {
 				uint64_t to = die.sibling.u;
 
@@ -1436,19 +1480,6 @@ static const struct dw_program *find_program(const struct programs *ps, uint64_t
 	return lo < ps->n && ps->v[lo].offset == off ? &ps->v[lo] : NULL;
 }
 
-/* A line sequence (in order already) of a unit's program. */
-struct seq {
-	size_t from, n; /* in programs.rows */
-	size_t order;   /* emission order: units in order, programs in order */
-	uint32_t map;   /* its unit's file map in maps */
-};
-
-/* The file ids of a unit's program rows: entry + 1 -> id. */
-struct file_map {
-	uint32_t *ids;
-	size_t n;
-};
-
 static int seq_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct seq *a = pa, *b = pb;
@@ -1519,81 +1550,70 @@ static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct s
 	return 0;
 }
 
-/* Phase two, in unit order: each unit's file names, its calls' files, its
- * spans and its line sequences; then all rows in place. */
-static int finish_units(struct reader *r, struct programs *ps)
+/* Phase two of unit i (in unit order, once its line program is decoded):
+ * its file names, its calls' files, its spans and its line sequences. */
+static int settle(struct reader *r, struct programs *ps, size_t i)
 {
 	struct dwarf_info *d = r->d;
-	struct dw_sections ls = line_sections(r->s);
+	const struct pending *pd = &r->pend[i];
+	const struct dw_program *p = pd->has_stmt ? find_program(ps, pd->stmt) : NULL;
 	struct dw_file_table files = {0};
-	struct file_map *maps = NULL;
-	struct seq *seqs = NULL;
 	struct dw_program extra;
-	size_t i, k, nseqs = 0, seqs_cap = 0;
-	uint32_t unknown;
-	int err;
+	uint64_t next;
+	size_t k;
+	int err = 0;
 
-	err = strtab__intern(&d->files, "<unknown>", 9, &unknown);
-	if (err)
-		return err;
-	maps = calloc(r->npend ? r->npend : 1, sizeof(*maps));
-	if (!maps)
+	memset(&extra, 0, sizeof(extra));
+	if (!r->unknown) {
+		err = strtab__intern(&d->files, "<unknown>", 9, &r->unknown);
+		if (err)
+			return err;
+	}
+	if (GROW(r->maps, r->maps_cap, i + 1))
 		return -ENOMEM;
-	for (i = 0; i < r->npend && !err; i++) {
-		const struct pending *pd = &r->pend[i];
-		const struct dw_program *p = pd->has_stmt ? find_program(ps, pd->stmt) : NULL;
-		uint64_t next;
+	r->maps[i] = (struct file_map){0};
+	r->nmaps = i + 1;
+	if (!p && pd->has_stmt) {
+		/* Not where the programs were found one after the other:
+		 * decoded now. */
+		struct dw_sections ls = line_sections(r->s);
 
-		memset(&extra, 0, sizeof(extra));
-		if (!p && pd->has_stmt) {
-			/* Not where the programs were found one after the other:
-			 * decoded now. */
-			err = dwarf_lines__decode(&ls, pd->stmt, &ps->rows, &extra, &next);
-			if (err == -EBADMSG)
-				err = 0;
-			p = &extra;
-		}
-		free(files.ids);
-		memset(&files, 0, sizeof(files));
-		if (!err && p)
-			err = dwarf_lines__files(d, p, pd->comp_dir, &files);
-		maps[i].ids = files.ids;
-		maps[i].n = files.n;
-		for (k = pd->funcs_from; k < pd->funcs_to && !err; k++) {
-			struct dw_func *f = &d->funcs[k];
+		err = dwarf_lines__decode(&ls, pd->stmt, &ps->rows, &extra, &next);
+		if (err == -EBADMSG)
+			err = 0;
+		p = &extra;
+	}
+	if (!err && p)
+		err = dwarf_lines__files(d, p, pd->comp_dir, &files);
+	r->maps[i].ids = files.ids;
+	r->maps[i].n = files.n;
+	for (k = pd->funcs_from; k < pd->funcs_to && !err; k++) {
+		struct dw_func *f = &d->funcs[k];
 
-			if (f->call_file)
-				err = dwarf_lines__file(d, &files, f->call_file - 1, &f->call_file);
-		}
-		files.ids = NULL; /* now maps[i]'s */
-		if (!err)
-			err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
-						     pd->ncu, p ? ps->rows.v + p->from : NULL,
-						     p ? p->n : 0, pd->ranges_from, pd->ranges_to);
-		/* Its sequences: each ends with an end row (or the program). */
-		for (k = 0; p && k < p->n && !err; k++) {
-			const struct dw_line *row = &ps->rows.v[p->from + k];
-
-			if (k && !row[-1].end) {
-				seqs[nseqs - 1].n++;
-				continue;
-			}
-			if (GROW(seqs, seqs_cap, nseqs + 1)) {
-				err = -ENOMEM;
-				break;
-			}
-			seqs[nseqs] = (struct seq){.from = p->from + k, .n = 1, .order = nseqs,
-						   .map = (uint32_t)i};
-			nseqs++;
-		}
-		dwarf_lines__release(&extra);
+		if (f->call_file)
+			err = dwarf_lines__file(d, &files, f->call_file - 1, &f->call_file);
 	}
 	if (!err)
-		err = place_rows(d, ps->rows.v, seqs, nseqs, maps, unknown);
-	for (i = 0; i < r->npend; i++)
-		free(maps[i].ids);
-	free(maps);
-	free(seqs);
+		err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
+					     pd->ncu, p ? ps->rows.v + p->from : NULL, p ? p->n : 0,
+					     pd->ranges_from, pd->ranges_to);
+	/* Its sequences: each ends with an end row (or the program). */
+	for (k = 0; p && k < p->n && !err; k++) {
+		const struct dw_line *row = &ps->rows.v[p->from + k];
+
+		if (k && !row[-1].end) {
+			r->seqs[r->nseqs - 1].n++;
+			continue;
+		}
+		if (GROW(r->seqs, r->seqs_cap, r->nseqs + 1)) {
+			err = -ENOMEM;
+			break;
+		}
+		r->seqs[r->nseqs] = (struct seq){.from = p->from + k, .n = 1, .order = r->nseqs,
+						 .map = (uint32_t)i};
+		r->nseqs++;
+	}
+	dwarf_lines__release(&extra);
 	return err;
 }
 
@@ -1634,14 +1654,23 @@ int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
 		if (rc == 1)
 			break;
 		err = rc;
+		/* While .debug_info streams in, the programs are decoded
+		 * already: settle units as they come, in the waits. */
+		while (!err && s->info && r.nsettled < r.npend)
+			err = settle(&r, &ps, r.nsettled++);
 	}
 	if (threaded)
 		pthread_join(th, NULL);
 	rc = dwarf_secs__finish(s);
 	if (!err)
 		err = rc ? rc : ps.err;
+	struct timespec q0, q1; clock_gettime(CLOCK_MONOTONIC, &q0);
+	while (!err && r.nsettled < r.npend)
+		err = settle(&r, &ps, r.nsettled++);
 	if (!err)
-		err = finish_units(&r, &ps);
+		err = place_rows(d, ps.rows.v, r.seqs, r.nseqs, r.maps, r.unknown);
+	clock_gettime(CLOCK_MONOTONIC, &q1);
+	if (getenv("DBG_T")) fprintf(stderr, "finish_units %.1f ms at %.3f\n", (q1.tv_sec - q0.tv_sec) * 1e3 + (q1.tv_nsec - q0.tv_nsec) / 1e6, q0.tv_sec + q0.tv_nsec/1e9);
 	for (i = 0; i < ps.n; i++)
 		dwarf_lines__release(&ps.v[i]);
 	free(ps.v);
@@ -1658,5 +1687,9 @@ int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
 	free(r.cur_ranges);
 	free(r.cu_ranges);
 	free(r.pend);
+	for (i = 0; i < r.nmaps; i++)
+		free(r.maps[i].ids);
+	free(r.maps);
+	free(r.seqs);
 	return err;
 }

@@ -105,10 +105,10 @@ struct dwarf_info {
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
 
-/* Reads the sections of dw_secs from the ELF file, inflating compressed
+/* Reads the sections of dw_secs from the ELF file (open as fd), inflating compressed
  * ones (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
  * unreadable) or -ENOMEM; other sections that cannot be read are absent. */
-int dwarf_secs__read(Elf *elf, struct dw_secs *s);
+int dwarf_secs__read(Elf *elf, int fd, struct dw_secs *s);
 /* Waits until `want` bytes of .debug_info are there, or no more will
  * come; returns how many are. */
 size_t dwarf_secs__ready(struct dw_secs *s, size_t want);

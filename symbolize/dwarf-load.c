@@ -639,7 +639,7 @@ static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts
 static int load_own(struct dwarf_info *d)
 {
 	double t0 = now();
-	int err = dwarf_secs__read(d->elf, &d->secs);
+	int err = dwarf_secs__read(d->elf, d->fd, &d->secs);
 	double t1 = now();
 
 	if (err)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "symbolize/dwarf-int.h"
@@ -35,11 +36,16 @@ static const char *const names[DW_NSECS] = {
 	[DW_SEC_STR_OFFSETS] = ".debug_str_offsets",
 };
 
-#define CHUNK ((size_t)256 << 10) /* progress is published this often */
+#define CHUNK ((size_t)128 << 10) /* progress is published this often */
 
-/* A zlib stream to inflate into a buffer of known size. */
+#define IN_CHUNK ((size_t)128 << 10) /* compressed bytes read at a time */
+
+/* A zlib stream to inflate into a buffer of known size, read from the
+ * file in chunks (in_off, in_size) into one small buffer: the compressed
+ * bytes are never all in memory. */
 struct job {
-	const unsigned char *in;
+	int fd;
+	uint64_t in_off;
 	size_t in_size, out_size;
 	unsigned char *out;
 	int err;
@@ -67,29 +73,38 @@ static void publish(struct dw_stream *st, size_t ready, int done)
 
 static void run_job(struct job *j)
 {
+	unsigned char head[2], *in = NULL;
+	size_t done = 0, fed = 2;
 	z_stream z;
-	size_t done = 0;
-	int rc = Z_OK;
+	int rc = Z_OK, init = 0;
 
 	j->err = -EBADMSG;
 	/* The zlib header: deflate, a window zlib can take, no preset
 	 * dictionary, and a valid check of the two bytes. */
-	if (j->in_size < 2 || (j->in[0] & 0x0f) != 8 || (j->in[0] >> 4) > 7 ||
-	    (j->in[1] & 0x20) || ((unsigned)j->in[0] << 8 | j->in[1]) % 31)
+	if (j->in_size < 2 || pread(j->fd, head, 2, (off_t)j->in_off) != 2 ||
+	    (head[0] & 0x0f) != 8 || (head[0] >> 4) > 7 || (head[1] & 0x20) ||
+	    ((unsigned)head[0] << 8 | head[1]) % 31)
 		goto out;
+	in = malloc(IN_CHUNK);
 	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -15) != Z_OK) {
+	if (!in || inflateInit2(&z, -15) != Z_OK) {
 		j->err = -ENOMEM;
 		goto out;
 	}
-	z.next_in = (unsigned char *)j->in + 2;
-	z.avail_in = 0;
+	init = 1;
 	while (rc == Z_OK) {
-		size_t in_left = j->in_size - 2 - (size_t)(z.next_in - (j->in + 2));
 		size_t out_left = j->out_size - done;
 
-		if (!z.avail_in)
-			z.avail_in = in_left > UINT32_MAX ? UINT32_MAX : (uInt)in_left;
+		if (!z.avail_in && fed < j->in_size) {
+			size_t want = j->in_size - fed < IN_CHUNK ? j->in_size - fed : IN_CHUNK;
+			ssize_t got = pread(j->fd, in, want, (off_t)(j->in_off + fed));
+
+			if (got <= 0)
+				break; /* the file is shorter than its headers say */
+			fed += (size_t)got;
+			z.next_in = in;
+			z.avail_in = (uInt)got;
+		}
 		if (j->stream && out_left > CHUNK)
 			out_left = CHUNK;
 		z.next_out = j->out + done;
@@ -100,24 +115,24 @@ static void run_job(struct job *j)
 		done = (size_t)(z.next_out - j->out);
 		if (j->stream)
 			publish(j->stream, done, 0);
-		if (rc == Z_BUF_ERROR && !z.avail_in)
+		if (rc == Z_BUF_ERROR && !z.avail_in && fed >= j->in_size)
 			break; /* input ended early */
+		if (rc == Z_BUF_ERROR)
+			rc = Z_OK; /* wants more input or output: give it */
 	}
-	inflateEnd(&z);
 	if (done == j->out_size && (rc == Z_STREAM_END || rc == Z_OK))
 		j->err = 0;
 out:
+	if (init)
+		inflateEnd(&z);
+	free(in);
 	if (j->stream)
-		publish(j->stream, j->err ? (j->stream->ready) : j->out_size, 1);
+		publish(j->stream, j->err ? j->stream->ready : j->out_size, 1);
 }
 
-#include <time.h>
-static double now_(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec / 1e9; }
 static void *worker(void *arg)
 {
-	double t0 = now_();
 	run_job(arg);
-	if (getenv("DBG_T")) fprintf(stderr, "worker inflate %.1f ms (start %.3f)\n", (now_() - t0) * 1e3, t0);
 	return NULL;
 }
 
@@ -151,6 +166,39 @@ static int plain_bytes(Elf_Scn *scn, const GElf_Shdr *sh, int gnu, struct dw_sec
 	return 0;
 }
 
+/* A SHF_COMPRESSED section compressed with zlib, little-endian: where its
+ * stream is and how big it inflates (read from the file: libelf would read
+ * the whole section into memory to hand over its header). */
+static int zlib_header(Elf *elf, int fd, const GElf_Shdr *sh, struct job *j)
+{
+	unsigned char b[sizeof(Elf64_Chdr)];
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	size_t hdr;
+	uint64_t type, size;
+
+	if (!ident || ident[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	hdr = ident[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Chdr) : sizeof(Elf64_Chdr);
+	if (sh->sh_size < hdr || pread(fd, b, hdr, (off_t)sh->sh_offset) != (ssize_t)hdr)
+		return 0;
+	if (hdr == sizeof(Elf32_Chdr)) {
+		type = b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		size = b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+	} else {
+		int i;
+
+		type = b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		for (i = 7, size = 0; i >= 0; i--)
+			size = size << 8 | b[8 + i];
+	}
+	if (type != ELFCOMPRESS_ZLIB || size >= MAX_INFLATED || sh->sh_size - hdr < 2)
+		return 0;
+	j->in_off = sh->sh_offset + hdr;
+	j->in_size = sh->sh_size - hdr;
+	j->out_size = size;
+	return 1;
+}
+
 /* Inflates .debug_info on a thread of its own, publishing its progress;
  * the buffer is in place (s->sec[DW_SEC_INFO]) when this returns. */
 static int start_stream(struct dw_secs *s, struct job *j)
@@ -179,11 +227,11 @@ static int start_stream(struct dw_secs *s, struct job *j)
 	s->owned[DW_SEC_INFO] = st->job.out;
 	s->sec[DW_SEC_INFO].p = st->job.out;
 	s->sec[DW_SEC_INFO].size = j->out_size;
-	j->in = NULL; /* taken */
+	j->in_size = 0; /* taken */
 	return 0;
 }
 
-int dwarf_secs__read(Elf *elf, struct dw_secs *s)
+int dwarf_secs__read(Elf *elf, int fd, struct dw_secs *s)
 {
 	struct job jobs[DW_NSECS];
 	Elf_Scn *scn = NULL;
@@ -197,8 +245,6 @@ int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 		return -ENOEXEC;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
-		GElf_Chdr ch;
-		Elf_Data *raw;
 		int k, gnu = 0;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
@@ -217,21 +263,12 @@ int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 		} else {
 			k = which(name);
 		}
-		if (k < 0 || s->sec[k].p || jobs[k].in)
+		if (k < 0 || s->sec[k].p || jobs[k].in_size)
 			continue; /* not wanted, or a second copy */
 		if (k == DW_SEC_INFO)
 			found = 1;
-		if (!gnu && (sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch) &&
-		    ch.ch_type == ELFCOMPRESS_ZLIB && ch.ch_size < MAX_INFLATED &&
-		    (raw = elf_rawdata(scn, NULL)) && raw->d_buf) {
-			size_t hdr = gelf_getclass(elf) == ELFCLASS32 ? sizeof(Elf32_Chdr)
-								      : sizeof(Elf64_Chdr);
-
-			if (raw->d_size < hdr)
-				continue;
-			jobs[k].in = (const unsigned char *)raw->d_buf + hdr;
-			jobs[k].in_size = raw->d_size - hdr;
-			jobs[k].out_size = ch.ch_size;
+		if (!gnu && (sh.sh_flags & SHF_COMPRESSED) && zlib_header(elf, fd, &sh, &jobs[k])) {
+			jobs[k].fd = fd;
 			continue;
 		}
 		if (plain_bytes(scn, &sh, gnu, &s->sec[k]))
@@ -241,14 +278,14 @@ int dwarf_secs__read(Elf *elf, struct dw_secs *s)
 		return -ENODATA;
 	/* The largest section streams in on a thread while this one inflates
 	 * the others and decodes the line programs. */
-	if (jobs[DW_SEC_INFO].in && jobs[DW_SEC_INFO].out_size > CHUNK) {
+	if (jobs[DW_SEC_INFO].in_size && jobs[DW_SEC_INFO].out_size > CHUNK) {
 		err = start_stream(s, &jobs[DW_SEC_INFO]);
 		if (err < 0)
 			return err;
 		err = 0;
 	}
 	for (i = 0; i < DW_NSECS; i++) {
-		if (!jobs[i].in)
+		if (!jobs[i].in_size)
 			continue;
 		jobs[i].out = malloc(jobs[i].out_size ? jobs[i].out_size : 1);
 		if (!jobs[i].out) {
