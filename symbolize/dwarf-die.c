@@ -226,6 +226,8 @@ struct reader {
 	struct seq *seqs;      /* all line sequences */
 	size_t nseqs, seqs_cap;
 	uint32_t unknown;      /* the id of "<unknown>" */
+	struct memo *memo;     /* see func_name() */
+	size_t nmemo, memo_mask;
 };
 
 static struct unit *unit_n(const struct reader *r, size_t i)
@@ -925,12 +927,9 @@ static int die_at(struct reader *r, uint64_t off, const struct unit **uout, stru
 	return c.bad ? 1 : 0;
 }
 
-/* The DIE a reference points to: 0, 1 (none), <0. */
-static int follow(struct reader *r, const struct unit *u, const struct val *v,
-		  const struct unit **uout, struct die *die)
+/* Where a reference points: 0, 1 (nowhere), -ENOTSUP. */
+static int ref_target(const struct unit *u, const struct val *v, uint64_t *off)
 {
-	uint64_t off;
-
 	switch (v->form) {
 	case DW_FORM_ref1:
 	case DW_FORM_ref2:
@@ -939,27 +938,37 @@ static int follow(struct reader *r, const struct unit *u, const struct val *v,
 	case DW_FORM_ref_udata:
 		if (v->u >= u->end - u->start)
 			return 1;
-		off = u->start + v->u;
-		break;
+		*off = u->start + v->u;
+		return 0;
 	case DW_FORM_ref_addr:
-		off = v->u;
-		break;
+		*off = v->u;
+		return 0;
 	case DW_FORM_ref_sig8:
 		return -ENOTSUP; /* a type unit: libdw's business */
 	default:
 		return 1;
 	}
-	return die_at(r, off, uout, die);
+}
+
+/* The DIE a reference points to: 0, 1 (none), <0. */
+static int follow(struct reader *r, const struct unit *u, const struct val *v,
+		  const struct unit **uout, struct die *die)
+{
+	uint64_t off;
+	int rc = ref_target(u, v, &off);
+
+	return rc ? rc : die_at(r, off, uout, die);
 }
 
 /* The function's name: DW_AT_linkage_name, else DW_AT_MIPS_linkage_name,
  * else DW_AT_name, each searched along the abstract_origin/specification
- * chain (dwarf_attr_integrate). *kind: 1 linkage, 2 name, 0 none. */
-static int func_name(struct reader *r, const struct unit *u, const struct die *die,
-		     const char **name, int *kind)
+ * chain (dwarf_attr_integrate), `chain` links at most. *kind: 1 linkage,
+ * 2 name, 0 none. */
+static int name_chain(struct reader *r, const struct unit *u, const struct die *die, int chain,
+		      const char **name, int *kind)
 {
 	const char *found[3] = {NULL, NULL, NULL};
-	int have[3] = {0, 0, 0}, chain = MAX_CHAIN, err, i;
+	int have[3] = {0, 0, 0}, err, i;
 	struct die cur = *die, next;
 	const struct unit *cu = u;
 
@@ -1000,6 +1009,90 @@ static int func_name(struct reader *r, const struct unit *u, const struct die *d
 			return 0;
 		}
 	}
+	return 0;
+}
+
+/* A name found through a DIE's first reference, by the DIE it points to. */
+struct memo {
+	uint64_t off; /* + 1; 0: free */
+	const char *name;
+	int kind;
+};
+
+static struct memo *memo_slot(struct reader *r, uint64_t off)
+{
+	size_t i;
+
+	if (2 * (r->nmemo + 1) > r->memo_mask + 1) {
+		size_t n = r->memo_mask ? 2 * (r->memo_mask + 1) : 1024, k;
+		struct memo *m = calloc(n, sizeof(*m));
+
+		if (!m)
+			return NULL;
+		for (k = 0; r->memo && k <= r->memo_mask; k++) {
+			if (!r->memo[k].off)
+				continue;
+			for (i = hash(r->memo[k].off) & (n - 1); m[i].off; i = (i + 1) & (n - 1))
+				;
+			m[i] = r->memo[k];
+		}
+		free(r->memo);
+		r->memo = m;
+		r->memo_mask = n - 1;
+	}
+	for (i = hash(off + 1) & r->memo_mask; r->memo[i].off && r->memo[i].off != off + 1;
+	     i = (i + 1) & r->memo_mask)
+		;
+	return &r->memo[i];
+}
+
+/* name_chain() from a function DIE. Concrete inlined copies name no name
+ * of their own but point at the abstract instance they copy, often
+ * thousands of times: what that reference leads to is remembered. */
+static int func_name(struct reader *r, const struct unit *u, const struct die *die,
+		     const char **name, int *kind)
+{
+	const struct val *ref = die->has & HAS_ORIGIN ? &die->origin : &die->spec;
+	const struct unit *tu;
+	struct memo *m;
+	struct die target;
+	uint64_t off;
+	int rc;
+
+	if ((die->has & (HAS_LINKAGE | HAS_MIPS | HAS_NAME)) ||
+	    !(die->has & (HAS_ORIGIN | HAS_SPEC)))
+		return name_chain(r, u, die, MAX_CHAIN, name, kind);
+	rc = ref_target(u, ref, &off);
+	if (rc) {
+		*name = NULL;
+		*kind = 0;
+		return rc < 0 ? rc : 0;
+	}
+	m = memo_slot(r, off);
+	if (!m)
+		return -ENOMEM;
+	if (m->off) {
+		*name = m->name;
+		*kind = m->kind;
+		return 0;
+	}
+	rc = die_at(r, off, &tu, &target);
+	if (rc < 0)
+		return rc;
+	*name = NULL;
+	*kind = 0;
+	/* One link spent on the way there, as in name_chain(). */
+	if (!rc) {
+		rc = name_chain(r, tu, &target, MAX_CHAIN - 1, name, kind);
+		if (rc)
+			return rc;
+	}
+	m = memo_slot(r, off); /* die_at() may not move the memo, but be sure */
+	if (!m)
+		return -ENOMEM;
+	if (!m->off)
+		r->nmemo++;
+	*m = (struct memo){.off = off + 1, .name = *name, .kind = *kind};
 	return 0;
 }
 
@@ -1680,6 +1773,7 @@ int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
 	free(r.tables);
 	free(r.hash);
 	free(r.scratch_ab);
+	free(r.memo);
 	free(r.scratch_codes);
 	for (i = 0; i * UNIT_BLOCK < r.nunits; i++)
 		free(r.blocks[i]);
