@@ -20,8 +20,6 @@
  * never the process. */
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
-#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1721,12 +1719,8 @@ int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
 	/* The line programs: here first when .debug_info is still being
 	 * inflated by the other thread, else on a thread of their own while
 	 * this one reads the units. */
-	if (s->info) {
-		struct timespec ts0, ts1; clock_gettime(CLOCK_MONOTONIC, &ts0);
+	if (s->info)
 		decode_all(&ps);
-		clock_gettime(CLOCK_MONOTONIC, &ts1);
-		if (getenv("DBG_T")) fprintf(stderr, "decode_all %.1f ms (start %.3f)\n", (ts1.tv_sec - ts0.tv_sec) * 1e3 + (ts1.tv_nsec - ts0.tv_nsec) / 1e6, ts0.tv_sec + ts0.tv_nsec/1e9);
-	}
 	else
 		threaded = !pthread_create(&th, NULL, decode_all, &ps);
 	if (!s->info && !threaded)
@@ -1757,13 +1751,10 @@ int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
 	rc = dwarf_secs__finish(s);
 	if (!err)
 		err = rc ? rc : ps.err;
-	struct timespec q0, q1; clock_gettime(CLOCK_MONOTONIC, &q0);
 	while (!err && r.nsettled < r.npend)
 		err = settle(&r, &ps, r.nsettled++);
 	if (!err)
 		err = place_rows(d, ps.rows.v, r.seqs, r.nseqs, r.maps, r.unknown);
-	clock_gettime(CLOCK_MONOTONIC, &q1);
-	if (getenv("DBG_T")) fprintf(stderr, "finish_units %.1f ms at %.3f\n", (q1.tv_sec - q0.tv_sec) * 1e3 + (q1.tv_nsec - q0.tv_nsec) / 1e6, q0.tv_sec + q0.tv_nsec/1e9);
 	for (i = 0; i < ps.n; i++)
 		dwarf_lines__release(&ps.v[i]);
 	free(ps.v);

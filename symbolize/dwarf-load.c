@@ -1,13 +1,20 @@
 /* dwarf-load.c: builds a binary's line and inline-range tables from its
  * DWARF, once (see dwarf.h; the tables are in dwarf-int.h).
  *
- * One pass over the units with libdw: each unit's line program is decoded
- * (dwarf-lines.c) and its rows appended to one array, and its DIE tree is
- * walked, without recursion, for subprograms and inlined subroutines that
- * have code: each becomes a func (name, caller, call site) and one range per
- * address range. Then both arrays are sorted and each range is given the
- * range it nests in. The work is O(DIEs walked + rows + ranges log ranges);
- * DIEs of types and variables are skipped over, not entered.
+ * prof's own reader fills the tables first (dwarf-secs.c reads the
+ * sections, dwarf-die.c the units, dwarf-lines.c the line programs). When
+ * it meets DWARF it does not handle (dwz's alternate files, type-signature
+ * references...), the load starts over here with libdw, which gives the
+ * same tables (the unit test checks it): one pass over the units, each
+ * unit's line program decoded (dwarf-lines.c) and its rows appended to one
+ * array, and its DIE tree walked, without recursion, for subprograms and
+ * inlined subroutines that have code: each becomes a func (name, caller,
+ * call site) and one range per address range. DIEs of types and variables
+ * are skipped over, not entered.
+ *
+ * Then, whichever reader ran: the rows are sorted (by sequences, see
+ * sort_lines()), the ranges radix-sorted and each given the range it nests
+ * in, and the unit spans sorted.
  *
  * Names are the DIE's linkage name, else its DW_AT_name, following
  * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), as
@@ -19,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -634,21 +640,15 @@ static void reset(struct dwarf_info *d)
 }
 
 /* prof's own reader (dwarf-die.c); -ENOTSUP: use libdw's. */
-#include <time.h>
-static double now(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return ts.tv_sec + ts.tv_nsec / 1e9; }
 static int load_own(struct dwarf_info *d)
 {
-	double t0 = now();
 	int err = dwarf_secs__read(d->elf, d->fd, &d->secs);
-	double t1 = now();
 
 	if (err)
 		return err;
 	if (strtab__init(&d->files))
 		return -ENOMEM;
-	err = dwarf_die__read_all(d, &d->secs);
-	if (getenv("DBG_T")) fprintf(stderr, "secs %.1f ms, dies+lines %.1f ms; lines %zu ranges %zu funcs %zu\n", (t1-t0)*1e3, (now()-t1)*1e3, d->nlines, d->nranges, d->nfuncs);
-	return err;
+	return dwarf_die__read_all(d, &d->secs);
 }
 
 static int load_libdw(struct dwarf_info *d)
@@ -696,15 +696,12 @@ static int load(struct dwarf_info *d)
 		reset(d);
 		err = load_libdw(d);
 	}
-	double t0 = now();
 	if (!err && !d->lines_sorted)
 		err = sort_lines(d);
-	double t1 = now();
 	if (!err)
 		err = nest_ranges(d);
 	sort_spans(d->spans, d->nspans);
 	sort_spans(d->seqs, d->nseqs);
-	if (getenv("DBG_T")) fprintf(stderr, "sort lines %.1f ms, ranges+spans %.1f ms\n", (t1-t0)*1e3, (now()-t1)*1e3);
 	return err;
 }
 

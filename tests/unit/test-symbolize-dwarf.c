@@ -303,40 +303,53 @@ static void load_damaged(const char *path, const uint64_t *addrs, size_t naddrs)
 	dwarf_info__free(d);
 }
 
-static void test_truncated_and_mutated(void **state)
+/* Loads `orig` cut at about 100 lengths, then with a few bytes changed,
+ * `rounds` times: mostly in the second half of the file when `tail` (where
+ * a linker puts the debug sections), else anywhere. */
+static void damage(const char *orig_path, const uint64_t *addrs, size_t naddrs, int rounds,
+		   int tail)
 {
 	char path[300];
 	size_t size, cut, i;
-	unsigned char *orig = slurp(bin5, &size), *buf = malloc(size);
-	uint64_t addrs[4] = {sym_addr(bin5, "mark_leaf"), sym_addr(bin5, "mark_outer"),
-			     sym_addr(bin5, "main"), 0x1000};
+	unsigned char *orig = slurp(orig_path, &size), *buf = malloc(size);
 	unsigned seed = 12345;
-	int rounds = getenv("DWARF_MUTATIONS") ? atoi(getenv("DWARF_MUTATIONS")) : 1500;
 
-	(void)state;
 	assert_non_null(buf);
 	snprintf(path, sizeof(path), "%s/damaged", tmpdir);
 	for (cut = 0; cut < size; cut += size / 97 + 1) {
 		spit(path, orig, cut);
-		load_damaged(path, addrs, 4);
+		load_damaged(path, addrs, naddrs);
 	}
 	for (i = 0; i < (size_t)rounds; i++) {
 		int flips = 1 + (int)(rand_r(&seed) % 8), k;
 
 		memcpy(buf, orig, size);
 		for (k = 0; k < flips; k++) {
-			/* Mostly in the second half of the file, where the debug
-			 * sections are; sometimes anywhere. */
-			size_t at = rand_r(&seed) % 4 ? size / 2 + rand_r(&seed) % (size / 2)
-						      : rand_r(&seed) % size;
+			size_t at = tail && rand_r(&seed) % 4 ? size / 2 + rand_r(&seed) % (size / 2)
+							     : rand_r(&seed) % size;
 
 			buf[at] = (unsigned char)rand_r(&seed);
 		}
 		spit(path, buf, size);
-		load_damaged(path, addrs, 4);
+		load_damaged(path, addrs, naddrs);
 	}
 	free(buf);
 	free(orig);
+}
+
+static void test_truncated_and_mutated(void **state)
+{
+	char path[300];
+	uint64_t addrs[4] = {sym_addr(bin5, "mark_leaf"), sym_addr(bin5, "mark_outer"),
+			     sym_addr(bin5, "main"), 0x1000};
+	int rounds = getenv("DWARF_MUTATIONS") ? atoi(getenv("DWARF_MUTATIONS")) : 1500;
+
+	(void)state;
+	damage(bin5, addrs, 4, rounds, 1);
+	/* zlib-compressed sections, .debug_info streamed in on a thread. */
+	snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
+	addrs[0] = sym_addr(path, "main");
+	damage(path, addrs, 1, rounds / 3, 0);
 }
 
 static int same_str(const char *a, const char *b)
