@@ -12,15 +12,16 @@
  *
  * Per unit: its header, its abbreviation table (parsed once per offset and
  * unit shape, codes indexed directly), the unit DIE (language, comp_dir,
- * stmt_list, bases, ranges), the line program (dwarf-lines.c), then the
- * DIEs in order. Names follow DW_AT_abstract_origin / DW_AT_specification
+ * stmt_list, bases, ranges), then the DIEs in order; the line programs and
+ * the assembly of the tables are dwarf-build.c's. .debug_info may still be
+ * arriving (dwarf-secs.c inflates it on a thread): a unit is read once all
+ * its bytes are there. Names follow DW_AT_abstract_origin / DW_AT_specification
  * as dwarf_attr_integrate() does (16 links at most), across units too.
  * Handles DWARF 2 to 5, address sizes 4 and 8, 32- and 64-bit DWARF.
  * Every read is bounds-checked: malformed data ends the unit (or the walk),
  * never the process. */
 #include <dwarf.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,30 +176,9 @@ struct unit {
 	int have_bases;      /* the unit DIE was read for its bases */
 };
 
-/* A line sequence (in order already) of a unit's program. */
-struct seq {
-	size_t from, n; /* in programs.rows */
-	size_t order;   /* emission order: units in order, programs in order */
-	uint32_t map;   /* its unit's file map in maps */
-};
-
-/* The file ids of a unit's program rows: entry + 1 -> id. */
-struct file_map {
-	uint32_t *ids;
-	size_t n;
-};
-
 #define UNIT_BLOCK 1024 /* units are kept in blocks: pointers stay valid */
 
-/* What phase two needs of a unit the walk has read. */
-struct pending {
-	const char *comp_dir;
-	uint64_t stmt;
-	int has_stmt;
-	size_t funcs_from, funcs_to, ranges_from, ranges_to, cu_from, ncu;
-};
-
-struct reader {
+struct dw_reader {
 	struct dwarf_info *d;
 	struct dw_secs *s;
 	struct unit **blocks;
@@ -215,20 +195,12 @@ struct reader {
 	int plain_names;
 	uint64_t (*cur_ranges)[2]; /* scratch for one DIE's ranges */
 	size_t cur_ranges_cap;
-	struct pending *pend;
-	size_t npend, pend_cap, nsettled;
-	uint64_t (*cu_ranges)[2]; /* the units' own ranges, for phase two */
-	size_t ncu_ranges, cu_ranges_cap;
-	struct file_map *maps; /* per unit settled */
-	size_t nmaps, maps_cap;
-	struct seq *seqs;      /* all line sequences */
-	size_t nseqs, seqs_cap;
-	uint32_t unknown;      /* the id of "<unknown>" */
+	size_t next_index;  /* the next unit to read */
 	struct memo *memo;     /* see func_name() */
 	size_t nmemo, memo_mask;
 };
 
-static struct unit *unit_n(const struct reader *r, size_t i)
+static struct unit *unit_n(const struct dw_reader *r, size_t i)
 {
 	return &r->blocks[i / UNIT_BLOCK][i % UNIT_BLOCK];
 }
@@ -304,7 +276,7 @@ static size_t hash(uint64_t x)
 
 /* Parses the abbreviation table at `off` for unit u; its index or -1
  * (unreadable), -ENOMEM, -ENOTSUP (codes too sparse to index). */
-static int load_table(struct reader *r, const struct unit *u)
+static int load_table(struct dw_reader *r, const struct unit *u)
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_ABBREV];
 	struct atable t = {.offset = u->abbrev_off, .addr_size = u->addr_size,
@@ -626,7 +598,7 @@ static int read_attrs(struct cur *c, const struct unit *u, const struct atable *
 
 /* dwarf_formstring(): NULL for forms that are not strings or point
  * nowhere. */
-static const char *str_of(const struct reader *r, const struct unit *u, const struct val *v)
+static const char *str_of(const struct dw_reader *r, const struct unit *u, const struct val *v)
 {
 	const struct dw_sec *sec;
 	uint64_t off = v->u;
@@ -669,7 +641,7 @@ static const char *str_of(const struct reader *r, const struct unit *u, const st
 }
 
 /* dwarf_formaddr(): 0, or -1 when the value is not an address. */
-static int addr_of(const struct reader *r, const struct unit *u, const struct val *v,
+static int addr_of(const struct dw_reader *r, const struct unit *u, const struct val *v,
 		   uint64_t *out)
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_ADDR];
@@ -717,7 +689,7 @@ static int udata_of(const struct val *v, uint64_t *out)
 	}
 }
 
-static int add_range(struct reader *r, size_t *n, uint64_t lo, uint64_t hi)
+static int add_range(struct dw_reader *r, size_t *n, uint64_t lo, uint64_t hi)
 {
 	if (GROW(r->cur_ranges, r->cur_ranges_cap, *n + 1))
 		return -ENOMEM;
@@ -728,7 +700,7 @@ static int add_range(struct reader *r, size_t *n, uint64_t lo, uint64_t hi)
 }
 
 /* A .debug_ranges list (DWARF 2 to 4). */
-static int ranges_v4(struct reader *r, const struct unit *u, uint64_t off, size_t *n)
+static int ranges_v4(struct dw_reader *r, const struct unit *u, uint64_t off, size_t *n)
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_RANGES];
 	uint64_t base = u->base, top = u->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
@@ -756,7 +728,7 @@ static int ranges_v4(struct reader *r, const struct unit *u, uint64_t off, size_
 	return 0;
 }
 
-static int index_addr(const struct reader *r, const struct unit *u, uint64_t idx, uint64_t *out)
+static int index_addr(const struct dw_reader *r, const struct unit *u, uint64_t idx, uint64_t *out)
 {
 	struct val v = {.form = DW_FORM_addrx, .u = idx};
 
@@ -764,7 +736,7 @@ static int index_addr(const struct reader *r, const struct unit *u, uint64_t idx
 }
 
 /* A .debug_rnglists list (DWARF 5). */
-static int ranges_v5(struct reader *r, const struct unit *u, uint64_t off, size_t *n)
+static int ranges_v5(struct dw_reader *r, const struct unit *u, uint64_t off, size_t *n)
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_RNGLISTS];
 	uint64_t base = u->base;
@@ -828,7 +800,7 @@ static int ranges_v5(struct reader *r, const struct unit *u, uint64_t off, size_
 }
 
 /* dwarf_ranges() over the whole DIE: r->cur_ranges[0..*n]. */
-static int die_ranges(struct reader *r, const struct unit *u, const struct die *die, size_t *n)
+static int die_ranges(struct dw_reader *r, const struct unit *u, const struct die *die, size_t *n)
 {
 	uint64_t lo, hi, off;
 
@@ -862,11 +834,11 @@ static int die_ranges(struct reader *r, const struct unit *u, const struct die *
 	return u->version >= 5 ? ranges_v5(r, u, off, n) : ranges_v4(r, u, off, n);
 }
 
-static int next_header(struct reader *r);
+static int next_header(struct dw_reader *r);
 
 /* The unit holding .debug_info offset `off`, reading unit headers up to
  * it (which waits for the bytes) when needed. */
-static const struct unit *unit_at(struct reader *r, uint64_t off)
+static const struct unit *unit_at(struct dw_reader *r, uint64_t off)
 {
 	size_t lo = 0, hi;
 
@@ -887,11 +859,11 @@ static const struct unit *unit_at(struct reader *r, uint64_t off)
 	return unit_n(r, lo - 1);
 }
 
-static int unit_bases(struct reader *r, struct unit *u);
+static int unit_bases(struct dw_reader *r, struct unit *u);
 
 /* The DIE at .debug_info offset `off`, with its unit; 0, 1 when there is
  * none (as dwarf_formref_die failing), <0 errors. */
-static int die_at(struct reader *r, uint64_t off, const struct unit **uout, struct die *die)
+static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, struct die *die)
 {
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	struct unit *u = (struct unit *)unit_at(r, off);
@@ -949,7 +921,7 @@ static int ref_target(const struct unit *u, const struct val *v, uint64_t *off)
 }
 
 /* The DIE a reference points to: 0, 1 (none), <0. */
-static int follow(struct reader *r, const struct unit *u, const struct val *v,
+static int follow(struct dw_reader *r, const struct unit *u, const struct val *v,
 		  const struct unit **uout, struct die *die)
 {
 	uint64_t off;
@@ -962,7 +934,7 @@ static int follow(struct reader *r, const struct unit *u, const struct val *v,
  * else DW_AT_name, each searched along the abstract_origin/specification
  * chain (dwarf_attr_integrate), `chain` links at most. *kind: 1 linkage,
  * 2 name, 0 none. */
-static int name_chain(struct reader *r, const struct unit *u, const struct die *die, int chain,
+static int name_chain(struct dw_reader *r, const struct unit *u, const struct die *die, int chain,
 		      const char **name, int *kind)
 {
 	const char *found[3] = {NULL, NULL, NULL};
@@ -1017,7 +989,7 @@ struct memo {
 	int kind;
 };
 
-static struct memo *memo_slot(struct reader *r, uint64_t off)
+static struct memo *memo_slot(struct dw_reader *r, uint64_t off)
 {
 	size_t i;
 
@@ -1047,7 +1019,7 @@ static struct memo *memo_slot(struct reader *r, uint64_t off)
 /* name_chain() from a function DIE. Concrete inlined copies name no name
  * of their own but point at the abstract instance they copy, often
  * thousands of times: what that reference leads to is remembered. */
-static int func_name(struct reader *r, const struct unit *u, const struct die *die,
+static int func_name(struct dw_reader *r, const struct unit *u, const struct die *die,
 		     const char **name, int *kind)
 {
 	const struct val *ref = die->has & HAS_ORIGIN ? &die->origin : &die->spec;
@@ -1095,7 +1067,7 @@ static int func_name(struct reader *r, const struct unit *u, const struct die *d
 }
 
 /* dwarf-load.c's add_func(), on our DIE. */
-static int add_func(struct reader *r, const struct unit *u, const struct die *die, int tag,
+static int add_func(struct dw_reader *r, const struct unit *u, const struct die *die, int tag,
 		    uint32_t enclosing, uint32_t *out)
 {
 	struct dwarf_info *d = r->d;
@@ -1202,7 +1174,7 @@ static int skip_children(struct cur *c, const struct unit *u, const struct atabl
 
 /* The unit's DIEs after the unit DIE, in order, as dwarf-load.c's
  * walk_unit() visits them. */
-static int walk(struct reader *r, const struct unit *u, const struct atable *t,
+static int walk(struct dw_reader *r, const struct unit *u, const struct atable *t,
 		struct cur *c)
 {
 	uint32_t *funcs;
@@ -1298,7 +1270,7 @@ static int walk(struct reader *r, const struct unit *u, const struct atable *t,
 
 /* Reads the unit DIE for the bases (str_offsets, addr, rnglists, the base
  * address) that decoding the unit's attributes needs. */
-static int unit_bases(struct reader *r, struct unit *u)
+static int unit_bases(struct dw_reader *r, struct unit *u)
 {
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	const struct abbrev *a;
@@ -1360,21 +1332,23 @@ static int plain_language(uint64_t lang)
 	}
 }
 
-/* Reads a unit: its DIE, then its DIEs (the walk); what the rest needs
- * goes into r->pend. 0, 1 (stop: libdw would not go on either), <0. */
-static int read_unit(struct reader *r, struct unit *u)
+/* Reads a unit: its DIE, then its DIEs (the walk). 0 (*out filled), 2
+ * (not a unit of code), 1 (stop: libdw would not go on either), <0. */
+static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out)
 {
 	struct dwarf_info *d = r->d;
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
-	struct pending pd = {.funcs_from = d->nfuncs, .ranges_from = d->nranges};
 	const struct atable *t;
 	const struct abbrev *a;
 	struct die die;
 	struct cur c;
 	uint64_t lang;
-	size_t n = 0, i;
+	size_t n = 0;
 	int err;
 
+	memset(out, 0, sizeof(*out));
+	out->funcs_from = d->nfuncs;
+	out->ranges_from = d->nranges;
 	if (!u->have_bases) {
 		err = unit_bases(r, u);
 		if (err)
@@ -1397,41 +1371,32 @@ static int read_unit(struct reader *r, struct unit *u)
 	/* libdw's unit types, from the unit DIE before DWARF 5. */
 	if (u->version < 5) {
 		if (a->tag == DW_TAG_type_unit)
-			return 0;
+			return 2;
 		if (a->tag == DW_TAG_skeleton_unit || (die.has & HAS_DWO_ID))
-			return 0;
+			return 2;
 	} else if (u->type != DW_UT_compile && u->type != DW_UT_partial) {
-		return 0;
+		return 2;
 	}
 	r->plain_names = (die.has & HAS_LANG) && !udata_of(&die.lang, &lang) &&
 			 plain_language(lang);
 	if (die.has & HAS_COMP_DIR)
-		pd.comp_dir = str_of(r, u, &die.comp_dir);
-	pd.has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &pd.stmt);
+		out->comp_dir = str_of(r, u, &die.comp_dir);
+	out->has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &out->stmt);
 	if (a->children)
 		err = walk(r, u, t, &c);
 	if (!err)
 		err = die_ranges(r, u, &die, &n);
 	if (err)
 		return err;
-	if (GROW(r->cu_ranges, r->cu_ranges_cap, r->ncu_ranges + n) ||
-	    GROW(r->pend, r->pend_cap, r->npend + 1))
-		return -ENOMEM;
-	pd.cu_from = r->ncu_ranges;
-	pd.ncu = n;
-	for (i = 0; i < n; i++) {
-		r->cu_ranges[r->ncu_ranges][0] = r->cur_ranges[i][0];
-		r->cu_ranges[r->ncu_ranges][1] = r->cur_ranges[i][1];
-		r->ncu_ranges++;
-	}
-	pd.funcs_to = d->nfuncs;
-	pd.ranges_to = d->nranges;
-	r->pend[r->npend++] = pd;
+	out->cu = (const uint64_t(*)[2])r->cur_ranges;
+	out->ncu = n;
+	out->funcs_to = d->nfuncs;
+	out->ranges_to = d->nranges;
 	return 0;
 }
 
 /* Waits for .debug_info up to `end`; 1 when it is there. */
-static int need(struct reader *r, uint64_t end)
+static int need(struct dw_reader *r, uint64_t end)
 {
 	if (end > r->ready)
 		r->ready = dwarf_secs__ready(r->s, (size_t)end);
@@ -1440,7 +1405,7 @@ static int need(struct reader *r, uint64_t end)
 
 /* Reads the next unit header, once the whole unit is there. 1, 0 (no
  * more units), <0. */
-static int next_header(struct reader *r)
+static int next_header(struct dw_reader *r)
 {
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	uint64_t off = r->next_unit, len;
@@ -1502,279 +1467,53 @@ static int next_header(struct reader *r)
 	return 1;
 }
 
-/* All line programs of .debug_line, one after the other (units point at
- * them by offset; a compiler writes one per unit). */
-struct programs {
-	const struct dw_secs *s;
-	struct dw_rows rows;
-	struct dw_program *v;
-	size_t n, cap;
-	int err;
-};
-
-static struct dw_sections line_sections(const struct dw_secs *s)
+int dwarf_die__open(struct dwarf_info *d, struct dw_secs *s, struct dw_reader **out)
 {
-	return (struct dw_sections){
-		.line = s->sec[DW_SEC_LINE].p,
-		.line_size = s->sec[DW_SEC_LINE].size,
-		.line_str = s->sec[DW_SEC_LINE_STR].p,
-		.line_str_size = s->sec[DW_SEC_LINE_STR].size,
-		.str = s->sec[DW_SEC_STR].p,
-		.str_size = s->sec[DW_SEC_STR].size,
-	};
-}
+	struct dw_reader *r = calloc(1, sizeof(*r));
 
-static void *decode_all(void *arg)
-{
-	struct programs *ps = arg;
-	struct dw_sections ls = line_sections(ps->s);
-	uint64_t off = 0, next;
-
-	/* Every row takes at least a byte of program: no regrowing. */
-	if (ls.line_size && ls.line_size < ((size_t)1 << 32)) {
-		ps->rows.v = malloc((ls.line_size + 1) * sizeof(*ps->rows.v));
-		ps->rows.cap = ps->rows.v ? ls.line_size + 1 : 0;
-	}
-	while (off < ls.line_size) {
-		struct dw_program p;
-		int err;
-
-		if (GROW(ps->v, ps->cap, ps->n + 1)) {
-			ps->err = -ENOMEM;
-			break;
-		}
-		err = dwarf_lines__decode(&ls, off, &ps->rows, &p, &next);
-		ps->v[ps->n++] = p;
-		if (err == -ENOMEM) {
-			ps->err = err;
-			break;
-		}
-		if (next <= off)
-			break; /* its length is unreadable: the rest is decoded when asked */
-		off = next;
-	}
-	return NULL;
-}
-
-static const struct dw_program *find_program(const struct programs *ps, uint64_t off)
-{
-	size_t lo = 0, hi = ps->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ps->v[mid].offset < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ps->n && ps->v[lo].offset == off ? &ps->v[lo] : NULL;
-}
-
-static int seq_cmp(const void *pa, const void *pb, void *arg)
-{
-	const struct seq *a = pa, *b = pb;
-	const struct dw_line *rows = arg, *x = &rows[a->from], *y = &rows[b->from];
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->end != y->end)
-		return x->end ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
-static uint32_t map_file(const struct file_map *m, uint32_t unknown, uint32_t f)
-{
-	if (f == DW_FILE_UNKNOWN)
-		return unknown;
-	return f && f <= m->n ? m->ids[f - 1] : 0;
-}
-
-/* The rows of all units, sorted as dwarf-int.h says, straight from the
- * decoded programs: sequences are in order already and rarely overlap, so
- * they are sorted by their first rows and copied end to end, each row
- * given its file id on the way. When sequences overlap, they are copied in
- * emission order and dwarf-load.c sorts the rows. */
-static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct seq *seqs,
-		      size_t nseqs, const struct file_map *maps, uint32_t unknown)
-{
-	size_t i, k, total = 0;
-	int ok = 1;
-
-	for (i = 0; i < nseqs; i++)
-		total += seqs[i].n;
-	if (total > d->lines_cap && GROW(d->lines, d->lines_cap, total))
+	*out = r;
+	if (!r)
 		return -ENOMEM;
-	if (nseqs > 1)
-		qsort_r(seqs, nseqs, sizeof(*seqs), seq_cmp, (void *)rows);
-	for (i = 1; i < nseqs && ok; i++) {
-		const struct dw_line *last = &rows[seqs[i - 1].from + seqs[i - 1].n - 1];
-		const struct dw_line *first = &rows[seqs[i].from];
-
-		ok = last->addr < first->addr ||
-		     (last->addr == first->addr && (last->end >= first->end) &&
-		      (last->end > first->end || seqs[i - 1].order < seqs[i].order));
-	}
-	if (!ok) {
-		/* Back to emission order, for dwarf-load.c's stable sort. */
-		for (i = 0; i < nseqs; i++)
-			while (seqs[i].order != i) {
-				struct seq t = seqs[seqs[i].order];
-
-				seqs[seqs[i].order] = seqs[i];
-				seqs[i] = t;
-			}
-	}
-	d->nlines = 0;
-	for (i = 0; i < nseqs; i++) {
-		const struct dw_line *src = &rows[seqs[i].from];
-		struct dw_line *dst = &d->lines[d->nlines];
-		const struct file_map *m = &maps[seqs[i].map];
-
-		for (k = 0; k < seqs[i].n; k++) {
-			dst[k] = src[k];
-			dst[k].file = map_file(m, unknown, src[k].file);
-		}
-		d->nlines += seqs[i].n;
-	}
-	d->lines_sorted = ok;
-	return 0;
+	r->d = d;
+	r->s = s;
+	r->hash = calloc(16, sizeof(*r->hash));
+	r->hmask = 15;
+	return r->hash ? 0 : -ENOMEM;
 }
 
-/* Phase two of unit i (in unit order, once its line program is decoded):
- * its file names, its calls' files, its spans and its line sequences. */
-static int settle(struct reader *r, struct programs *ps, size_t i)
+int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out)
 {
-	struct dwarf_info *d = r->d;
-	const struct pending *pd = &r->pend[i];
-	const struct dw_program *p = pd->has_stmt ? find_program(ps, pd->stmt) : NULL;
-	struct dw_file_table files = {0};
-	struct dw_program extra;
-	uint64_t next;
-	size_t k;
-	int err = 0;
+	int rc;
 
-	memset(&extra, 0, sizeof(extra));
-	if (!r->unknown) {
-		err = strtab__intern(&d->files, "<unknown>", 9, &r->unknown);
-		if (err)
-			return err;
-	}
-	if (GROW(r->maps, r->maps_cap, i + 1))
-		return -ENOMEM;
-	r->maps[i] = (struct file_map){0};
-	r->nmaps = i + 1;
-	if (!p && pd->has_stmt) {
-		/* Not where the programs were found one after the other:
-		 * decoded now. */
-		struct dw_sections ls = line_sections(r->s);
-
-		err = dwarf_lines__decode(&ls, pd->stmt, &ps->rows, &extra, &next);
-		if (err == -EBADMSG)
-			err = 0;
-		p = &extra;
-	}
-	if (!err && p)
-		err = dwarf_lines__files(d, p, pd->comp_dir, &files);
-	r->maps[i].ids = files.ids;
-	r->maps[i].n = files.n;
-	for (k = pd->funcs_from; k < pd->funcs_to && !err; k++) {
-		struct dw_func *f = &d->funcs[k];
-
-		if (f->call_file)
-			err = dwarf_lines__file(d, &files, f->call_file - 1, &f->call_file);
-	}
-	if (!err)
-		err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
-					     pd->ncu, p ? ps->rows.v + p->from : NULL, p ? p->n : 0,
-					     pd->ranges_from, pd->ranges_to);
-	/* Its sequences: each ends with an end row (or the program). */
-	for (k = 0; p && k < p->n && !err; k++) {
-		const struct dw_line *row = &ps->rows.v[p->from + k];
-
-		if (k && !row[-1].end) {
-			r->seqs[r->nseqs - 1].n++;
+	for (;;) {
+		if (r->next_index == r->nunits) {
+			rc = next_header(r);
+			if (rc <= 0)
+				return rc;
+		}
+		rc = read_unit(r, unit_n(r, r->next_index++), out);
+		if (rc == 2)
 			continue;
-		}
-		if (GROW(r->seqs, r->seqs_cap, r->nseqs + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		r->seqs[r->nseqs] = (struct seq){.from = p->from + k, .n = 1, .order = r->nseqs,
-						 .map = (uint32_t)i};
-		r->nseqs++;
+		return rc == 1 ? 0 : rc < 0 ? rc : 1;
 	}
-	dwarf_lines__release(&extra);
-	return err;
 }
 
-int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s)
+void dwarf_die__close(struct dw_reader *r)
 {
-	struct reader r = {.d = d, .s = s};
-	struct programs ps = {.s = s};
-	pthread_t th;
-	int err = 0, threaded = 0, rc;
-	size_t i, n = 16;
+	size_t i;
 
-	/* The line programs: here first when .debug_info is still being
-	 * inflated by the other thread, else on a thread of their own while
-	 * this one reads the units. */
-	if (s->info)
-		decode_all(&ps);
-	else
-		threaded = !pthread_create(&th, NULL, decode_all, &ps);
-	if (!s->info && !threaded)
-		decode_all(&ps);
-	r.hash = calloc(n, sizeof(*r.hash));
-	r.hmask = n - 1;
-	if (!r.hash)
-		err = -ENOMEM;
-	for (i = 0; !err; i++) {
-		if (i == r.nunits) {
-			rc = next_header(&r);
-			if (rc <= 0) {
-				err = rc;
-				break;
-			}
-		}
-		rc = read_unit(&r, unit_n(&r, i));
-		if (rc == 1)
-			break;
-		err = rc;
-		/* While .debug_info streams in, the programs are decoded
-		 * already: settle units as they come, in the waits. */
-		while (!err && s->info && r.nsettled < r.npend)
-			err = settle(&r, &ps, r.nsettled++);
-	}
-	if (threaded)
-		pthread_join(th, NULL);
-	rc = dwarf_secs__finish(s);
-	if (!err)
-		err = rc ? rc : ps.err;
-	while (!err && r.nsettled < r.npend)
-		err = settle(&r, &ps, r.nsettled++);
-	if (!err)
-		err = place_rows(d, ps.rows.v, r.seqs, r.nseqs, r.maps, r.unknown);
-	for (i = 0; i < ps.n; i++)
-		dwarf_lines__release(&ps.v[i]);
-	free(ps.v);
-	free(ps.rows.v);
-	for (i = 0; i < r.ntables; i++)
-		free_table(&r.tables[i]);
-	free(r.tables);
-	free(r.hash);
-	free(r.scratch_ab);
-	free(r.memo);
-	free(r.scratch_codes);
-	for (i = 0; i * UNIT_BLOCK < r.nunits; i++)
-		free(r.blocks[i]);
-	free(r.blocks);
-	free(r.cur_ranges);
-	free(r.cu_ranges);
-	free(r.pend);
-	for (i = 0; i < r.nmaps; i++)
-		free(r.maps[i].ids);
-	free(r.maps);
-	free(r.seqs);
-	return err;
+	if (!r)
+		return;
+	for (i = 0; i < r->ntables; i++)
+		free_table(&r->tables[i]);
+	free(r->tables);
+	free(r->hash);
+	free(r->scratch_ab);
+	free(r->scratch_codes);
+	free(r->memo);
+	for (i = 0; i * UNIT_BLOCK < r->nunits; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	free(r->cur_ranges);
+	free(r);
 }

@@ -117,12 +117,33 @@ size_t dwarf_secs__ready(struct dw_secs *s, size_t want);
 int dwarf_secs__finish(struct dw_secs *s);
 void dwarf_secs__free(struct dw_secs *s);
 
-/* Fills d's lines, funcs, ranges and unit spans (unsorted) from the
- * sections with prof's own DIE reader (dwarf-die.c). 0, -ENOMEM, or
- * -ENOTSUP: the DWARF uses something the reader does not handle (dwz's
- * alternate files, type signatures as references, odd address sizes), and
- * the caller starts over with libdw. */
-int dwarf_die__read_all(struct dwarf_info *d, struct dw_secs *s);
+/* Fills d's lines (sorted when d->lines_sorted), funcs, ranges and unit
+ * spans (unsorted) from the sections with prof's own readers
+ * (dwarf-build.c); waits for the section thread. 0, -ENOMEM, -ENOEXEC
+ * (.debug_info did not inflate), or -ENOTSUP: the DWARF uses something the
+ * reader does not handle (dwz's alternate files, type signatures as
+ * references, odd address sizes), and the caller starts over with libdw. */
+int dwarf_build__tables(struct dwarf_info *d, struct dw_secs *s);
+
+/* What the table builder needs of a unit of code the DIE reader has read
+ * (its funcs and ranges are in the dwarf_info already). */
+struct dw_unit_info {
+	const char *comp_dir;
+	uint64_t stmt;
+	int has_stmt;
+	size_t funcs_from, funcs_to, ranges_from, ranges_to;
+	const uint64_t (*cu)[2]; /* its own ranges (until the next call) */
+	size_t ncu;
+};
+
+/* prof's .debug_info reader (dwarf-die.c): units of code in order, each
+ * read whole (its funcs and ranges appended to d, their call_file the
+ * DW_AT_call_file number + 1, 0 for none). dwarf_die__next(): 1 (*out
+ * filled), 0 (no more), -ENOMEM or -ENOTSUP. */
+struct dw_reader;
+int dwarf_die__open(struct dwarf_info *d, struct dw_secs *s, struct dw_reader **out);
+int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out);
+void dwarf_die__close(struct dw_reader *r);
 
 /* The unit's address spans for the lookup (dwarf-load.c): `cu` holds the
  * unit DIE's own ranges (ncu of them, empty ones counted: a unit that

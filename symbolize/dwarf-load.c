@@ -2,7 +2,8 @@
  * DWARF, once (see dwarf.h; the tables are in dwarf-int.h).
  *
  * prof's own reader fills the tables first (dwarf-secs.c reads the
- * sections, dwarf-die.c the units, dwarf-lines.c the line programs). When
+ * sections, dwarf-die.c the units, dwarf-lines.c the line programs,
+ * dwarf-build.c puts them together). When
  * it meets DWARF it does not handle (dwz's alternate files, type-signature
  * references...), the load starts over here with libdw, which gives the
  * same tables (the unit test checks it): one pass over the units, each
@@ -648,7 +649,7 @@ static int load_own(struct dwarf_info *d)
 		return err;
 	if (strtab__init(&d->files))
 		return -ENOMEM;
-	return dwarf_die__read_all(d, &d->secs);
+	return dwarf_build__tables(d, &d->secs);
 }
 
 static int load_libdw(struct dwarf_info *d)
