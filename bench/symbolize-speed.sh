@@ -30,8 +30,11 @@
 # and the outputs of prof and addr2line are compared byte for byte (the
 # script fails when they differ).
 #
+# With PROF_BEFORE=path (another prof binary, e.g. an older build), it is
+# timed too, in an extra column.
+#
 # Env: NADDRS (10000), NFUNCS (300), NTYPES (160), RUNS (5), SEED (1), JVM,
-# LIBC, CXX (g++). Prints markdown.
+# LIBC, CXX (g++), PROF_BEFORE. Prints markdown.
 set -eu
 BENCH_NAME=symbolize-speed
 # shellcheck source=bench/lib.sh
@@ -141,7 +144,7 @@ EOF
 		echo '	double s = 0;'
 		echo '	(void)argv;'
 		for ((i = 0; i < NTYPES; i++)); do echo "	s += use$i(argc * 20);"; done
-		echo '	std::cout << s << "\n";'
+		printf '\tstd::cout << s << "\\n";\n'
 		echo '	return 0;'
 		echo '}'
 	} > "$dir/tumain.cpp"
@@ -190,15 +193,22 @@ compare() {
 	lines=$(wc -l < "$TMP/$tag.prof")
 	located=$(grep -c ':[0-9]' "$TMP/$tag.prof" || true)
 	say "$name: timing, $RUNS runs each"
+	local before=()
+	[ -z "${PROF_BEFORE:-}" ] ||
+		before=(-n before "$PROF_BEFORE symbolize -e $bin -f -i < $addrs > /dev/null")
 	hyperfine --warmup 1 --runs "$RUNS" --export-csv "$TMP/$tag.csv" \
-		-n prof "$PROF symbolize -e $bin -f -i < $addrs > /dev/null" \
+		-n prof "$PROF symbolize -e $bin -f -i < $addrs > /dev/null" "${before[@]}" \
 		-n addr2line "addr2line -e $bin -f -i < $addrs > /dev/null" \
 		-n llvm-symbolizer "llvm-symbolizer --obj=$bin --no-demangle < $addrs > /dev/null" >&2
-	awk -F, -v name="$name" -v lines="$lines" -v located="$located" '
+	awk -F, -v name="$name" -v lines="$lines" -v located="$located" \
+		-v before="${PROF_BEFORE:+1}" '
 		NR > 1 { mean[$1] = $4; sd[$1] = $3 }  # the median, and the sd
 		END {
-			printf "| %s | %.3f ± %.3f | %.3f ± %.3f | %.3f ± %.3f | %.1f× | %.1f× | %s lines, %s with file:line, identical |\n",
-				name, mean["prof"], sd["prof"], mean["addr2line"], sd["addr2line"],
+			printf "| %s | %.3f ± %.3f | ", name, mean["prof"], sd["prof"]
+			if (before)
+				printf "%.3f ± %.3f | ", mean["before"], sd["before"]
+			printf "%.3f ± %.3f | %.3f ± %.3f | %.1f× | %.1f× | %s lines, %s with file:line, identical |\n",
+				mean["addr2line"], sd["addr2line"],
 				mean["llvm-symbolizer"], sd["llvm-symbolizer"],
 				mean["addr2line"] / mean["prof"], mean["llvm-symbolizer"] / mean["prof"],
 				lines, located
@@ -227,6 +237,11 @@ echo "random ones inside $NFUNCS random functions; seconds per run, median ± sd
 echo "hyperfine runs after a warm-up (medians: on a shared VM a few runs are much slower"
 echo "than the rest):"
 echo
-echo "| binary | prof symbolize -f -i | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
-echo "|---|---|---|---|---|---|---|"
+if [ -n "${PROF_BEFORE:-}" ]; then
+	echo "| binary | prof symbolize -f -i | before ($PROF_BEFORE) | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|---|"
+else
+	echo "| binary | prof symbolize -f -i | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|"
+fi
 cat "$TMP/rows"
