@@ -11,24 +11,55 @@
 
 #define DWARF_NONE UINT32_MAX
 
+/* A debug section's bytes (inflated when the file compresses it). */
+struct dw_sec {
+	const unsigned char *p;
+	size_t size;
+};
+
+enum {
+	DW_SEC_INFO,
+	DW_SEC_ABBREV,
+	DW_SEC_LINE,
+	DW_SEC_STR,
+	DW_SEC_LINE_STR,
+	DW_SEC_RANGES,
+	DW_SEC_RNGLISTS,
+	DW_SEC_ADDR,
+	DW_SEC_STR_OFFSETS,
+	DW_NSECS
+};
+
+struct dw_stream;
+
+/* The sections dwarf-die.c reads; owned[] are the buffers inflated here.
+ * While `info` is set, .debug_info is still being inflated by a thread:
+ * only its first dwarf_secs__ready() bytes may be read. */
+struct dw_secs {
+	struct dw_sec sec[DW_NSECS];
+	void *owned[DW_NSECS];
+	struct dw_stream *info;
+};
+
 /* One line-table row. Rows of all units are sorted by address; at one
- * address an end-of-sequence row comes first, then the unit's rows in
- * program order, so the last row at an address is the one that counts (as
- * in BFD, which keeps the last of equal-address rows). */
+ * address an end-of-sequence row comes first, then the rows in the order
+ * they were emitted (units in order, each in program order), so the last
+ * row at an address is the one that counts (as in BFD, which keeps the last
+ * of equal-address rows). */
 struct dw_line {
 	uint64_t addr;
 	uint32_t file; /* id in dwarf_info.files; 0 = unknown */
 	uint32_t line;
 	uint32_t discriminator;
 	uint32_t end; /* end_sequence: no line from here on */
-	uint64_t ord; /* order of emission, for a stable sort */
 };
 
 /* A subprogram or inlined subroutine that has code. */
 struct dw_func {
-	const char *name;   /* in libdw's string data; NULL: unnamed */
+	const char *name;   /* in the section data; NULL: unnamed */
 	uint32_t parent;    /* the func it was inlined into, or DWARF_NONE */
-	uint32_t call_file; /* file id of DW_AT_call_file; 0 = none */
+	uint32_t call_file; /* file id of DW_AT_call_file; 0 = none (while
+			       dwarf-die.c reads: the number + 1) */
 	uint32_t call_line;
 	uint64_t low;       /* start of its first range, as BFD merges ranges */
 	uint8_t linkage;    /* SRC_FRAME_LINKAGE applies to name */
@@ -55,11 +86,13 @@ struct dw_span {
 
 struct dwarf_info {
 	int fd;
+	struct dw_secs secs; /* when prof's own reader built the tables */
 	Elf *elf;
 	Dwarf *dw;
 
 	struct dw_line *lines;
 	size_t nlines, lines_cap;
+	int lines_sorted; /* dwarf-die.c sorted them already */
 	struct dw_func *funcs;
 	size_t nfuncs, funcs_cap;
 	struct dw_range *ranges;
@@ -71,6 +104,55 @@ struct dwarf_info {
 	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
+
+/* Reads the sections of dw_secs from the ELF file (open as fd), inflating compressed
+ * ones (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
+ * unreadable) or -ENOMEM; other sections that cannot be read are absent. */
+int dwarf_secs__read(Elf *elf, int fd, struct dw_secs *s);
+/* Waits until `want` bytes of .debug_info are there, or no more will
+ * come; returns how many are. */
+size_t dwarf_secs__ready(struct dw_secs *s, size_t want);
+/* Waits for the inflating thread: 0, -ENOEXEC (.debug_info was corrupt)
+ * or -ENOMEM. */
+int dwarf_secs__finish(struct dw_secs *s);
+void dwarf_secs__free(struct dw_secs *s);
+
+/* Fills d's lines (sorted when d->lines_sorted), funcs, ranges and unit
+ * spans (unsorted) from the sections with prof's own readers
+ * (dwarf-build.c); waits for the section thread. 0, -ENOMEM, -ENOEXEC
+ * (.debug_info did not inflate), or -ENOTSUP: the DWARF uses something the
+ * reader does not handle (dwz's alternate files, type signatures as
+ * references, odd address sizes), and the caller starts over with libdw. */
+int dwarf_build__tables(struct dwarf_info *d, struct dw_secs *s);
+
+/* What the table builder needs of a unit of code the DIE reader has read
+ * (its funcs and ranges are in the dwarf_info already). */
+struct dw_unit_info {
+	const char *comp_dir;
+	uint64_t stmt;
+	int has_stmt;
+	size_t funcs_from, funcs_to, ranges_from, ranges_to;
+	const uint64_t (*cu)[2]; /* its own ranges (until the next call) */
+	size_t ncu;
+};
+
+/* prof's .debug_info reader (dwarf-die.c): units of code in order, each
+ * read whole (its funcs and ranges appended to d, their call_file the
+ * DW_AT_call_file number + 1, 0 for none). dwarf_die__next(): 1 (*out
+ * filled), 0 (no more), -ENOMEM or -ENOTSUP. */
+struct dw_reader;
+int dwarf_die__open(struct dwarf_info *d, struct dw_secs *s, struct dw_reader **out);
+int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out);
+void dwarf_die__close(struct dw_reader *r);
+
+/* The unit's address spans for the lookup (dwarf-load.c): `cu` holds the
+ * unit DIE's own ranges (ncu of them, empty ones counted: a unit that
+ * states ranges, even empty ones, does not get its functions' instead);
+ * rows[0..nrows) (in program order) and ranges [ranges_from, ranges_to)
+ * are the unit's. */
+int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
+			   size_t ranges_to);
 
 /* The raw sections the line-program reader needs (libdw does not give
  * the program itself, only its rows with libdw's own file naming). */
@@ -87,12 +169,54 @@ struct dw_file_table {
 	int v5;
 };
 
-/* Decodes the line program at `offset` of .debug_line: appends its rows to
- * d->lines (numbering them from *ord) and fills *files (malloc'ed ids; the
- * caller frees files->ids). 0, -EBADMSG (a malformed program: rows read so
- * far are kept) or -ENOMEM. */
+/* A line program's file entry. */
+struct dw_entry {
+	const char *name;
+	uint64_t dir;
+};
+
+/* A decoded line program whose rows do not have file ids yet: their
+ * `file` is 0 (none), DW_FILE_UNKNOWN ("<unknown>") or entry + 1. */
+#define DW_FILE_UNKNOWN UINT32_MAX
+struct dw_program {
+	uint64_t offset;
+	size_t from, n;  /* its rows in the dw_rows */
+	int version;     /* 0: the header was unreadable, no file table */
+	const char **dirs;
+	size_t ndirs;
+	struct dw_entry *files;
+	size_t nfiles;
+};
+
+struct dw_rows {
+	struct dw_line *v;
+	size_t n, cap;
+};
+
+/* Decodes the line program at `offset` of .debug_line into rows->v (from
+ * rows->n on) and *p; touches nothing else, so it may run on any thread.
+ * *next: where the next program starts (0 when unknown). 0, -EBADMSG (a
+ * malformed program: the rows read so far are kept) or -ENOMEM. The
+ * caller frees *p with dwarf_lines__release(), whatever the result. */
+int dwarf_lines__decode(const struct dw_sections *s, uint64_t offset, struct dw_rows *rows,
+			struct dw_program *p, uint64_t *next);
+void dwarf_lines__release(struct dw_program *p);
+
+/* Interns the program's file names as a unit with `comp_dir` sees them,
+ * into *files (malloc'ed ids; the caller frees files->ids). 0 or -ENOMEM. */
+int dwarf_lines__files(struct dwarf_info *d, const struct dw_program *p, const char *comp_dir,
+		       struct dw_file_table *files);
+
+/* Interns the program's file names as a unit with `comp_dir` sees them,
+ * into *files (malloc'ed ids; the caller frees files->ids), and appends
+ * its rows (rows[p->from..]) to d->lines with file ids. 0 or -ENOMEM. */
+int dwarf_lines__emit(struct dwarf_info *d, const struct dw_line *rows, const struct dw_program *p,
+		      const char *comp_dir, struct dw_file_table *files);
+
+/* Both at once (the libdw walk): 0, -EBADMSG (rows read so far are
+ * kept) or -ENOMEM. */
 int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_t offset,
-		      const char *comp_dir, struct dw_file_table *files, uint64_t *ord);
+		      const char *comp_dir, struct dw_file_table *files);
 
 /* The id BFD's concat_filename() gives file number `num` of the table
  * ("<unknown>" for pre-DWARF 5 number 0 or a number out of range). */

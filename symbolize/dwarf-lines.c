@@ -7,7 +7,13 @@
  * keeps only the last of several rows at one address in a sequence, and
  * joins relative directories under DW_AT_comp_dir. So the program is read
  * here, bytes bounds-checked as they are read: a malformed program ends the
- * unit's rows, never the load. O(program size). */
+ * unit's rows, never the load. O(program size).
+ *
+ * Two steps, so that programs can be decoded before (and while) the units
+ * that own them are read: dwarf_lines__decode() needs only the sections and
+ * touches no shared state (rows name files by their entry in the program's
+ * own table); dwarf_lines__emit() then joins the table's names under the
+ * unit's DW_AT_comp_dir and appends the rows with file ids. */
 #include <dwarf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -100,18 +106,14 @@ static const char *str_at(const unsigned char *sec, size_t size, uint64_t off)
 	return (const char *)sec + off;
 }
 
-struct entry {
-	const char *name;
-	uint64_t dir;
-};
-
+/* The header's tables while they are read (they end up in the
+ * dw_program). */
 struct table {
 	int version;
 	int offset_size;
-	const char *comp_dir;
 	const char **dirs;
 	size_t ndirs, dirs_cap;
-	struct entry *files;
+	struct dw_entry *files;
 	size_t nfiles, files_cap;
 };
 
@@ -196,7 +198,7 @@ static int read_v5_entries(struct cursor *c, const struct dw_sections *s, struct
 	if (c->bad || count > (uint64_t)(c->end - c->p))
 		return -EBADMSG; /* every entry takes at least a byte */
 	for (i = 0; i < count && !c->bad; i++) {
-		struct entry e = {0};
+		struct dw_entry e = {0};
 
 		for (k = 0; k < nfmt; k++) {
 			const char *str;
@@ -237,12 +239,13 @@ static int is_abs(const char *p)
 }
 
 /* BFD's concat_filename() for the stored entry `i` (already 0-based). */
-static int join(struct dwarf_info *d, const struct table *t, size_t i, uint32_t *id)
+static int join(struct dwarf_info *d, const struct dw_program *t, const char *comp_dir, size_t i,
+		uint32_t *id)
 {
 	const char *name = t->files[i].name, *subdir = NULL, *dir = NULL;
 	uint64_t dnum = t->files[i].dir;
+	char small[1024], *buf = small;
 	size_t len;
-	char *buf;
 	int err;
 
 	if (!name)
@@ -254,7 +257,7 @@ static int join(struct dwarf_info *d, const struct table *t, size_t i, uint32_t 
 	if (dnum < t->ndirs)
 		subdir = t->dirs[dnum];
 	if (!subdir || !is_abs(subdir))
-		dir = t->comp_dir;
+		dir = comp_dir;
 	if (!dir) {
 		dir = subdir;
 		subdir = NULL;
@@ -262,15 +265,18 @@ static int join(struct dwarf_info *d, const struct table *t, size_t i, uint32_t 
 	if (!dir)
 		return strtab__intern(&d->files, name, strlen(name), id);
 	len = strlen(dir) + 1 + (subdir ? strlen(subdir) + 1 : 0) + strlen(name);
-	buf = malloc(len + 1);
-	if (!buf)
-		return -ENOMEM;
+	if (len >= sizeof(small)) {
+		buf = malloc(len + 1);
+		if (!buf)
+			return -ENOMEM;
+	}
 	if (subdir)
 		snprintf(buf, len + 1, "%s/%s/%s", dir, subdir, name);
 	else
 		snprintf(buf, len + 1, "%s/%s", dir, name);
 	err = strtab__intern(&d->files, buf, len, id);
-	free(buf);
+	if (buf != small)
+		free(buf);
 	return err;
 }
 
@@ -290,77 +296,67 @@ int dwarf_lines__file(struct dwarf_info *d, const struct dw_file_table *files, u
 
 /* Appends a row; like BFD, a row at the address of the sequence's last row
  * replaces it. */
-static int emit(struct dwarf_info *d, size_t seq_start, uint64_t addr, uint32_t file,
-		uint64_t line, uint64_t disc, int end, uint64_t *ord)
+static int emit(struct dw_rows *rows, size_t seq_start, uint64_t addr, uint32_t file,
+		uint64_t line, uint64_t disc, int end)
 {
 	struct dw_line *row;
 
 	/* Rows at the address where their sequence ends can never be found
 	 * (BFD looks up below the end only): the end row takes their place. */
-	if (d->nlines > seq_start && d->lines[d->nlines - 1].addr == addr &&
-	    (d->lines[d->nlines - 1].end == (uint32_t)end || end)) {
-		row = &d->lines[d->nlines - 1];
+	if (rows->n > seq_start && rows->v[rows->n - 1].addr == addr &&
+	    (rows->v[rows->n - 1].end == (uint32_t)end || end)) {
+		row = &rows->v[rows->n - 1];
 	} else {
-		if (GROW(d->lines, d->lines_cap, d->nlines + 1))
+		if (rows->n >= rows->cap && GROW(rows->v, rows->cap, rows->n + 1))
 			return -ENOMEM;
-		row = &d->lines[d->nlines++];
+		row = &rows->v[rows->n++];
 	}
 	row->addr = addr;
 	row->file = file;
 	row->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
 	row->discriminator = disc > UINT32_MAX ? UINT32_MAX : (uint32_t)disc;
 	row->end = (uint32_t)end;
-	row->ord = (*ord)++;
 	return 0;
 }
 
-/* Interns the names of the file table (entries added by DW_LNE_define_file
- * later are interned when they appear). */
-static int intern_files(struct dwarf_info *d, const struct table *t, struct dw_file_table *f)
+/* A row's file: entry `num` of the table as it is now (DW_LNE_define_file
+ * may add entries later), resolved as dwarf_lines__file() would. */
+static uint32_t raw_file(const struct table *t, uint64_t num)
 {
-	size_t i;
-	int err;
-
-	free(f->ids);
-	f->ids = malloc((t->nfiles ? t->nfiles : 1) * sizeof(*f->ids));
-	if (!f->ids)
-		return -ENOMEM;
-	f->n = t->nfiles;
-	f->v5 = t->version >= 5;
-	for (i = 0; i < t->nfiles; i++) {
-		err = join(d, t, i, &f->ids[i]);
-		if (err)
-			return err;
+	if (t->version < 5) {
+		if (num == 0)
+			return DW_FILE_UNKNOWN;
+		num--;
 	}
-	return 0;
+	if (num >= t->nfiles || num >= DW_FILE_UNKNOWN - 1)
+		return DW_FILE_UNKNOWN;
+	return (uint32_t)num + 1;
 }
 
-static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
-		       struct dw_file_table *f, const unsigned char *std_lens, unsigned opcode_base,
-		       unsigned min_inst, int line_base, unsigned line_range, int default_stmt,
-		       uint64_t *ord)
+static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
+		       const unsigned char *std_lens, unsigned opcode_base, unsigned min_inst,
+		       int line_base, unsigned line_range)
 {
 	int err = 0;
 
-	(void)default_stmt;
 	while (c->p < c->end && !c->bad && !err) {
 		/* A sequence: BFD starts it with entry 0 in DWARF 5, 1 before. */
 		uint64_t addr = 0, line = 1, disc = 0;
 		uint32_t file = 0;
-		size_t seq_start = d->nlines;
+		size_t seq_start = rows->n;
 		int end = 0;
 
-		if (f->n)
-			err = dwarf_lines__file(d, f, f->v5 ? 0 : 1, &file);
+		if (t->nfiles)
+			file = raw_file(t, t->version >= 5 ? 0 : 1);
 		while (!end && c->p < c->end && !c->bad && !err) {
-			unsigned op = (unsigned)rd(c, 1);
+			unsigned op = *c->p++;
 
 			if (op >= opcode_base) {
 				unsigned adj = op - opcode_base;
 
 				addr += (uint64_t)min_inst * (adj / line_range);
 				line += (uint64_t)(int64_t)(line_base + (int)(adj % line_range));
-				err = emit(d, seq_start, addr, file, line, disc, 0, ord);
+				err = emit(rows, seq_start, addr, file, line, disc, 0);
 				disc = 0;
 				continue;
 			}
@@ -377,7 +373,7 @@ static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
 				next = c->p + len;
 				sub = (unsigned)rd(c, 1);
 				if (sub == DW_LNE_end_sequence) {
-					err = emit(d, seq_start, addr, file, line, disc, 1, ord);
+					err = emit(rows, seq_start, addr, file, line, disc, 1);
 					end = 1;
 				} else if (sub == DW_LNE_set_address) {
 					addr = rd(c, len - 1 > 8 ? 8 : (size_t)(len - 1));
@@ -386,8 +382,6 @@ static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
 					uint64_t dir = uleb(c);
 
 					err = add_file(t, name, dir);
-					if (!err)
-						err = intern_files(d, t, f);
 				} else if (sub == DW_LNE_set_discriminator) {
 					disc = uleb(c);
 				}
@@ -395,7 +389,7 @@ static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
 				break;
 			}
 			case DW_LNS_copy:
-				err = emit(d, seq_start, addr, file, line, disc, 0, ord);
+				err = emit(rows, seq_start, addr, file, line, disc, 0);
 				disc = 0;
 				break;
 			case DW_LNS_advance_pc:
@@ -405,7 +399,7 @@ static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
 				line += (uint64_t)sleb(c);
 				break;
 			case DW_LNS_set_file:
-				err = dwarf_lines__file(d, f, uleb(c), &file);
+				file = raw_file(t, uleb(c));
 				break;
 			case DW_LNS_const_add_pc:
 				addr += (uint64_t)min_inst * ((255 - opcode_base) / line_range);
@@ -429,16 +423,20 @@ static int run_program(struct dwarf_info *d, struct cursor *c, struct table *t,
 	return err ? err : c->bad ? -EBADMSG : 0;
 }
 
-int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_t offset,
-		      const char *comp_dir, struct dw_file_table *files, uint64_t *ord)
+int dwarf_lines__decode(const struct dw_sections *s, uint64_t offset, struct dw_rows *rows,
+			struct dw_program *p, uint64_t *next)
 {
-	struct table t = {.comp_dir = comp_dir, .offset_size = 4};
+	struct table t = {.offset_size = 4};
 	struct cursor c, hdr;
 	uint64_t unit_len, header_len;
 	unsigned min_inst, line_range, opcode_base;
-	int line_base, default_stmt, err;
+	int line_base, err;
 	const unsigned char *std_lens;
 
+	memset(p, 0, sizeof(*p));
+	p->offset = offset;
+	p->from = rows->n;
+	*next = 0;
 	if (!s->line || offset >= s->line_size)
 		return -EBADMSG;
 	c.p = s->line + offset;
@@ -452,6 +450,7 @@ int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_
 	if (c.bad || unit_len > (uint64_t)(c.end - c.p))
 		return -EBADMSG;
 	c.end = c.p + unit_len;
+	*next = (uint64_t)(c.end - s->line);
 	t.version = (int)rd(&c, 2);
 	if (t.version < 2 || t.version > 5)
 		return -EBADMSG;
@@ -467,7 +466,7 @@ int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_
 	min_inst = (unsigned)rd(&hdr, 1);
 	if (t.version >= 4)
 		rd(&hdr, 1); /* maximum_operations_per_instruction: 1 on x86 */
-	default_stmt = (int)rd(&hdr, 1);
+	rd(&hdr, 1);         /* default_is_stmt */
 	line_base = (int)(int8_t)rd(&hdr, 1);
 	line_range = (unsigned)rd(&hdr, 1);
 	opcode_base = (unsigned)rd(&hdr, 1);
@@ -500,12 +499,97 @@ int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_
 		if (!err && hdr.bad)
 			err = -EBADMSG;
 	}
-	if (!err)
-		err = intern_files(d, &t, files);
-	if (!err)
-		err = run_program(d, &c, &t, files, std_lens, opcode_base, min_inst, line_base,
-				  line_range, default_stmt, ord);
-	free(t.dirs);
-	free(t.files);
+	if (!err) {
+		p->version = t.version; /* the file table counts from here on */
+		err = run_program(rows, &c, &t, std_lens, opcode_base, min_inst, line_base,
+				  line_range);
+	}
+	p->n = rows->n - p->from;
+	if (p->version) {
+		p->dirs = t.dirs;
+		p->ndirs = t.ndirs;
+		p->files = t.files;
+		p->nfiles = t.nfiles;
+	} else {
+		free(t.dirs);
+		free(t.files);
+	}
 	return err;
+}
+
+void dwarf_lines__release(struct dw_program *p)
+{
+	free(p->dirs);
+	free(p->files);
+	p->dirs = NULL;
+	p->files = NULL;
+}
+
+int dwarf_lines__files(struct dwarf_info *d, const struct dw_program *p, const char *comp_dir,
+		       struct dw_file_table *files)
+{
+	size_t i;
+	int err;
+
+	free(files->ids);
+	memset(files, 0, sizeof(*files));
+	if (!p->version)
+		return 0;
+	files->ids = malloc((p->nfiles ? p->nfiles : 1) * sizeof(*files->ids));
+	if (!files->ids)
+		return -ENOMEM;
+	files->n = p->nfiles;
+	files->v5 = p->version >= 5;
+	for (i = 0; i < p->nfiles; i++) {
+		err = join(d, p, comp_dir, i, &files->ids[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int dwarf_lines__emit(struct dwarf_info *d, const struct dw_line *rows, const struct dw_program *p,
+		      const char *comp_dir, struct dw_file_table *files)
+{
+	uint32_t unknown = 0;
+	size_t i;
+	int err;
+
+	err = dwarf_lines__files(d, p, comp_dir, files);
+	if (err)
+		return err;
+	if (p->n && d->nlines + p->n > d->lines_cap &&
+	    GROW(d->lines, d->lines_cap, d->nlines + p->n))
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		struct dw_line *out = &d->lines[d->nlines++];
+
+		*out = rows[p->from + i];
+		if (out->file == DW_FILE_UNKNOWN) {
+			if (!unknown) {
+				err = strtab__intern(&d->files, "<unknown>", 9, &unknown);
+				if (err)
+					return err;
+			}
+			out->file = unknown;
+		} else if (out->file) {
+			out->file = files->ids[out->file - 1];
+		}
+	}
+	return 0;
+}
+
+int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_t offset,
+		      const char *comp_dir, struct dw_file_table *files)
+{
+	struct dw_rows rows = {0};
+	struct dw_program p;
+	uint64_t next;
+	int err, err2;
+
+	err = dwarf_lines__decode(s, offset, &rows, &p, &next);
+	err2 = err == -ENOMEM ? 0 : dwarf_lines__emit(d, rows.v, &p, comp_dir, files);
+	dwarf_lines__release(&p);
+	free(rows.v);
+	return err2 ? err2 : err;
 }

@@ -1,13 +1,21 @@
 /* dwarf-load.c: builds a binary's line and inline-range tables from its
  * DWARF, once (see dwarf.h; the tables are in dwarf-int.h).
  *
- * One pass over the units with libdw: each unit's line program is decoded
- * (dwarf-lines.c) and its rows appended to one array, and its DIE tree is
- * walked, without recursion, for subprograms and inlined subroutines that
- * have code: each becomes a func (name, caller, call site) and one range per
- * address range. Then both arrays are sorted and each range is given the
- * range it nests in. The work is O(DIEs walked + rows + ranges log ranges);
- * DIEs of types and variables are skipped over, not entered.
+ * prof's own reader fills the tables first (dwarf-secs.c reads the
+ * sections, dwarf-die.c the units, dwarf-lines.c the line programs,
+ * dwarf-build.c puts them together). When
+ * it meets DWARF it does not handle (dwz's alternate files, type-signature
+ * references...), the load starts over here with libdw, which gives the
+ * same tables (the unit test checks it): one pass over the units, each
+ * unit's line program decoded (dwarf-lines.c) and its rows appended to one
+ * array, and its DIE tree walked, without recursion, for subprograms and
+ * inlined subroutines that have code: each becomes a func (name, caller,
+ * call site) and one range per address range. DIEs of types and variables
+ * are skipped over, not entered.
+ *
+ * Then, whichever reader ran: the rows are sorted (by sequences, see
+ * sort_lines()), the ranges radix-sorted and each given the range it nests
+ * in, and the unit spans sorted.
  *
  * Names are the DIE's linkage name, else its DW_AT_name, following
  * DW_AT_abstract_origin and DW_AT_specification (dwarf_attr_integrate), as
@@ -41,7 +49,6 @@ struct loader {
 	struct dwarf_info *d;
 	struct dw_sections secs;
 	struct unit u;
-	uint64_t nrows; /* rows emitted, for a stable sort */
 };
 
 /* BFD's mangle_style() == 0: DW_AT_name is then the symbol's name. Every
@@ -232,36 +239,55 @@ static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, u
 
 /* The unit's addresses: its own ranges (a unit that states none gets its
  * functions' instead), and its line sequences. */
-static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
-		      size_t ranges_from)
+int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
+			   size_t ranges_to)
 {
-	struct dwarf_info *d = ld->d;
 	uint32_t unit = d->nunits;
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
 	uint64_t seq_lo = UINT64_MAX;
-	size_t n = 0, i;
+	size_t i;
 	int err = 0;
 
-	while (!err && n < MAX_RANGES_PER_DIE &&
-	       (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		err = add_span(&d->spans, &d->nspans, &d->spans_cap, lo, hi, unit);
-		n++;
-	}
-	for (i = ranges_from; !n && i < d->nranges && !err; i++)
+	for (i = 0; i < ncu && !err; i++)
+		err = add_span(&d->spans, &d->nspans, &d->spans_cap, cu[i][0], cu[i][1], unit);
+	for (i = ranges_from; !ncu && i < ranges_to && !err; i++)
 		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
 			       d->ranges[i].hi, unit);
-	/* Rows are still in program order here. */
-	for (i = lines_from; i < d->nlines && !err; i++) {
-		if (d->lines[i].addr < seq_lo)
-			seq_lo = d->lines[i].addr;
-		if (d->lines[i].end) {
-			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, d->lines[i].addr,
-				       unit);
+	/* Rows in program order. */
+	for (i = 0; i < nrows && !err; i++) {
+		if (rows[i].addr < seq_lo)
+			seq_lo = rows[i].addr;
+		if (rows[i].end) {
+			err = add_span(&d->seqs, &d->nseqs, &d->seqs_cap, seq_lo, rows[i].addr, unit);
 			seq_lo = UINT64_MAX;
 		}
 	}
 	d->nunits++;
+	return err;
+}
+
+/* The unit DIE's ranges, through libdw. */
+static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
+		      size_t ranges_from)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	uint64_t (*cu)[2] = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	while (n < MAX_RANGES_PER_DIE && (off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
+		if (GROW(cu, cap, n + 1)) {
+			free(cu);
+			return -ENOMEM;
+		}
+		cu[n][0] = lo;
+		cu[n][1] = hi;
+		n++;
+	}
+	err = dwarf_load__unit_spans(ld->d, (const uint64_t(*)[2])cu, n, ld->d->lines + lines_from,
+				     ld->d->nlines - lines_from, ranges_from, ld->d->nranges);
+	free(cu);
 	return err;
 }
 
@@ -303,7 +329,7 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	u->plain_names = plain_language(dwarf_srclang(cudie));
 	comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &stmt)) {
-		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files, &ld->nrows);
+		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files);
 		if (err == -EBADMSG)
 			err = 0; /* keep the rows read; the unit's functions still count */
 	}
@@ -316,15 +342,16 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	return err;
 }
 
-static int row_cmp(const void *pa, const void *pb)
+/* Row order, for rows of different sequences that meet at one address:
+ * the end of a sequence first. Equal rows keep the order they were
+ * emitted in (the sorts below are stable). */
+static int row_cmp(const struct dw_line *x, const struct dw_line *y)
 {
-	const struct dw_line *x = pa, *y = pb;
-
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->end != y->end)
 		return x->end ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
+	return 0;
 }
 
 static int range_cmp(const void *pa, const void *pb)
@@ -338,6 +365,65 @@ static int range_cmp(const void *pa, const void *pb)
 	return a->func < b->func ? -1 : a->func > b->func;
 }
 
+/* Sorts the ranges by range_cmp: a stable LSD radix sort, by hi
+ * descending and then lo ascending, of rows that come in func order
+ * (funcs are numbered as their ranges are added). Byte positions where all
+ * keys agree are skipped (addresses rarely use more than 4 bytes). */
+static int sort_ranges(struct dwarf_info *d)
+{
+	size_t (*count)[256], n = d->nranges, i, b;
+	struct dw_range *tmp, *src = d->ranges, *dst, *swap;
+
+	for (i = 1; i < n; i++)
+		if (range_cmp(&d->ranges[i - 1], &d->ranges[i]) > 0)
+			break;
+	if (i >= n)
+		return 0;
+	count = calloc(16, sizeof(*count));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t hi = ~src[i].hi, lo = src[i].lo;
+
+		for (b = 0; b < 8; b++) {
+			count[b][(hi >> (8 * b)) & 0xff]++;
+			count[8 + b][(lo >> (8 * b)) & 0xff]++;
+		}
+	}
+	dst = tmp;
+	for (b = 0; b < 16; b++) {
+		size_t sum = 0, k, shift = 8 * (b % 8);
+
+		for (k = 0; k < 256 && count[b][k] != n; k++)
+			;
+		if (k < 256)
+			continue; /* one value for all: nothing to do */
+		for (k = 0; k < 256; k++) {
+			size_t c = count[b][k];
+
+			count[b][k] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t key = b < 8 ? ~src[i].hi : src[i].lo;
+
+			dst[count[b][(key >> shift) & 0xff]++] = src[i];
+		}
+		swap = src; /* the next pass reads what this one wrote */
+		src = dst;
+		dst = swap;
+	}
+	if (src != d->ranges)
+		memcpy(d->ranges, src, n * sizeof(*src));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
 /* Sorts the ranges and links each to the range it lies in, with a stack of
  * open ranges. Ranges that overlap without nesting (bad DWARF) are treated
  * as siblings. */
@@ -346,8 +432,8 @@ static int nest_ranges(struct dwarf_info *d)
 	uint32_t *open;
 	size_t nopen = 0, i;
 
-	if (d->nranges)
-		qsort(d->ranges, d->nranges, sizeof(*d->ranges), range_cmp);
+	if (sort_ranges(d))
+		return -ENOMEM;
 	open = malloc((d->nranges ? d->nranges : 1) * sizeof(*open));
 	if (!open)
 		return -ENOMEM;
@@ -384,15 +470,134 @@ static int has_debug_info(Elf *elf)
 	return 0;
 }
 
-/* Units usually come in address order: then there is nothing to sort. */
-static int sorted(const struct dw_line *l, size_t n)
-{
-	size_t i;
+/* A run of rows already in order (a line sequence, as a rule). */
+struct run {
+	size_t from, n;
+};
 
-	for (i = 1; i < n; i++)
-		if (row_cmp(&l[i - 1], &l[i]) > 0)
-			return 0;
-	return 1;
+static int run_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct run *a = pa, *b = pb;
+	const struct dw_line *lines = arg;
+	int c = row_cmp(&lines[a->from], &lines[b->from]);
+
+	if (c)
+		return c;
+	return a->from < b->from ? -1 : a->from > b->from; /* emission order */
+}
+
+/* Merges sorted rows a[0..na) and b[0..nb) into out, a's first on ties. */
+static void merge(const struct dw_line *a, size_t na, const struct dw_line *b, size_t nb,
+		  struct dw_line *out)
+{
+	while (na && nb) {
+		if (row_cmp(b, a) < 0) {
+			*out++ = *b++;
+			nb--;
+		} else {
+			*out++ = *a++;
+			na--;
+		}
+	}
+	memcpy(out, a, na * sizeof(*a));
+	memcpy(out + na, b, nb * sizeof(*b));
+}
+
+/* Sorts the rows, stably, by row_cmp. Each line sequence is in order
+ * already and sequences rarely overlap: the sequences are sorted by their
+ * first rows and laid end to end, which is the sorted order whenever each
+ * one ends at or before where the next starts. Else (overlapping
+ * sequences) a bottom-up merge of the runs in emission order. O(rows +
+ * sequences log sequences) in the usual case, O(rows log sequences) at
+ * worst; no per-row comparisons through qsort. */
+static int sort_lines(struct dwarf_info *d)
+{
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0, i, at, width;
+	struct dw_line *out, *src;
+	int ok = 1;
+
+	for (i = 0; i < d->nlines; i++) {
+		if (i && !d->lines[i - 1].end && row_cmp(&d->lines[i - 1], &d->lines[i]) <= 0) {
+			runs[nruns - 1].n++;
+			continue;
+		}
+		if (GROW(runs, cap, nruns + 1)) {
+			free(runs);
+			return -ENOMEM;
+		}
+		runs[nruns++] = (struct run){.from = i, .n = 1};
+	}
+	if (nruns <= 1) {
+		free(runs);
+		return 0;
+	}
+	out = malloc(d->nlines * sizeof(*out));
+	if (!out) {
+		free(runs);
+		return -ENOMEM;
+	}
+	/* Runs by first row; equal first rows in emission order. */
+	{
+		struct run *sorted = malloc(nruns * sizeof(*sorted));
+
+		if (!sorted) {
+			free(out);
+			free(runs);
+			return -ENOMEM;
+		}
+		memcpy(sorted, runs, nruns * sizeof(*runs));
+		qsort_r(sorted, nruns, sizeof(*sorted), run_cmp, d->lines);
+		for (i = 1; i < nruns && ok; i++) {
+			const struct run *p = &sorted[i - 1];
+			int c = row_cmp(&d->lines[p->from + p->n - 1], &d->lines[sorted[i].from]);
+
+			ok = c < 0 || (c == 0 && p->from < sorted[i].from);
+		}
+		if (ok) {
+			for (i = 0, at = 0; i < nruns; i++) {
+				memcpy(out + at, d->lines + sorted[i].from,
+				       sorted[i].n * sizeof(*out));
+				at += sorted[i].n;
+			}
+		}
+		free(sorted);
+	}
+	if (!ok) {
+		/* Merge neighbouring runs, doubling, between the two buffers. */
+		src = d->lines;
+		for (width = 1; width < nruns; width *= 2) {
+			struct dw_line *swap;
+			size_t k;
+
+			for (k = 0; k < nruns; k += 2 * width) {
+				size_t a = runs[k].from, na = 0, nb = 0, j;
+
+				for (j = k; j < k + width && j < nruns; j++)
+					na += runs[j].n;
+				for (; j < k + 2 * width && j < nruns; j++)
+					nb += runs[j].n;
+				merge(src + a, na, src + a + na, nb, out + a);
+			}
+			swap = src;
+			src = out;
+			out = swap;
+		}
+		if (src != d->lines) {
+			free(d->lines);
+			d->lines = src;
+			d->lines_cap = d->nlines;
+		} else {
+			free(out);
+		}
+		free(runs);
+		return 0;
+	}
+	free(runs);
+	free(d->lines);
+	d->lines = out;
+	d->lines_cap = d->nlines;
+	return 0;
 }
 
 /* The section's bytes, decompressed if needed; NULL when absent. */
@@ -425,7 +630,29 @@ static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *si
 	return NULL;
 }
 
-static int load(struct dwarf_info *d)
+/* Empties the tables, for a second start with libdw. */
+static void reset(struct dwarf_info *d)
+{
+	d->nlines = d->nfuncs = d->nranges = d->nspans = d->nseqs = 0;
+	d->lines_sorted = 0;
+	d->nunits = 0;
+	strtab__release(&d->files);
+	dwarf_secs__free(&d->secs);
+}
+
+/* prof's own reader (dwarf-die.c); -ENOTSUP: use libdw's. */
+static int load_own(struct dwarf_info *d)
+{
+	int err = dwarf_secs__read(d->elf, d->fd, &d->secs);
+
+	if (err)
+		return err;
+	if (strtab__init(&d->files))
+		return -ENOMEM;
+	return dwarf_build__tables(d, &d->secs);
+}
+
+static int load_libdw(struct dwarf_info *d)
 {
 	struct loader ld = {.d = d};
 	Dwarf_CU *cu = NULL, *next;
@@ -459,8 +686,19 @@ static int load(struct dwarf_info *d)
 		}
 	}
 	(void)version;
-	if (!err && d->nlines && !sorted(d->lines, d->nlines))
-		qsort(d->lines, d->nlines, sizeof(*d->lines), row_cmp);
+	return err;
+}
+
+static int load(struct dwarf_info *d)
+{
+	int err = getenv("PROF_DWARF_LIBDW") ? -ENOTSUP : load_own(d);
+
+	if (err == -ENOTSUP) {
+		reset(d);
+		err = load_libdw(d);
+	}
+	if (!err && !d->lines_sorted)
+		err = sort_lines(d);
 	if (!err)
 		err = nest_ranges(d);
 	sort_spans(d->spans, d->nspans);
@@ -563,6 +801,7 @@ void dwarf_info__free(struct dwarf_info *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	strtab__release(&d->files);
+	dwarf_secs__free(&d->secs);
 	free(d->lines);
 	free(d->funcs);
 	free(d->ranges);

@@ -1,18 +1,20 @@
-/* dwarf.h: source lines and inlined-function chains from a binary's DWARF
- * (libdw), answered from tables built once per binary.
+/* dwarf.h: source lines and inlined-function chains from a binary's DWARF,
+ * answered from tables built once per binary.
  *
- * dwarf_info__load() walks every compile unit once: it copies each line
- * table row into one address-sorted array, and each subprogram and
- * DW_TAG_inlined_subroutine with code into a sorted array of address ranges
- * that nest (a range's parent is the range it lies in). A lookup is then a
- * binary search in each array and a short walk up the nesting: no libdw call
- * per address (dwarf_getscopes / dwarf_addrdie cost a DIE walk each time).
+ * dwarf_info__load() reads every compile unit once (with prof's own DWARF
+ * reader, libdw's as a fallback): it copies each line table row into one
+ * address-sorted array, and each subprogram and DW_TAG_inlined_subroutine
+ * with code into a sorted array of address ranges that nest (a range's
+ * parent is the range it lies in). A lookup is then a binary search in
+ * each array and a short walk up the nesting: no libdw call per address
+ * (dwarf_getscopes / dwarf_addrdie cost a DIE walk each time).
  *
  * The answers follow binutils' addr2line (BFD's dwarf2.c) so that
  * `prof symbolize -e` can print the same thing; see docs/symbolize-notes.md
  * ("DWARF") for the rules and where they come from. Handles DWARF 2 to 5
- * (DW_AT_ranges, rnglists, strx forms through libdw); type units, split
- * (.dwo) and partial units that carry no code are skipped. */
+ * (DW_AT_ranges, rnglists, strx forms; dwz's alternate files through
+ * libdw); type units, split (.dwo) and partial units that carry no code
+ * are skipped. */
 #ifndef PROF_SYMBOLIZE_DWARF_H
 #define PROF_SYMBOLIZE_DWARF_H
 
@@ -50,8 +52,12 @@ struct src_frame {
  * (cannot open), ENOEXEC (not ELF, or DWARF libdw cannot read at all),
  * ENODATA (an ELF file without .debug_info), ENOMEM. Reads the file's debug
  * sections into memory (not mmap: a file cut short under us is an error,
- * not SIGBUS); keeps it open until dwarf_info__free(). Blocks on I/O;
- * allocates tables proportional to the line rows and inline entries. */
+ * not SIGBUS); keeps it open until dwarf_info__free(). Blocks on I/O; runs
+ * a second thread while it loads (joined before it returns); allocates
+ * tables proportional to the line rows and inline entries, and keeps the
+ * inflated debug sections the names point into. The environment variable
+ * PROF_DWARF_LIBDW=1 makes it read the DWARF with libdw instead (slower;
+ * for tests and debugging). */
 struct dwarf_info *dwarf_info__load(const char *path);
 
 /* Same, for a binary whose DWARF lives in a separate debug file (found via

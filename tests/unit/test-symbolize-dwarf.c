@@ -4,8 +4,12 @@
  * (innermost first), call sites, files and lines; DWARF 4 and 5; a binary
  * without DWARF; then the same file cut at many lengths and mutated a few
  * thousand times (loading must fail cleanly or give tables that look up
- * safely: run under ASan+UBSan). Also demangle() on C++, Rust legacy and
- * Rust v0 names, and the INLINES chunk through the writer and the reader. */
+ * safely: run under ASan+UBSan). prof's own DWARF reader (dwarf-die.c)
+ * against the libdw walk it replaces, table by table and lookup by lookup,
+ * on these programs, a C++ one with zlib-compressed DWARF (the section
+ * streaming path) and libc's debug file when libc6-dbg is installed. Also
+ * demangle() on C++, Rust legacy and Rust v0 names, and the INLINES chunk
+ * through the writer and the reader. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,10 +27,11 @@
 #include "lib/rec-writer.h"
 #include "lib/recording.h"
 #include "symbolize/demangle.h"
+#include "symbolize/dwarf-int.h"
 #include "symbolize/dwarf.h"
 
 static char tmpdir[] = "/tmp/test-symbolize-dwarf.XXXXXX";
-static char src[256], bin5[256], bin4[256], nodwarf[256];
+static char src[256], bin5[256], bin4[256], nodwarf[256], cxx[256];
 
 /* Line numbers below are the source's, counted from 1. */
 static const char program[] =
@@ -57,6 +62,33 @@ static const char program[] =
 	"\touter(argc);\n"                                                  /* 25 */
 	"\treturn 0;\n"                                                     /* 26 */
 	"}\n";                                                              /* 27 */
+
+/* C++ with enough of the standard library for a .debug_info of several
+ * hundred KB (so that, compressed, it streams in on a thread). */
+static const char cxx_program[] =
+	"#include <algorithm>\n#include <functional>\n#include <map>\n#include <sstream>\n"
+	"#include <string>\n#include <vector>\n"
+	"struct Item { int a; std::string s; };\n"
+	"template <typename K> static std::map<K, std::vector<Item>> build(int n)\n"
+	"{\n"
+	"\tstd::map<K, std::vector<Item>> m;\n"
+	"\tfor (int k = 0; k < n; k++) {\n"
+	"\t\tstd::ostringstream os;\n"
+	"\t\tos << k;\n"
+	"\t\tm[K(k % 7)].push_back(Item{k, os.str()});\n"
+	"\t}\n"
+	"\tfor (auto &kv : m)\n"
+	"\t\tstd::sort(kv.second.begin(), kv.second.end(),\n"
+	"\t\t\t  [](const Item &x, const Item &y) { return x.s < y.s; });\n"
+	"\treturn m;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\t(void)argv;\n"
+	"\tstd::function<long(int)> f = [](int n) { return (long)build<long>(n).size(); };\n"
+	"\treturn (int)(f(argc * 10) + (long)build<int>(argc).size() + "
+	"(long)build<short>(argc).size());\n"
+	"}\n";
 
 static int run(const char *cmd)
 {
@@ -101,6 +133,14 @@ static int group_setup(void **state)
 	snprintf(nodwarf, sizeof(nodwarf), "%s/prog-nodwarf", tmpdir);
 	f = fopen(src, "w");
 	if (!f || fputs(program, f) < 0 || fclose(f))
+		return -1;
+	snprintf(cxx, sizeof(cxx), "%s/cxx.cpp", tmpdir);
+	f = fopen(cxx, "w");
+	if (!f || fputs(cxx_program, f) < 0 || fclose(f))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "c++ -O2 -g -gz=zlib -o %s/cxx-z %s && c++ -O2 -g -o %s/cxx %s",
+		 tmpdir, cxx, tmpdir, cxx);
+	if (run(cmd))
 		return -1;
 	snprintf(cmd, sizeof(cmd),
 		 "cc -O2 -g -gdwarf-5 -o %s %s && cc -O2 -g -gdwarf-4 -o %s %s && "
@@ -263,40 +303,177 @@ static void load_damaged(const char *path, const uint64_t *addrs, size_t naddrs)
 	dwarf_info__free(d);
 }
 
-static void test_truncated_and_mutated(void **state)
+/* Loads `orig` cut at about 100 lengths, then with a few bytes changed,
+ * `rounds` times: mostly in the second half of the file when `tail` (where
+ * a linker puts the debug sections), else anywhere. */
+static void damage(const char *orig_path, const uint64_t *addrs, size_t naddrs, int rounds,
+		   int tail)
 {
 	char path[300];
 	size_t size, cut, i;
-	unsigned char *orig = slurp(bin5, &size), *buf = malloc(size);
-	uint64_t addrs[4] = {sym_addr(bin5, "mark_leaf"), sym_addr(bin5, "mark_outer"),
-			     sym_addr(bin5, "main"), 0x1000};
+	unsigned char *orig = slurp(orig_path, &size), *buf = malloc(size);
 	unsigned seed = 12345;
-	int rounds = getenv("DWARF_MUTATIONS") ? atoi(getenv("DWARF_MUTATIONS")) : 1500;
 
-	(void)state;
 	assert_non_null(buf);
 	snprintf(path, sizeof(path), "%s/damaged", tmpdir);
 	for (cut = 0; cut < size; cut += size / 97 + 1) {
 		spit(path, orig, cut);
-		load_damaged(path, addrs, 4);
+		load_damaged(path, addrs, naddrs);
 	}
 	for (i = 0; i < (size_t)rounds; i++) {
 		int flips = 1 + (int)(rand_r(&seed) % 8), k;
 
 		memcpy(buf, orig, size);
 		for (k = 0; k < flips; k++) {
-			/* Mostly in the second half of the file, where the debug
-			 * sections are; sometimes anywhere. */
-			size_t at = rand_r(&seed) % 4 ? size / 2 + rand_r(&seed) % (size / 2)
-						      : rand_r(&seed) % size;
+			size_t at = tail && rand_r(&seed) % 4 ? size / 2 + rand_r(&seed) % (size / 2)
+							     : rand_r(&seed) % size;
 
 			buf[at] = (unsigned char)rand_r(&seed);
 		}
 		spit(path, buf, size);
-		load_damaged(path, addrs, 4);
+		load_damaged(path, addrs, naddrs);
 	}
 	free(buf);
 	free(orig);
+}
+
+static void test_truncated_and_mutated(void **state)
+{
+	char path[300];
+	uint64_t addrs[4] = {sym_addr(bin5, "mark_leaf"), sym_addr(bin5, "mark_outer"),
+			     sym_addr(bin5, "main"), 0x1000};
+	int rounds = getenv("DWARF_MUTATIONS") ? atoi(getenv("DWARF_MUTATIONS")) : 1500;
+
+	(void)state;
+	damage(bin5, addrs, 4, rounds, 1);
+	/* zlib-compressed sections, .debug_info streamed in on a thread. */
+	snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
+	addrs[0] = sym_addr(path, "main");
+	damage(path, addrs, 1, rounds / 3, 0);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void same_frames(const struct src_frame *a, size_t na, const struct src_frame *b,
+			size_t nb, uint64_t addr)
+{
+	size_t k;
+
+	if (na != nb)
+		fail_msg("0x%llx: %zu frames vs libdw's %zu", (unsigned long long)addr, na, nb);
+	for (k = 0; k < na; k++) {
+		if (!same_str(a[k].function, b[k].function) || !same_str(a[k].file, b[k].file) ||
+		    a[k].line != b[k].line || a[k].discriminator != b[k].discriminator ||
+		    a[k].flags != b[k].flags || a[k].func != b[k].func ||
+		    a[k].func_low != b[k].func_low)
+			fail_msg("0x%llx frame %zu: %s %s:%u vs libdw's %s %s:%u",
+				 (unsigned long long)addr, k, a[k].function ? a[k].function : "-",
+				 a[k].file ? a[k].file : "-", a[k].line,
+				 b[k].function ? b[k].function : "-", b[k].file ? b[k].file : "-",
+				 b[k].line);
+	}
+}
+
+static void lookup_both(const struct dwarf_info *own, const struct dwarf_info *dw, uint64_t addr,
+			unsigned char *dec_own, unsigned char *dec_dw)
+{
+	struct src_frame a[64], b[64];
+	size_t na, nb;
+
+	na = dwarf_info__lookup(own, addr, a, 64);
+	nb = dwarf_info__lookup(dw, addr, b, 64);
+	same_frames(a, na, b, nb, addr);
+	na = dwarf_info__lookup_bfd(own, addr, dec_own, a, 64);
+	nb = dwarf_info__lookup_bfd(dw, addr, dec_dw, b, 64);
+	same_frames(a, na, b, nb, addr);
+}
+
+/* Loads `path` with prof's reader and with libdw's walk: the same tables,
+ * and the same answers at every range boundary and row address (and
+ * around them). At most `limit` addresses of each kind. */
+static void compare_readers(const char *path, size_t limit)
+{
+	struct dwarf_info *own, *dw;
+	unsigned char *dec_own, *dec_dw;
+	size_t i, step;
+
+	unsetenv("PROF_DWARF_LIBDW");
+	own = dwarf_info__load(path);
+	setenv("PROF_DWARF_LIBDW", "1", 1);
+	dw = dwarf_info__load(path);
+	unsetenv("PROF_DWARF_LIBDW");
+	assert_non_null(own);
+	assert_non_null(dw);
+	assert_true(dwarf_info__nlines(own) > 0);
+	assert_int_equal(dwarf_info__nlines(own), dwarf_info__nlines(dw));
+	assert_int_equal(dwarf_info__nranges(own), dwarf_info__nranges(dw));
+	assert_int_equal(dwarf_info__nfuncs(own), dwarf_info__nfuncs(dw));
+	assert_int_equal(dwarf_info__nunits(own), dwarf_info__nunits(dw));
+	assert_int_equal(own->nspans, dw->nspans);
+	assert_int_equal(own->nseqs, dw->nseqs);
+	for (i = 0; i < own->nranges; i++) {
+		assert_true(own->ranges[i].lo == dw->ranges[i].lo);
+		assert_true(own->ranges[i].hi == dw->ranges[i].hi);
+		assert_int_equal(own->ranges[i].func, dw->ranges[i].func);
+		assert_int_equal(own->ranges[i].parent, dw->ranges[i].parent);
+	}
+	for (i = 0; i < own->nlines; i++) {
+		assert_true(own->lines[i].addr == dw->lines[i].addr);
+		assert_int_equal(own->lines[i].line, dw->lines[i].line);
+		assert_int_equal(own->lines[i].end, dw->lines[i].end);
+	}
+	dec_own = calloc(own->nunits + 1, 1);
+	dec_dw = calloc(dw->nunits + 1, 1);
+	assert_non_null(dec_own);
+	assert_non_null(dec_dw);
+	step = own->nranges / limit + 1;
+	for (i = 0; i < own->nranges; i += step) {
+		lookup_both(own, dw, own->ranges[i].lo, dec_own, dec_dw);
+		lookup_both(own, dw, own->ranges[i].hi - 1, dec_own, dec_dw);
+		lookup_both(own, dw, own->ranges[i].hi, dec_own, dec_dw);
+	}
+	step = own->nlines / limit + 1;
+	for (i = 0; i < own->nlines; i += step) {
+		lookup_both(own, dw, own->lines[i].addr, dec_own, dec_dw);
+		lookup_both(own, dw, own->lines[i].addr + 1, dec_own, dec_dw);
+	}
+	free(dec_own);
+	free(dec_dw);
+	dwarf_info__free(own);
+	dwarf_info__free(dw);
+}
+
+static void test_own_reader_matches_libdw(void **state)
+{
+	const char *libc_dbg = "/usr/lib/debug/.build-id";
+	char path[300];
+	FILE *p;
+
+	(void)state;
+	compare_readers(bin5, 100000);
+	compare_readers(bin4, 100000);
+	snprintf(path, sizeof(path), "%s/cxx", tmpdir);
+	compare_readers(path, 100000);
+	snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
+	compare_readers(path, 100000);
+	/* libc's separate debug file, when libc6-dbg is there: every kind of
+	 * unit a real library has, and compressed sections. */
+	p = popen("readelf -n /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | "
+		  "awk '/Build ID/ { print $3 }'", "r");
+	if (p) {
+		char id[130] = "";
+
+		if (fgets(id, sizeof(id), p) && strlen(id) > 3) {
+			id[strcspn(id, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s/%.2s/%s.debug", libc_dbg, id, id + 2);
+			if (!access(path, R_OK))
+				compare_readers(path, 3000);
+		}
+		pclose(p);
+	}
 }
 
 static void test_demangle(void **state)
@@ -390,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_no_dwarf),
 		cmocka_unit_test(test_load_pair),
 		cmocka_unit_test(test_truncated_and_mutated),
+		cmocka_unit_test(test_own_reader_matches_libdw),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_inlines_chunk),
 	};

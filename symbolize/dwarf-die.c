@@ -1,0 +1,1519 @@
+/* dwarf-die.c: prof's own reader of .debug_info, for the few attributes
+ * the tables need (see dwarf-int.h), in place of libdw's DIE walk.
+ *
+ * It gives exactly what dwarf-load.c's libdw walk gives (same DIEs
+ * entered, same functions in the same order, same ranges and names; the
+ * unit test compares the two), at a fraction of the cost: libdw decodes
+ * every attribute through a generic lookup per DIE and takes a lock per
+ * abbreviation lookup, where here each abbreviation knows whether its
+ * attributes have a fixed size (then a DIE that does not matter is skipped
+ * in one step), and a subtree that does not matter is jumped over with
+ * DW_AT_sibling when there is one.
+ *
+ * Per unit: its header, its abbreviation table (parsed once per offset and
+ * unit shape, codes indexed directly), the unit DIE (language, comp_dir,
+ * stmt_list, bases, ranges), then the DIEs in order; the line programs and
+ * the assembly of the tables are dwarf-build.c's. .debug_info may still be
+ * arriving (dwarf-secs.c inflates it on a thread): a unit is read once all
+ * its bytes are there. Names follow DW_AT_abstract_origin / DW_AT_specification
+ * as dwarf_attr_integrate() does (16 links at most), across units too.
+ * Handles DWARF 2 to 5, address sizes 4 and 8, 32- and 64-bit DWARF.
+ * Every read is bounds-checked: malformed data ends the unit (or the walk),
+ * never the process. */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "symbolize/dwarf-int.h"
+
+#define MAX_DEPTH 256          /* as dwarf-load.c's libdw walk */
+#define MAX_RANGES_PER_DIE 4096
+#define MAX_CHAIN 16            /* dwarf_attr_integrate()'s */
+#define MAX_CODES (1u << 20)   /* abbreviation codes indexed directly */
+
+struct cur {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static inline uint64_t rd(struct cur *c, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = 1;
+		c->p = c->end;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static inline uint64_t uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	if (c->p < c->end && !(*c->p & 0x80))
+		return *c->p++;
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static inline int64_t sleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		unsigned char b = *c->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static inline void skip(struct cur *c, uint64_t n)
+{
+	if (n > (uint64_t)(c->end - c->p)) {
+		c->bad = 1;
+		c->p = c->end;
+	} else {
+		c->p += n;
+	}
+}
+
+/* An abbreviation. Its attribute specifications are read from
+ * .debug_abbrev each time (they were checked when the table was parsed):
+ * most DIEs are skipped by their fixed size without reading them at all,
+ * and a libc has 750,000 of them. */
+struct abbrev {
+	uint32_t attrs;   /* where its specifications start in .debug_abbrev */
+	uint32_t n;       /* how many */
+	int32_t fixed;    /* size of all its attributes, or -1 when it varies */
+	int32_t sib_off;  /* where DW_AT_sibling's value is, when the ones
+			     before it have fixed sizes; else -1 */
+	uint16_t sib_form;
+	uint16_t tag;
+	uint8_t children;
+	uint8_t sibling;  /* has DW_AT_sibling */
+	uint8_t code;     /* has DW_AT_low_pc, DW_AT_high_pc or DW_AT_ranges */
+};
+
+/* An abbreviation table as one unit shape reads it (fixed sizes depend on
+ * the address and offset sizes). One allocation: ab[] then code[]. */
+struct atable {
+	uint64_t offset;
+	uint8_t addr_size, offset_size, version;
+	const unsigned char *sec, *sec_end; /* .debug_abbrev */
+	struct abbrev *ab;
+	size_t nab;
+	uint32_t *code; /* code -> index + 1 (0: none) */
+	size_t ncodes;
+};
+
+/* Iterates over an abbreviation's attribute specifications. */
+struct specs {
+	struct cur c;
+	uint32_t left;
+};
+
+static void specs_start(struct specs *it, const struct atable *t, const struct abbrev *a)
+{
+	it->c.p = t->sec + a->attrs;
+	it->c.end = t->sec_end;
+	it->c.bad = 0;
+	it->left = a->n;
+}
+
+static inline uint64_t uleb(struct cur *c);
+static inline int64_t sleb(struct cur *c);
+
+static int specs_next(struct specs *it, uint32_t *at, uint32_t *form, int64_t *implicit)
+{
+	uint64_t a, f;
+
+	if (!it->left)
+		return 0;
+	it->left--;
+	a = uleb(&it->c);
+	f = uleb(&it->c);
+	*implicit = f == DW_FORM_implicit_const ? sleb(&it->c) : 0;
+	*at = a > UINT32_MAX ? UINT32_MAX : (uint32_t)a;
+	*form = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+	return !it->c.bad;
+}
+
+struct unit {
+	uint64_t start, end; /* .debug_info offsets: header, end */
+	uint64_t die;        /* the unit DIE */
+	uint64_t abbrev_off;
+	uint8_t version, addr_size, offset_size, type;
+	int table;           /* index in reader.tables, -1 not yet */
+	uint64_t str_offsets_base, addr_base, rnglists_base, base;
+	int have_bases;      /* the unit DIE was read for its bases */
+};
+
+#define UNIT_BLOCK 1024 /* units are kept in blocks: pointers stay valid */
+
+struct dw_reader {
+	struct dwarf_info *d;
+	struct dw_secs *s;
+	struct unit **blocks;
+	size_t nunits, blocks_cap;
+	uint64_t next_unit; /* where the next unit header is */
+	size_t ready;       /* bytes of .debug_info that may be read */
+	struct atable *tables;
+	size_t ntables, tables_cap;
+	uint32_t *hash; /* table index + 1 by offset; 0 free */
+	size_t hmask;
+	struct abbrev *scratch_ab; /* a table being parsed */
+	uint64_t *scratch_codes;
+	size_t scratch_ab_cap, scratch_codes_cap;
+	int plain_names;
+	uint64_t (*cur_ranges)[2]; /* scratch for one DIE's ranges */
+	size_t cur_ranges_cap;
+	size_t next_index;  /* the next unit to read */
+	struct memo *memo;     /* see func_name() */
+	size_t nmemo, memo_mask;
+};
+
+static struct unit *unit_n(const struct dw_reader *r, size_t i)
+{
+	return &r->blocks[i / UNIT_BLOCK][i % UNIT_BLOCK];
+}
+
+/* A value as read: an unsigned number, or a pointer into a section. */
+struct val {
+	uint32_t form;
+	uint64_t u;
+	const unsigned char *ptr;
+};
+
+static int fixed_size(uint32_t form, const struct atable *t)
+{
+	switch (form) {
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
+		return 0;
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_flag:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		return 1;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		return 2;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		return 3;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+	case DW_FORM_ref_sup4:
+		return 4;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+	case DW_FORM_ref_sup8:
+		return 8;
+	case DW_FORM_data16:
+		return 16;
+	case DW_FORM_addr:
+		return t->addr_size;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+	case DW_FORM_GNU_ref_alt:
+	case DW_FORM_GNU_strp_alt:
+	case DW_FORM_strp_sup:
+		return t->offset_size;
+	case DW_FORM_ref_addr:
+		return t->version <= 2 ? t->addr_size : t->offset_size;
+	default:
+		return -1;
+	}
+}
+
+static void free_table(struct atable *t)
+{
+	free(t->ab);
+}
+
+static size_t hash(uint64_t x)
+{
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 32;
+	return (size_t)x;
+}
+
+/* Parses the abbreviation table at `off` for unit u; its index or -1
+ * (unreadable), -ENOMEM, -ENOTSUP (codes too sparse to index). */
+static int load_table(struct dw_reader *r, const struct unit *u)
+{
+	const struct dw_sec *sec = &r->s->sec[DW_SEC_ABBREV];
+	struct atable t = {.offset = u->abbrev_off, .addr_size = u->addr_size,
+			   .offset_size = u->offset_size, .version = u->version};
+	size_t i, slot;
+	uint64_t maxcode = 0;
+	struct cur c;
+
+	/* Tables are kept in a hash of their offsets (open addressing, at
+	 * most half full). */
+	if (2 * (r->ntables + 1) > r->hmask + 1) {
+		size_t n = 2 * (r->hmask + 1), k;
+		uint32_t *h = calloc(n, sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		for (k = 0; k < r->ntables; k++) {
+			for (i = hash(r->tables[k].offset) & (n - 1); h[i]; i = (i + 1) & (n - 1))
+				;
+			h[i] = (uint32_t)k + 1;
+		}
+		free(r->hash);
+		r->hash = h;
+		r->hmask = n - 1;
+	}
+	for (i = hash(t.offset) & r->hmask; r->hash[i]; i = (i + 1) & r->hmask) {
+		const struct atable *o = &r->tables[r->hash[i] - 1];
+
+		if (o->offset == t.offset && o->addr_size == t.addr_size &&
+		    o->offset_size == t.offset_size && (o->version <= 2) == (t.version <= 2))
+			return (int)r->hash[i] - 1;
+	}
+	slot = i;
+	if (!sec->p || u->abbrev_off >= sec->size)
+		return -1;
+	c.p = sec->p + u->abbrev_off;
+	c.end = sec->p + sec->size;
+	c.bad = 0;
+	t.sec = sec->p;
+	t.sec_end = c.end;
+	for (;;) {
+		uint64_t code = uleb(&c), tag;
+		struct abbrev a = {.sib_off = -1};
+		int32_t fixed = 0;
+
+		if (c.bad || !code)
+			break;
+		tag = uleb(&c);
+		a.children = (uint8_t)rd(&c, 1);
+		a.attrs = (uint32_t)(c.p - sec->p);
+		for (;;) {
+			uint64_t at = uleb(&c), form = uleb(&c);
+			int fs;
+
+			if (c.bad)
+				break;
+			if (!at && !form)
+				break;
+			if (form == DW_FORM_implicit_const)
+				sleb(&c);
+			a.n++;
+			fs = form > UINT32_MAX ? -1 : fixed_size((uint32_t)form, &t);
+			if (fs < 0 || fixed < 0)
+				fixed = -1;
+			else
+				fixed += fs;
+			if (at == DW_AT_sibling && !a.sibling) {
+				a.sibling = 1;
+				if (fixed >= 0 && fs >= 0 && form <= 0xffff) {
+					a.sib_off = fixed - fs;
+					a.sib_form = (uint16_t)form;
+				}
+			}
+			if (at == DW_AT_low_pc || at == DW_AT_high_pc || at == DW_AT_ranges)
+				a.code = 1;
+		}
+		if (c.bad)
+			break;
+		a.tag = tag > 0xffff ? 0 : (uint16_t)tag;
+		a.fixed = fixed;
+		if (GROW(r->scratch_ab, r->scratch_ab_cap, t.nab + 1) ||
+		    GROW(r->scratch_codes, r->scratch_codes_cap, t.nab + 1))
+			return -ENOMEM;
+		r->scratch_codes[t.nab] = code;
+		r->scratch_ab[t.nab++] = a;
+		if (code > maxcode)
+			maxcode = code;
+	}
+	if (sec->size > UINT32_MAX)
+		return -ENOTSUP;
+	if (maxcode >= MAX_CODES)
+		return -ENOTSUP;
+	t.ncodes = (size_t)maxcode + 1;
+	t.ab = malloc(t.nab * sizeof(*t.ab) + t.ncodes * sizeof(*t.code));
+	if (!t.ab)
+		return -ENOMEM;
+	memcpy(t.ab, r->scratch_ab, t.nab * sizeof(*t.ab));
+	t.code = (uint32_t *)(t.ab + t.nab);
+	memset(t.code, 0, t.ncodes * sizeof(*t.code));
+	for (i = 0; i < t.nab; i++)
+		if (!t.code[r->scratch_codes[i]]) /* the first of duplicate codes, as libdw */
+			t.code[r->scratch_codes[i]] = (uint32_t)i + 1;
+	if (GROW(r->tables, r->tables_cap, r->ntables + 1)) {
+		free_table(&t);
+		return -ENOMEM;
+	}
+	r->tables[r->ntables++] = t;
+	r->hash[slot] = (uint32_t)r->ntables;
+	return (int)r->ntables - 1;
+}
+
+/* Reads one attribute value. 0, or -ENOTSUP for a form this reader does
+ * not follow; c->bad on malformed data. */
+static int read_form(struct cur *c, const struct unit *u, uint32_t form, int64_t implicit,
+		     struct val *v)
+{
+	int depth = 0;
+
+again:
+	v->form = form;
+	v->ptr = NULL;
+	v->u = 0;
+	switch (form) {
+	case DW_FORM_addr:
+		v->u = rd(c, u->addr_size);
+		break;
+	case DW_FORM_data1:
+	case DW_FORM_ref1:
+	case DW_FORM_flag:
+	case DW_FORM_strx1:
+	case DW_FORM_addrx1:
+		v->u = rd(c, 1);
+		break;
+	case DW_FORM_data2:
+	case DW_FORM_ref2:
+	case DW_FORM_strx2:
+	case DW_FORM_addrx2:
+		v->u = rd(c, 2);
+		break;
+	case DW_FORM_strx3:
+	case DW_FORM_addrx3:
+		v->u = rd(c, 3);
+		break;
+	case DW_FORM_data4:
+	case DW_FORM_ref4:
+	case DW_FORM_strx4:
+	case DW_FORM_addrx4:
+		v->u = rd(c, 4);
+		break;
+	case DW_FORM_data8:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_sig8:
+		v->u = rd(c, 8);
+		break;
+	case DW_FORM_data16:
+		skip(c, 16);
+		break;
+	case DW_FORM_sdata:
+		v->u = (uint64_t)sleb(c);
+		break;
+	case DW_FORM_udata:
+	case DW_FORM_ref_udata:
+	case DW_FORM_strx:
+	case DW_FORM_addrx:
+	case DW_FORM_loclistx:
+	case DW_FORM_rnglistx:
+		v->u = uleb(c);
+		break;
+	case DW_FORM_string:
+		v->ptr = c->p;
+		{
+			const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
+
+			if (!nul) {
+				c->bad = 1;
+				c->p = c->end;
+				v->ptr = NULL;
+			} else {
+				c->p = nul + 1;
+			}
+		}
+		break;
+	case DW_FORM_strp:
+	case DW_FORM_line_strp:
+	case DW_FORM_sec_offset:
+		v->u = rd(c, u->offset_size);
+		break;
+	case DW_FORM_ref_addr:
+		v->u = rd(c, u->version <= 2 ? u->addr_size : u->offset_size);
+		break;
+	case DW_FORM_flag_present:
+		v->u = 1;
+		break;
+	case DW_FORM_implicit_const:
+		v->u = (uint64_t)implicit;
+		break;
+	case DW_FORM_block1:
+		skip(c, rd(c, 1));
+		break;
+	case DW_FORM_block2:
+		skip(c, rd(c, 2));
+		break;
+	case DW_FORM_block4:
+		skip(c, rd(c, 4));
+		break;
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		skip(c, uleb(c));
+		break;
+	case DW_FORM_indirect:
+		form = (uint32_t)uleb(c);
+		if (c->bad || ++depth > 4 || form == DW_FORM_implicit_const)
+			return c->bad ? 0 : -ENOTSUP;
+		goto again;
+	default:
+		/* dwz's alternate file (GNU_ref_alt, GNU_strp_alt), supplementary
+		 * files, unknown forms: libdw's business. */
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int skip_attrs(struct cur *c, const struct unit *u, const struct atable *t,
+		      const struct abbrev *a)
+{
+	struct specs it;
+	struct val v;
+	uint32_t at, form;
+	int64_t imp;
+	int err;
+
+	if (a->fixed >= 0) {
+		skip(c, (uint64_t)a->fixed);
+		return 0;
+	}
+	specs_start(&it, t, a);
+	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
+		err = read_form(c, u, form, imp, &v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const struct abbrev *abbrev_of(const struct atable *t, uint64_t code)
+{
+	if (code >= t->ncodes || !t->code[code])
+		return NULL;
+	return &t->ab[t->code[code] - 1];
+}
+
+/* The attributes a function DIE (or a unit DIE) is read for. */
+struct die {
+	const struct abbrev *ab;
+	struct val low, high, ranges, linkage, mips, name, origin, spec, call_file, call_line,
+		sibling, lang, comp_dir, stmt, str_off, addr_base, rng_base, entry_pc, dwo_id;
+	unsigned has; /* HAS_* bits */
+};
+
+enum {
+	HAS_LOW = 1 << 0, HAS_HIGH = 1 << 1, HAS_RANGES = 1 << 2, HAS_LINKAGE = 1 << 3,
+	HAS_MIPS = 1 << 4, HAS_NAME = 1 << 5, HAS_ORIGIN = 1 << 6, HAS_SPEC = 1 << 7,
+	HAS_CALL_FILE = 1 << 8, HAS_CALL_LINE = 1 << 9, HAS_SIBLING = 1 << 10,
+	HAS_LANG = 1 << 11, HAS_COMP_DIR = 1 << 12, HAS_STMT = 1 << 13, HAS_STR_OFF = 1 << 14,
+	HAS_ADDR_BASE = 1 << 15, HAS_RNG_BASE = 1 << 16, HAS_ENTRY_PC = 1 << 17,
+	HAS_DWO_ID = 1 << 18,
+};
+
+/* Reads all attributes of the DIE whose abbreviation is `a`, keeping the
+ * ones struct die names (the first of duplicates, as libdw's dwarf_attr). */
+static int read_attrs(struct cur *c, const struct unit *u, const struct atable *t,
+		      const struct abbrev *a, struct die *die)
+{
+	struct specs it;
+	uint32_t at, form;
+	int64_t imp;
+	int err;
+
+	die->ab = a;
+	die->has = 0;
+	specs_start(&it, t, a);
+	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
+		struct val v, *slot;
+		unsigned bit;
+
+		err = read_form(c, u, form, imp, &v);
+		if (err)
+			return err;
+		switch (at) {
+		case DW_AT_low_pc: slot = &die->low; bit = HAS_LOW; break;
+		case DW_AT_high_pc: slot = &die->high; bit = HAS_HIGH; break;
+		case DW_AT_ranges: slot = &die->ranges; bit = HAS_RANGES; break;
+		case DW_AT_linkage_name: slot = &die->linkage; bit = HAS_LINKAGE; break;
+		case DW_AT_MIPS_linkage_name: slot = &die->mips; bit = HAS_MIPS; break;
+		case DW_AT_name: slot = &die->name; bit = HAS_NAME; break;
+		case DW_AT_abstract_origin: slot = &die->origin; bit = HAS_ORIGIN; break;
+		case DW_AT_specification: slot = &die->spec; bit = HAS_SPEC; break;
+		case DW_AT_call_file: slot = &die->call_file; bit = HAS_CALL_FILE; break;
+		case DW_AT_call_line: slot = &die->call_line; bit = HAS_CALL_LINE; break;
+		case DW_AT_sibling: slot = &die->sibling; bit = HAS_SIBLING; break;
+		case DW_AT_language: slot = &die->lang; bit = HAS_LANG; break;
+		case DW_AT_comp_dir: slot = &die->comp_dir; bit = HAS_COMP_DIR; break;
+		case DW_AT_stmt_list: slot = &die->stmt; bit = HAS_STMT; break;
+		case DW_AT_str_offsets_base: slot = &die->str_off; bit = HAS_STR_OFF; break;
+		case DW_AT_addr_base:
+		case DW_AT_GNU_addr_base: slot = &die->addr_base; bit = HAS_ADDR_BASE; break;
+		case DW_AT_rnglists_base: slot = &die->rng_base; bit = HAS_RNG_BASE; break;
+		case DW_AT_entry_pc: slot = &die->entry_pc; bit = HAS_ENTRY_PC; break;
+		case DW_AT_GNU_dwo_id: slot = &die->dwo_id; bit = HAS_DWO_ID; break;
+		default: continue;
+		}
+		if (!(die->has & bit)) {
+			*slot = v;
+			die->has |= bit;
+		}
+	}
+	return 0;
+}
+
+/* dwarf_formstring(): NULL for forms that are not strings or point
+ * nowhere. */
+static const char *str_of(const struct dw_reader *r, const struct unit *u, const struct val *v)
+{
+	const struct dw_sec *sec;
+	uint64_t off = v->u;
+
+	switch (v->form) {
+	case DW_FORM_string:
+		return (const char *)v->ptr;
+	case DW_FORM_strp:
+		sec = &r->s->sec[DW_SEC_STR];
+		break;
+	case DW_FORM_line_strp:
+		sec = &r->s->sec[DW_SEC_LINE_STR];
+		break;
+	case DW_FORM_strx:
+	case DW_FORM_strx1:
+	case DW_FORM_strx2:
+	case DW_FORM_strx3:
+	case DW_FORM_strx4: {
+		const struct dw_sec *so = &r->s->sec[DW_SEC_STR_OFFSETS];
+		uint64_t at = u->str_offsets_base + off * u->offset_size;
+		struct cur c;
+
+		if (!so->p || off > so->size || at > so->size)
+			return NULL;
+		c.p = so->p + at;
+		c.end = so->p + so->size;
+		c.bad = 0;
+		off = rd(&c, u->offset_size);
+		if (c.bad)
+			return NULL;
+		sec = &r->s->sec[DW_SEC_STR];
+		break;
+	}
+	default:
+		return NULL;
+	}
+	if (!sec->p || off >= sec->size || !memchr(sec->p + off, 0, sec->size - off))
+		return NULL;
+	return (const char *)sec->p + off;
+}
+
+/* dwarf_formaddr(): 0, or -1 when the value is not an address. */
+static int addr_of(const struct dw_reader *r, const struct unit *u, const struct val *v,
+		   uint64_t *out)
+{
+	const struct dw_sec *sec = &r->s->sec[DW_SEC_ADDR];
+	uint64_t at;
+	struct cur c;
+
+	switch (v->form) {
+	case DW_FORM_addr:
+		*out = v->u;
+		return 0;
+	case DW_FORM_addrx:
+	case DW_FORM_addrx1:
+	case DW_FORM_addrx2:
+	case DW_FORM_addrx3:
+	case DW_FORM_addrx4:
+		at = u->addr_base + v->u * u->addr_size;
+		if (!sec->p || v->u > sec->size || at > sec->size)
+			return -1;
+		c.p = sec->p + at;
+		c.end = sec->p + sec->size;
+		c.bad = 0;
+		*out = rd(&c, u->addr_size);
+		return c.bad ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+/* dwarf_formudata() for the forms that carry a number. */
+static int udata_of(const struct val *v, uint64_t *out)
+{
+	switch (v->form) {
+	case DW_FORM_data1:
+	case DW_FORM_data2:
+	case DW_FORM_data4:
+	case DW_FORM_data8:
+	case DW_FORM_udata:
+	case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+	case DW_FORM_sec_offset:
+		*out = v->u;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int add_range(struct dw_reader *r, size_t *n, uint64_t lo, uint64_t hi)
+{
+	if (GROW(r->cur_ranges, r->cur_ranges_cap, *n + 1))
+		return -ENOMEM;
+	r->cur_ranges[*n][0] = lo;
+	r->cur_ranges[*n][1] = hi;
+	(*n)++;
+	return 0;
+}
+
+/* A .debug_ranges list (DWARF 2 to 4). */
+static int ranges_v4(struct dw_reader *r, const struct unit *u, uint64_t off, size_t *n)
+{
+	const struct dw_sec *sec = &r->s->sec[DW_SEC_RANGES];
+	uint64_t base = u->base, top = u->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
+	struct cur c;
+	int err;
+
+	if (!sec->p || off >= sec->size)
+		return 0;
+	c.p = sec->p + off;
+	c.end = sec->p + sec->size;
+	c.bad = 0;
+	while (*n < MAX_RANGES_PER_DIE) {
+		uint64_t a = rd(&c, u->addr_size), b = rd(&c, u->addr_size);
+
+		if (c.bad || (!a && !b))
+			break;
+		if (a == top) {
+			base = b;
+			continue;
+		}
+		err = add_range(r, n, base + a, base + b);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int index_addr(const struct dw_reader *r, const struct unit *u, uint64_t idx, uint64_t *out)
+{
+	struct val v = {.form = DW_FORM_addrx, .u = idx};
+
+	return addr_of(r, u, &v, out);
+}
+
+/* A .debug_rnglists list (DWARF 5). */
+static int ranges_v5(struct dw_reader *r, const struct unit *u, uint64_t off, size_t *n)
+{
+	const struct dw_sec *sec = &r->s->sec[DW_SEC_RNGLISTS];
+	uint64_t base = u->base;
+	struct cur c;
+	int err;
+
+	if (!sec->p || off >= sec->size)
+		return 0;
+	c.p = sec->p + off;
+	c.end = sec->p + sec->size;
+	c.bad = 0;
+	while (*n < MAX_RANGES_PER_DIE && !c.bad) {
+		unsigned kind = (unsigned)rd(&c, 1);
+		uint64_t a, b;
+
+		if (c.bad || kind == DW_RLE_end_of_list)
+			break;
+		switch (kind) {
+		case DW_RLE_base_addressx:
+			if (index_addr(r, u, uleb(&c), &base))
+				return 0;
+			continue;
+		case DW_RLE_startx_endx:
+			a = uleb(&c);
+			b = uleb(&c);
+			if (index_addr(r, u, a, &a) || index_addr(r, u, b, &b))
+				return 0;
+			break;
+		case DW_RLE_startx_length:
+			a = uleb(&c);
+			b = uleb(&c);
+			if (index_addr(r, u, a, &a))
+				return 0;
+			b += a;
+			break;
+		case DW_RLE_offset_pair:
+			a = base + uleb(&c);
+			b = base + uleb(&c);
+			break;
+		case DW_RLE_base_address:
+			base = rd(&c, u->addr_size);
+			continue;
+		case DW_RLE_start_end:
+			a = rd(&c, u->addr_size);
+			b = rd(&c, u->addr_size);
+			break;
+		case DW_RLE_start_length:
+			a = rd(&c, u->addr_size);
+			b = a + uleb(&c);
+			break;
+		default:
+			return 0; /* malformed: the ranges so far */
+		}
+		if (c.bad)
+			break;
+		err = add_range(r, n, a, b);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* dwarf_ranges() over the whole DIE: r->cur_ranges[0..*n]. */
+static int die_ranges(struct dw_reader *r, const struct unit *u, const struct die *die, size_t *n)
+{
+	uint64_t lo, hi, off;
+
+	*n = 0;
+	if ((die->has & (HAS_LOW | HAS_HIGH)) == (HAS_LOW | HAS_HIGH) &&
+	    !addr_of(r, u, &die->low, &lo)) {
+		if (!addr_of(r, u, &die->high, &hi))
+			return add_range(r, n, lo, hi);
+		if (!udata_of(&die->high, &hi))
+			return add_range(r, n, lo, lo + hi);
+	}
+	if (!(die->has & HAS_RANGES))
+		return 0;
+	if (die->ranges.form == DW_FORM_rnglistx) {
+		const struct dw_sec *sec = &r->s->sec[DW_SEC_RNGLISTS];
+		uint64_t at = u->rnglists_base + die->ranges.u * u->offset_size;
+		struct cur c;
+
+		if (!sec->p || die->ranges.u > sec->size || at > sec->size)
+			return 0;
+		c.p = sec->p + at;
+		c.end = sec->p + sec->size;
+		c.bad = 0;
+		off = rd(&c, u->offset_size);
+		if (c.bad)
+			return 0;
+		return ranges_v5(r, u, u->rnglists_base + off, n);
+	}
+	if (udata_of(&die->ranges, &off))
+		return 0;
+	return u->version >= 5 ? ranges_v5(r, u, off, n) : ranges_v4(r, u, off, n);
+}
+
+static int next_header(struct dw_reader *r);
+
+/* The unit holding .debug_info offset `off`, reading unit headers up to
+ * it (which waits for the bytes) when needed. */
+static const struct unit *unit_at(struct dw_reader *r, uint64_t off)
+{
+	size_t lo = 0, hi;
+
+	while (!r->nunits || off >= unit_n(r, r->nunits - 1)->end)
+		if (next_header(r) <= 0)
+			break;
+	hi = r->nunits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (unit_n(r, mid)->start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || off >= unit_n(r, lo - 1)->end)
+		return NULL;
+	return unit_n(r, lo - 1);
+}
+
+static int unit_bases(struct dw_reader *r, struct unit *u);
+
+/* The DIE at .debug_info offset `off`, with its unit; 0, 1 when there is
+ * none (as dwarf_formref_die failing), <0 errors. */
+static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, struct die *die)
+{
+	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	struct unit *u = (struct unit *)unit_at(r, off);
+	const struct atable *t;
+	const struct abbrev *a;
+	struct cur c;
+	uint64_t code;
+	int err;
+
+	if (!u || off < u->die)
+		return 1;
+	if (!u->have_bases) {
+		err = unit_bases(r, u);
+		if (err)
+			return err;
+	}
+	if (u->table < 0)
+		return 1;
+	t = &r->tables[u->table];
+	c.p = info->p + off;
+	c.end = info->p + u->end;
+	c.bad = 0;
+	code = uleb(&c);
+	a = c.bad ? NULL : abbrev_of(t, code);
+	if (!a)
+		return 1;
+	err = read_attrs(&c, u, t, a, die);
+	if (err)
+		return err;
+	*uout = u;
+	return c.bad ? 1 : 0;
+}
+
+/* Where a reference points: 0, 1 (nowhere), -ENOTSUP. */
+static int ref_target(const struct unit *u, const struct val *v, uint64_t *off)
+{
+	switch (v->form) {
+	case DW_FORM_ref1:
+	case DW_FORM_ref2:
+	case DW_FORM_ref4:
+	case DW_FORM_ref8:
+	case DW_FORM_ref_udata:
+		if (v->u >= u->end - u->start)
+			return 1;
+		*off = u->start + v->u;
+		return 0;
+	case DW_FORM_ref_addr:
+		*off = v->u;
+		return 0;
+	case DW_FORM_ref_sig8:
+		return -ENOTSUP; /* a type unit: libdw's business */
+	default:
+		return 1;
+	}
+}
+
+/* The DIE a reference points to: 0, 1 (none), <0. */
+static int follow(struct dw_reader *r, const struct unit *u, const struct val *v,
+		  const struct unit **uout, struct die *die)
+{
+	uint64_t off;
+	int rc = ref_target(u, v, &off);
+
+	return rc ? rc : die_at(r, off, uout, die);
+}
+
+/* The function's name: DW_AT_linkage_name, else DW_AT_MIPS_linkage_name,
+ * else DW_AT_name, each searched along the abstract_origin/specification
+ * chain (dwarf_attr_integrate), `chain` links at most. *kind: 1 linkage,
+ * 2 name, 0 none. */
+static int name_chain(struct dw_reader *r, const struct unit *u, const struct die *die, int chain,
+		      const char **name, int *kind)
+{
+	const char *found[3] = {NULL, NULL, NULL};
+	int have[3] = {0, 0, 0}, err, i;
+	struct die cur = *die, next;
+	const struct unit *cu = u;
+
+	for (;;) {
+		static const unsigned bits[3] = {HAS_LINKAGE, HAS_MIPS, HAS_NAME};
+		const struct val *vals[3] = {&cur.linkage, &cur.mips, &cur.name};
+		const struct val *ref;
+
+		for (i = 0; i < 3; i++) {
+			if (!have[i] && (cur.has & bits[i])) {
+				have[i] = 1;
+				found[i] = str_of(r, cu, vals[i]);
+			}
+		}
+		if (have[0] && have[1] && have[2])
+			break;
+		if (cur.has & HAS_ORIGIN)
+			ref = &cur.origin;
+		else if (cur.has & HAS_SPEC)
+			ref = &cur.spec;
+		else
+			break;
+		err = follow(r, cu, ref, &cu, &next);
+		if (err < 0)
+			return err;
+		if (err || chain-- == 0)
+			break;
+		cur = next;
+	}
+	/* An attribute whose string cannot be read counts as absent (the
+	 * libdw walk's die_string() gives NULL, and it tries the next). */
+	*kind = 0;
+	*name = NULL;
+	for (i = 0; i < 3; i++) {
+		if (found[i]) {
+			*name = found[i];
+			*kind = i < 2 ? 1 : 2;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* A name found through a DIE's first reference, by the DIE it points to. */
+struct memo {
+	uint64_t off; /* + 1; 0: free */
+	const char *name;
+	int kind;
+};
+
+static struct memo *memo_slot(struct dw_reader *r, uint64_t off)
+{
+	size_t i;
+
+	if (2 * (r->nmemo + 1) > r->memo_mask + 1) {
+		size_t n = r->memo_mask ? 2 * (r->memo_mask + 1) : 1024, k;
+		struct memo *m = calloc(n, sizeof(*m));
+
+		if (!m)
+			return NULL;
+		for (k = 0; r->memo && k <= r->memo_mask; k++) {
+			if (!r->memo[k].off)
+				continue;
+			for (i = hash(r->memo[k].off) & (n - 1); m[i].off; i = (i + 1) & (n - 1))
+				;
+			m[i] = r->memo[k];
+		}
+		free(r->memo);
+		r->memo = m;
+		r->memo_mask = n - 1;
+	}
+	for (i = hash(off + 1) & r->memo_mask; r->memo[i].off && r->memo[i].off != off + 1;
+	     i = (i + 1) & r->memo_mask)
+		;
+	return &r->memo[i];
+}
+
+/* name_chain() from a function DIE. Concrete inlined copies name no name
+ * of their own but point at the abstract instance they copy, often
+ * thousands of times: what that reference leads to is remembered. */
+static int func_name(struct dw_reader *r, const struct unit *u, const struct die *die,
+		     const char **name, int *kind)
+{
+	const struct val *ref = die->has & HAS_ORIGIN ? &die->origin : &die->spec;
+	const struct unit *tu;
+	struct memo *m;
+	struct die target;
+	uint64_t off;
+	int rc;
+
+	if ((die->has & (HAS_LINKAGE | HAS_MIPS | HAS_NAME)) ||
+	    !(die->has & (HAS_ORIGIN | HAS_SPEC)))
+		return name_chain(r, u, die, MAX_CHAIN, name, kind);
+	rc = ref_target(u, ref, &off);
+	if (rc) {
+		*name = NULL;
+		*kind = 0;
+		return rc < 0 ? rc : 0;
+	}
+	m = memo_slot(r, off);
+	if (!m)
+		return -ENOMEM;
+	if (m->off) {
+		*name = m->name;
+		*kind = m->kind;
+		return 0;
+	}
+	rc = die_at(r, off, &tu, &target);
+	if (rc < 0)
+		return rc;
+	*name = NULL;
+	*kind = 0;
+	/* One link spent on the way there, as in name_chain(). */
+	if (!rc) {
+		rc = name_chain(r, tu, &target, MAX_CHAIN - 1, name, kind);
+		if (rc)
+			return rc;
+	}
+	m = memo_slot(r, off); /* die_at() may not move the memo, but be sure */
+	if (!m)
+		return -ENOMEM;
+	if (!m->off)
+		r->nmemo++;
+	*m = (struct memo){.off = off + 1, .name = *name, .kind = *kind};
+	return 0;
+}
+
+/* dwarf-load.c's add_func(), on our DIE. */
+static int add_func(struct dw_reader *r, const struct unit *u, const struct die *die, int tag,
+		    uint32_t enclosing, uint32_t *out)
+{
+	struct dwarf_info *d = r->d;
+	uint32_t id = (uint32_t)d->nfuncs;
+	struct dw_func *f;
+	const char *name;
+	uint64_t lo, w;
+	size_t n, i, kept = 0;
+	int err, kind;
+
+	*out = DWARF_NONE;
+	if (d->nfuncs >= DWARF_NONE - 1)
+		return 0;
+	err = die_ranges(r, u, die, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if (r->cur_ranges[i][1] <= r->cur_ranges[i][0])
+			continue;
+		if (GROW(d->ranges, d->ranges_cap, d->nranges + 1))
+			return -ENOMEM;
+		d->ranges[d->nranges++] = (struct dw_range){.lo = r->cur_ranges[i][0],
+							    .hi = r->cur_ranges[i][1],
+							    .func = id,
+							    .parent = DWARF_NONE};
+		kept++;
+	}
+	if (!kept)
+		return 0;
+	lo = d->ranges[d->nranges - kept].lo;
+	for (i = 0; i < kept; i++)
+		if (d->ranges[d->nranges - kept + i].hi == lo)
+			lo = d->ranges[d->nranges - kept + i].lo;
+	err = func_name(r, u, die, &name, &kind);
+	if (err)
+		return err;
+	if (GROW(d->funcs, d->funcs_cap, d->nfuncs + 1))
+		return -ENOMEM;
+	f = &d->funcs[d->nfuncs++];
+	memset(f, 0, sizeof(*f));
+	f->parent = DWARF_NONE;
+	f->low = lo;
+	f->name = name;
+	f->linkage = kind == 1 || (kind == 2 && name && r->plain_names);
+	if (tag == DW_TAG_inlined_subroutine) {
+		f->inlined = 1;
+		f->parent = enclosing;
+		/* The number, + 1; phase two makes it a file id. */
+		if ((die->has & HAS_CALL_FILE) && !udata_of(&die->call_file, &w))
+			f->call_file = w >= UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)w + 1;
+		if ((die->has & HAS_CALL_LINE) && !udata_of(&die->call_line, &w))
+			f->call_line = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	}
+	*out = id;
+	return 0;
+}
+
+static int enters(int tag)
+{
+	switch (tag) {
+	case DW_TAG_lexical_block:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_with_stmt:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Skips the children of a DIE (which has some): to the entry after the
+ * null entry that ends them. */
+static int skip_children(struct cur *c, const struct unit *u, const struct atable *t)
+{
+	size_t level = 1;
+	int err;
+
+	while (level && !c->bad && c->p < c->end) {
+		uint64_t code = uleb(c);
+		const struct abbrev *a;
+
+		if (!code) {
+			level--;
+			continue;
+		}
+		a = abbrev_of(t, code);
+		if (!a) {
+			c->bad = 1;
+			break;
+		}
+		err = skip_attrs(c, u, t, a);
+		if (err)
+			return err;
+		if (a->children)
+			level++;
+	}
+	return 0;
+}
+
+/* The unit's DIEs after the unit DIE, in order, as dwarf-load.c's
+ * walk_unit() visits them. */
+static int walk(struct dw_reader *r, const struct unit *u, const struct atable *t,
+		struct cur *c)
+{
+	uint32_t *funcs;
+	size_t depth = 1;
+	int err = 0;
+
+	funcs = malloc(MAX_DEPTH * sizeof(*funcs));
+	if (!funcs)
+		return -ENOMEM;
+	funcs[0] = DWARF_NONE;
+	while (depth && !c->bad && c->p < c->end) {
+		const unsigned char *at = c->p;
+		uint64_t code = uleb(c);
+		const struct abbrev *a;
+		uint32_t func = funcs[depth - 1];
+		int enter = 0;
+
+		if (!code) {
+			depth--;
+			continue;
+		}
+		a = abbrev_of(t, code);
+		if (!a)
+			break;
+		if ((a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
+		     a->tag == DW_TAG_entry_point) && !a->code) {
+			/* A declaration or an abstract instance: no code, but
+			 * entered all the same (see dwarf-load.c). */
+			err = skip_attrs(c, u, t, a);
+			enter = 1;
+		} else if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
+			   a->tag == DW_TAG_entry_point) {
+			struct die die;
+
+			err = read_attrs(c, u, t, a, &die);
+			if (!err && !c->bad)
+				err = add_func(r, u, &die, (int)a->tag, funcs[depth - 1], &func);
+			if (err)
+				break;
+			if (func == DWARF_NONE)
+				func = funcs[depth - 1];
+			enter = 1;
+		} else if (enters((int)a->tag)) {
+			err = skip_attrs(c, u, t, a);
+			enter = 1;
+		} else if (a->children && a->sibling) {
+			struct die die;
+
+			/* Jump over the subtree, as dwarf_siblingof() does. */
+			if (a->sib_off >= 0) {
+				struct cur sc = {.p = c->p + a->sib_off, .end = c->end};
+
+				die.sibling.form = 0;
+				err = read_form(&sc, u, a->sib_form, 0, &die.sibling);
+				if (sc.bad)
+					c->bad = 1;
+			} else {
+				err = read_attrs(c, u, t, a, &die);
+			}
+			if (!err && !c->bad) {
+				uint64_t to = die.sibling.u;
+
+				if (die.sibling.form == DW_FORM_ref_addr)
+					to -= u->start;
+				if (to <= (uint64_t)(at - (r->s->sec[DW_SEC_INFO].p + u->start)) ||
+				    to >= u->end - u->start) {
+					c->bad = 1; /* backwards or out of the unit */
+				} else {
+					c->p = r->s->sec[DW_SEC_INFO].p + u->start + to;
+				}
+			}
+			if (err)
+				break;
+			continue;
+		} else {
+			err = skip_attrs(c, u, t, a);
+		}
+		if (err)
+			break;
+		if (!a->children)
+			continue;
+		if (enter && depth < MAX_DEPTH) {
+			funcs[depth++] = func;
+			continue;
+		}
+		err = skip_children(c, u, t);
+		if (err)
+			break;
+	}
+	free(funcs);
+	return err;
+}
+
+/* Reads the unit DIE for the bases (str_offsets, addr, rnglists, the base
+ * address) that decoding the unit's attributes needs. */
+static int unit_bases(struct dw_reader *r, struct unit *u)
+{
+	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	const struct abbrev *a;
+	struct die die;
+	struct cur c;
+	int err;
+
+	u->have_bases = 1;
+	if (u->table < 0) {
+		err = load_table(r, u);
+		if (err < -1)
+			return err;
+		u->table = err;
+		if (err < 0)
+			return 0;
+	}
+	c.p = info->p + u->die;
+	c.end = info->p + u->end;
+	c.bad = 0;
+	a = abbrev_of(&r->tables[u->table], uleb(&c));
+	if (!a || c.bad)
+		return 0;
+	err = read_attrs(&c, u, &r->tables[u->table], a, &die);
+	if (err)
+		return err;
+	if (u->version >= 5 && !(die.has & HAS_STR_OFF))
+		u->str_offsets_base = u->offset_size == 8 ? 16 : 8;
+	if (die.has & HAS_STR_OFF)
+		udata_of(&die.str_off, &u->str_offsets_base);
+	if (die.has & HAS_ADDR_BASE)
+		udata_of(&die.addr_base, &u->addr_base);
+	if (die.has & HAS_RNG_BASE)
+		udata_of(&die.rng_base, &u->rnglists_base);
+	if (!(die.has & HAS_LOW) || addr_of(r, u, &die.low, &u->base)) {
+		if (!(die.has & HAS_ENTRY_PC) || addr_of(r, u, &die.entry_pc, &u->base))
+			u->base = 0;
+	}
+	return 0;
+}
+
+/* dwarf-load.c's plain_language(). */
+static int plain_language(uint64_t lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_PLI:
+	case DW_LANG_C99:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Reads a unit: its DIE, then its DIEs (the walk). 0 (*out filled), 2
+ * (not a unit of code), 1 (stop: libdw would not go on either), <0. */
+static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out)
+{
+	struct dwarf_info *d = r->d;
+	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	const struct atable *t;
+	const struct abbrev *a;
+	struct die die;
+	struct cur c;
+	uint64_t lang;
+	size_t n = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->funcs_from = d->nfuncs;
+	out->ranges_from = d->nranges;
+	if (!u->have_bases) {
+		err = unit_bases(r, u);
+		if (err)
+			return err;
+	}
+	if (u->table < 0)
+		return 1;
+	t = &r->tables[u->table];
+	c.p = info->p + u->die;
+	c.end = info->p + u->end;
+	c.bad = 0;
+	a = abbrev_of(t, uleb(&c));
+	if (!a || c.bad)
+		return 1;
+	err = read_attrs(&c, u, t, a, &die);
+	if (err)
+		return err;
+	if (c.bad)
+		return 1;
+	/* libdw's unit types, from the unit DIE before DWARF 5. */
+	if (u->version < 5) {
+		if (a->tag == DW_TAG_type_unit)
+			return 2;
+		if (a->tag == DW_TAG_skeleton_unit || (die.has & HAS_DWO_ID))
+			return 2;
+	} else if (u->type != DW_UT_compile && u->type != DW_UT_partial) {
+		return 2;
+	}
+	r->plain_names = (die.has & HAS_LANG) && !udata_of(&die.lang, &lang) &&
+			 plain_language(lang);
+	if (die.has & HAS_COMP_DIR)
+		out->comp_dir = str_of(r, u, &die.comp_dir);
+	out->has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &out->stmt);
+	if (a->children)
+		err = walk(r, u, t, &c);
+	if (!err)
+		err = die_ranges(r, u, &die, &n);
+	if (err)
+		return err;
+	out->cu = (const uint64_t(*)[2])r->cur_ranges;
+	out->ncu = n;
+	out->funcs_to = d->nfuncs;
+	out->ranges_to = d->nranges;
+	return 0;
+}
+
+/* Waits for .debug_info up to `end`; 1 when it is there. */
+static int need(struct dw_reader *r, uint64_t end)
+{
+	if (end > r->ready)
+		r->ready = dwarf_secs__ready(r->s, (size_t)end);
+	return end <= r->ready;
+}
+
+/* Reads the next unit header, once the whole unit is there. 1, 0 (no
+ * more units), <0. */
+static int next_header(struct dw_reader *r)
+{
+	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	uint64_t off = r->next_unit, len;
+	struct unit u = {.start = off, .table = -1};
+	struct cur c;
+
+	if (off >= info->size || info->size - off < 11 || !need(r, off + 11))
+		return 0;
+	c.p = info->p + off;
+	c.end = info->p + r->ready;
+	c.bad = 0;
+	len = rd(&c, 4);
+	u.offset_size = 4;
+	if (len == 0xffffffff) {
+		if (!need(r, off + 12))
+			return 0;
+		c.end = info->p + r->ready;
+		len = rd(&c, 8);
+		u.offset_size = 8;
+	}
+	if (c.bad || len < 2 || len > info->size - (uint64_t)(c.p - info->p))
+		return 0;
+	u.end = (uint64_t)(c.p - info->p) + len;
+	if (!need(r, u.end))
+		return 0;
+	c.end = info->p + u.end;
+	u.version = (uint8_t)rd(&c, 2);
+	if (u.version < 2 || u.version > 5)
+		return 0;
+	if (u.version >= 5) {
+		u.type = (uint8_t)rd(&c, 1);
+		u.addr_size = (uint8_t)rd(&c, 1);
+		u.abbrev_off = rd(&c, u.offset_size);
+		if (u.type == DW_UT_skeleton || u.type == DW_UT_split_compile)
+			rd(&c, 8);
+		else if (u.type == DW_UT_type || u.type == DW_UT_split_type)
+			rd(&c, 8 + u.offset_size);
+	} else {
+		u.type = DW_UT_compile;
+		u.abbrev_off = rd(&c, u.offset_size);
+		u.addr_size = (uint8_t)rd(&c, 1);
+	}
+	if (c.bad)
+		return 0;
+	if (u.addr_size != 4 && u.addr_size != 8)
+		return -ENOTSUP;
+	u.die = (uint64_t)(c.p - info->p);
+	if (r->nunits % UNIT_BLOCK == 0) {
+		size_t b = r->nunits / UNIT_BLOCK;
+
+		if (GROW(r->blocks, r->blocks_cap, b + 1))
+			return -ENOMEM;
+		r->blocks[b] = malloc(UNIT_BLOCK * sizeof(**r->blocks));
+		if (!r->blocks[b])
+			return -ENOMEM;
+	}
+	*unit_n(r, r->nunits++) = u;
+	r->next_unit = u.end;
+	return 1;
+}
+
+int dwarf_die__open(struct dwarf_info *d, struct dw_secs *s, struct dw_reader **out)
+{
+	struct dw_reader *r = calloc(1, sizeof(*r));
+
+	*out = r;
+	if (!r)
+		return -ENOMEM;
+	r->d = d;
+	r->s = s;
+	r->hash = calloc(16, sizeof(*r->hash));
+	r->hmask = 15;
+	return r->hash ? 0 : -ENOMEM;
+}
+
+int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out)
+{
+	int rc;
+
+	for (;;) {
+		if (r->next_index == r->nunits) {
+			rc = next_header(r);
+			if (rc <= 0)
+				return rc;
+		}
+		rc = read_unit(r, unit_n(r, r->next_index++), out);
+		if (rc == 2)
+			continue;
+		return rc == 1 ? 0 : rc < 0 ? rc : 1;
+	}
+}
+
+void dwarf_die__close(struct dw_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->ntables; i++)
+		free_table(&r->tables[i]);
+	free(r->tables);
+	free(r->hash);
+	free(r->scratch_ab);
+	free(r->scratch_codes);
+	free(r->memo);
+	for (i = 0; i * UNIT_BLOCK < r->nunits; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	free(r->cur_ranges);
+	free(r);
+}
