@@ -146,8 +146,9 @@ share() {
 		sort -u >"$BATS_TEST_TMPDIR/sample-tids"
 	[ -z "$(comm -23 "$BATS_TEST_TMPDIR/sample-tids" <(echo "$tids"))" ]
 	folded=$("$PROF" report -i "$rec" --threads)
-	[ "$(echo "$folded" | folded_sum '^forker-child;.*child_work')" -gt 100 ]
-	[ "$(echo "$folded" | folded_sum '^forker-parent;.*parent_work')" -gt 50 ]
+	# (A few dozen at least: a busy machine may give them little CPU.)
+	[ "$(echo "$folded" | folded_sum '^forker-child;.*child_work')" -gt 20 ]
+	[ "$(echo "$folded" | folded_sum '^forker-parent;.*parent_work')" -gt 10 ]
 }
 
 @test "errors: no scheduler data, folded input" {
