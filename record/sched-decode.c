@@ -97,8 +97,10 @@ static void name_task(struct recorder *rc, uint64_t time, uint32_t tid, const ch
 	note_err(rc, rec_writer__sched(rc->w, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
-/* A CPU-wide switch: the target's switch-out (prev, from the sample's
- * pid/tid) and switch-in (next, a target thread we know of). */
+/* A CPU-wide switch that did not put prev to plain sleep (the kernel's
+ * filter keeps those out): the target's switch-out, with its state. The
+ * SWITCH records give the plain sleeps and the switch-ins
+ * (on_switch_record). */
 static void on_switch_cpu_wide(struct recorder *rc, const struct sched_head *s,
 			       const unsigned char *raw, uint32_t len)
 {
@@ -108,15 +110,13 @@ static void on_switch_cpu_wide(struct recorder *rc, const struct sched_head *s,
 
 	if (recorder_is_target_task(rc, s->pid, s->tid)) {
 		rc->sum->switches++;
+		rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 		if (comm.offset + comm.size <= len)
 			name_task(rc, s->time, next, (const char *)raw + comm.offset, comm.size);
 		note_err(rc, rec_writer__sched(rc->w, s->time, s->tid, next, (uint16_t)s->cpu,
 					       REC_SCHED_OUT,
 					       state_of(read_field(raw, len, tp->field[0]))));
 	}
-	if (recorder_is_target_tid(rc, next))
-		note_err(rc, rec_writer__sched(rc->w, s->time, next, 0, (uint16_t)s->cpu,
-					       REC_SCHED_IN, 0));
 }
 
 static void on_switch(struct recorder *rc, const struct sched_head *s, const unsigned char *raw,
@@ -214,6 +214,9 @@ static void on_switch_record(struct recorder *rc, const struct perf_event_header
 	if (h->size < sizeof(*h) + sizeof(t))
 		return;
 	memcpy(&t, (const char *)h + h->size - sizeof(t), sizeof(t));
+	/* CPU-wide: every switch of the CPU; keep the targets'. */
+	if (rc->cpu_wide && !recorder_is_target_task(rc, t.pid, t.tid))
+		return;
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		struct sched_rec *sr = &rc->sched;
 
@@ -244,6 +247,7 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h)
 		on_sample(rc, h);
 		break;
 	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
 		on_switch_record(rc, h);
 		break;
 	default:

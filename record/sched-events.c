@@ -230,7 +230,11 @@ int sched_try_cpu_wide(struct recorder *rc)
 		s->attr[k].enable_on_exec = 0;
 		s->attr[k].disabled = 0;
 	}
-	s->filtered = 0;
+	/* Switch-ins come from the CPU-wide SWITCH records: on some kernels
+	 * (this project's VMs) tracepoints hit in an idle CPU's context, the
+	 * switch from idle to a woken task among them, never reach CPU-wide
+	 * events, where the SWITCH record of the task switched in does. */
+	s->attr[SCHED_EV_SWITCH].context_switch = 1;
 	return 0;
 }
 

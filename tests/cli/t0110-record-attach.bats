@@ -50,11 +50,13 @@ setup_file() {
 }
 
 @test "-p with a thread's id records its whole process, with and without --sched" {
-	start_example threads 4
-	tid=$(ls "/proc/$EXAMPLE_PID/task" | grep -vx "$EXAMPLE_PID" | head -1)
+	start_example threads 10
+	# alpha lives as long as the process (pool threads come and go)
+	tid=$(grep -lx alpha /proc/"$EXAMPLE_PID"/task/*/comm | head -1 | cut -d/ -f5)
+	[ -n "$tid" ] && [ "$tid" != "$EXAMPLE_PID" ]
 	for mode in "" --sched; do
 		rec="$BATS_TEST_TMPDIR/tid$mode.data"
-		"$PROF" record $mode -q -d 0.5 -p "$tid" -o "$rec"
+		"$PROF" record $mode -q --no-symbolize -F 499 -d 1 -p "$tid" -o "$rec"
 		roots=$("$PROF" report -i "$rec" --tids | awk '{ split($1, a, ";"); print a[1] }' | sort -u)
 		# alpha and beta, each under its own tid: more than the one thread named
 		[ "$(echo "$roots" | grep -c '^alpha/')" -eq 1 ]
