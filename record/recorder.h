@@ -21,7 +21,7 @@
 /* --sched: the scheduler tracepoints, one set of events per CPU, or per
  * (thread, CPU), in their own ring per CPU (sched-events.c, sched-decode.c). */
 enum sched_event_kind {
-	SCHED_EV_SWITCH = 1, /* sched_switch, every switch (+ SWITCH records per thread) */
+	SCHED_EV_SWITCH = 1, /* sched_switch but plain sleeps, + SWITCH records */
 	SCHED_EV_STACK,      /* sched_switch with a call chain, 1 in N */
 	SCHED_EV_WAKE,       /* sched_waking (or sched_wakeup) */
 };

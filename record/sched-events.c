@@ -2,8 +2,10 @@
  * tracefs and opens the events that report context switches and wake-ups
  * into a ring of their own per CPU:
  *
- *   sched:sched_switch, every hit, raw fields only   -> switch-outs (state,
- *       next task) and switch-ins
+ *   sched:sched_switch, raw fields only, filtered "prev_state != 1" in the
+ *       kernel                                       -> switch-outs but plain
+ *       sleeps (state, next task); its SWITCH records -> switch-ins, and
+ *       the plain sleeps
  *   sched:sched_switch, 1 hit in N, call chain only  -> off-CPU stacks
  *   sched:sched_waking, every hit, raw fields only   -> who woke whom
  *
@@ -12,11 +14,12 @@
  * every switch of its thread, when the kernel takes the thread's events off
  * the CPU and puts the next one's on; CPU-wide events stay put, so this
  * halves the slowdown of a switch-heavy target (docs/BENCHMARKS.md).
+ * Switch-ins come from SWITCH records, not the tracepoint's next task: on
+ * some kernels tracepoint hits in an idle CPU's context never reach
+ * CPU-wide events.
  *
  * Per thread (--sched-per-thread, or when CPU-wide events are refused): one
- * set per (target thread, CPU); the switch tracepoint skips plain sleeps
- * in the kernel, and the kernel's SWITCH records give the switch-ins and
- * those sleeps.
+ * set per (target thread, CPU), the same records.
  *
  * A stack is what a switch costs most (perf -g: 2.7x on a switch-heavy
  * workload), so state accounting never needs one; stacks are sampled. The
