@@ -97,28 +97,6 @@ static void name_task(struct recorder *rc, uint64_t time, uint32_t tid, const ch
 	note_err(rc, rec_writer__sched(rc->w, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
-/* A CPU-wide switch that did not put prev to plain sleep (the kernel's
- * filter keeps those out): the target's switch-out, with its state. The
- * SWITCH records give the plain sleeps and the switch-ins
- * (on_switch_record). */
-static void on_switch_cpu_wide(struct recorder *rc, const struct sched_head *s,
-			       const unsigned char *raw, uint32_t len)
-{
-	const struct tracepoint *tp = &rc->sched.sw;
-	uint32_t next = (uint32_t)read_field(raw, len, tp->field[2]);
-	struct tp_field comm = tp->field[1];
-
-	if (recorder_is_target_task(rc, s->pid, s->tid)) {
-		rc->sum->switches++;
-		rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
-		if (comm.offset + comm.size <= len)
-			name_task(rc, s->time, next, (const char *)raw + comm.offset, comm.size);
-		note_err(rc, rec_writer__sched(rc->w, s->time, s->tid, next, (uint16_t)s->cpu,
-					       REC_SCHED_OUT,
-					       state_of(read_field(raw, len, tp->field[0]))));
-	}
-}
-
 static void on_switch(struct recorder *rc, const struct sched_head *s, const unsigned char *raw,
 		      uint32_t len)
 {
@@ -127,10 +105,10 @@ static void on_switch(struct recorder *rc, const struct sched_head *s, const uns
 	uint8_t state = state_of(read_field(raw, len, tp->field[0]));
 	struct tp_field comm = tp->field[1];
 
-	if (rc->cpu_wide) {
-		on_switch_cpu_wide(rc, s, raw, len);
+	/* CPU-wide: every CPU's switches but plain sleeps come here; keep the
+	 * targets' switch-outs (switch-ins: on_switch_record). */
+	if (rc->cpu_wide && !recorder_is_target_task(rc, s->pid, s->tid))
 		return;
-	}
 	rc->sum->switches++;
 	rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
