@@ -26,84 +26,13 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "symbolize/dwarf-cursor.h"
 #include "symbolize/dwarf-int.h"
 
 #define MAX_DEPTH 256          /* as dwarf-load.c's libdw walk */
 #define MAX_RANGES_PER_DIE 4096
 #define MAX_CHAIN 16            /* dwarf_attr_integrate()'s */
 #define MAX_CODES (1u << 20)   /* abbreviation codes indexed directly */
-
-struct cur {
-	const unsigned char *p, *end;
-	int bad;
-};
-
-static inline uint64_t rd(struct cur *c, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		c->p = c->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static inline uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	if (c->p < c->end && !(*c->p & 0x80))
-		return *c->p++;
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static inline int64_t sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static inline void skip(struct cur *c, uint64_t n)
-{
-	if (n > (uint64_t)(c->end - c->p)) {
-		c->bad = 1;
-		c->p = c->end;
-	} else {
-		c->p += n;
-	}
-}
 
 /* An abbreviation. Its attribute specifications are read from
  * .debug_abbrev each time (they were checked when the table was parsed):
@@ -136,7 +65,7 @@ struct atable {
 
 /* Iterates over an abbreviation's attribute specifications. */
 struct specs {
-	struct cur c;
+	struct dw_cursor c;
 	uint32_t left;
 };
 
@@ -148,9 +77,6 @@ static void specs_start(struct specs *it, const struct atable *t, const struct a
 	it->left = a->n;
 }
 
-static inline uint64_t uleb(struct cur *c);
-static inline int64_t sleb(struct cur *c);
-
 static int specs_next(struct specs *it, uint32_t *at, uint32_t *form, int64_t *implicit)
 {
 	uint64_t a, f;
@@ -158,9 +84,9 @@ static int specs_next(struct specs *it, uint32_t *at, uint32_t *form, int64_t *i
 	if (!it->left)
 		return 0;
 	it->left--;
-	a = uleb(&it->c);
-	f = uleb(&it->c);
-	*implicit = f == DW_FORM_implicit_const ? sleb(&it->c) : 0;
+	a = dw_uleb(&it->c);
+	f = dw_uleb(&it->c);
+	*implicit = f == DW_FORM_implicit_const ? dw_sleb(&it->c) : 0;
 	*at = a > UINT32_MAX ? UINT32_MAX : (uint32_t)a;
 	*form = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
 	return !it->c.bad;
@@ -283,7 +209,7 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 			   .offset_size = u->offset_size, .version = u->version};
 	size_t i, slot;
 	uint64_t maxcode = 0;
-	struct cur c;
+	struct dw_cursor c;
 
 	/* Tables are kept in a hash of their offsets (open addressing, at
 	 * most half full). */
@@ -318,17 +244,17 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 	t.sec = sec->p;
 	t.sec_end = c.end;
 	for (;;) {
-		uint64_t code = uleb(&c), tag;
+		uint64_t code = dw_uleb(&c), tag;
 		struct abbrev a = {.sib_off = -1};
 		int32_t fixed = 0;
 
 		if (c.bad || !code)
 			break;
-		tag = uleb(&c);
-		a.children = (uint8_t)rd(&c, 1);
+		tag = dw_uleb(&c);
+		a.children = (uint8_t)dw_rd(&c, 1);
 		a.attrs = (uint32_t)(c.p - sec->p);
 		for (;;) {
-			uint64_t at = uleb(&c), form = uleb(&c);
+			uint64_t at = dw_uleb(&c), form = dw_uleb(&c);
 			int fs;
 
 			if (c.bad)
@@ -336,7 +262,7 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 			if (!at && !form)
 				break;
 			if (form == DW_FORM_implicit_const)
-				sleb(&c);
+				dw_sleb(&c);
 			a.n++;
 			fs = form > UINT32_MAX ? -1 : fixed_size((uint32_t)form, &t);
 			if (fs < 0 || fixed < 0)
@@ -390,7 +316,7 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 
 /* Reads one attribute value. 0, or -ENOTSUP for a form this reader does
  * not follow; c->bad on malformed data. */
-static int read_form(struct cur *c, const struct unit *u, uint32_t form, int64_t implicit,
+static int read_form(struct dw_cursor *c, const struct unit *u, uint32_t form, int64_t implicit,
 		     struct val *v)
 {
 	int depth = 0;
@@ -401,41 +327,41 @@ again:
 	v->u = 0;
 	switch (form) {
 	case DW_FORM_addr:
-		v->u = rd(c, u->addr_size);
+		v->u = dw_rd(c, u->addr_size);
 		break;
 	case DW_FORM_data1:
 	case DW_FORM_ref1:
 	case DW_FORM_flag:
 	case DW_FORM_strx1:
 	case DW_FORM_addrx1:
-		v->u = rd(c, 1);
+		v->u = dw_rd(c, 1);
 		break;
 	case DW_FORM_data2:
 	case DW_FORM_ref2:
 	case DW_FORM_strx2:
 	case DW_FORM_addrx2:
-		v->u = rd(c, 2);
+		v->u = dw_rd(c, 2);
 		break;
 	case DW_FORM_strx3:
 	case DW_FORM_addrx3:
-		v->u = rd(c, 3);
+		v->u = dw_rd(c, 3);
 		break;
 	case DW_FORM_data4:
 	case DW_FORM_ref4:
 	case DW_FORM_strx4:
 	case DW_FORM_addrx4:
-		v->u = rd(c, 4);
+		v->u = dw_rd(c, 4);
 		break;
 	case DW_FORM_data8:
 	case DW_FORM_ref8:
 	case DW_FORM_ref_sig8:
-		v->u = rd(c, 8);
+		v->u = dw_rd(c, 8);
 		break;
 	case DW_FORM_data16:
-		skip(c, 16);
+		dw_skip(c, 16);
 		break;
 	case DW_FORM_sdata:
-		v->u = (uint64_t)sleb(c);
+		v->u = (uint64_t)dw_sleb(c);
 		break;
 	case DW_FORM_udata:
 	case DW_FORM_ref_udata:
@@ -443,7 +369,7 @@ again:
 	case DW_FORM_addrx:
 	case DW_FORM_loclistx:
 	case DW_FORM_rnglistx:
-		v->u = uleb(c);
+		v->u = dw_uleb(c);
 		break;
 	case DW_FORM_string:
 		v->ptr = c->p;
@@ -462,10 +388,10 @@ again:
 	case DW_FORM_strp:
 	case DW_FORM_line_strp:
 	case DW_FORM_sec_offset:
-		v->u = rd(c, u->offset_size);
+		v->u = dw_rd(c, u->offset_size);
 		break;
 	case DW_FORM_ref_addr:
-		v->u = rd(c, u->version <= 2 ? u->addr_size : u->offset_size);
+		v->u = dw_rd(c, u->version <= 2 ? u->addr_size : u->offset_size);
 		break;
 	case DW_FORM_flag_present:
 		v->u = 1;
@@ -474,20 +400,20 @@ again:
 		v->u = (uint64_t)implicit;
 		break;
 	case DW_FORM_block1:
-		skip(c, rd(c, 1));
+		dw_skip(c, dw_rd(c, 1));
 		break;
 	case DW_FORM_block2:
-		skip(c, rd(c, 2));
+		dw_skip(c, dw_rd(c, 2));
 		break;
 	case DW_FORM_block4:
-		skip(c, rd(c, 4));
+		dw_skip(c, dw_rd(c, 4));
 		break;
 	case DW_FORM_block:
 	case DW_FORM_exprloc:
-		skip(c, uleb(c));
+		dw_skip(c, dw_uleb(c));
 		break;
 	case DW_FORM_indirect:
-		form = (uint32_t)uleb(c);
+		form = (uint32_t)dw_uleb(c);
 		if (c->bad || ++depth > 4 || form == DW_FORM_implicit_const)
 			return c->bad ? 0 : -ENOTSUP;
 		goto again;
@@ -499,7 +425,7 @@ again:
 	return 0;
 }
 
-static int skip_attrs(struct cur *c, const struct unit *u, const struct atable *t,
+static int skip_attrs(struct dw_cursor *c, const struct unit *u, const struct atable *t,
 		      const struct abbrev *a)
 {
 	struct specs it;
@@ -509,7 +435,7 @@ static int skip_attrs(struct cur *c, const struct unit *u, const struct atable *
 	int err;
 
 	if (a->fixed >= 0) {
-		skip(c, (uint64_t)a->fixed);
+		dw_skip(c, (uint64_t)a->fixed);
 		return 0;
 	}
 	specs_start(&it, t, a);
@@ -547,7 +473,7 @@ enum {
 
 /* Reads all attributes of the DIE whose abbreviation is `a`, keeping the
  * ones struct die names (the first of duplicates, as libdw's dwarf_attr). */
-static int read_attrs(struct cur *c, const struct unit *u, const struct atable *t,
+static int read_attrs(struct dw_cursor *c, const struct unit *u, const struct atable *t,
 		      const struct abbrev *a, struct die *die)
 {
 	struct specs it;
@@ -619,14 +545,14 @@ static const char *str_of(const struct dw_reader *r, const struct unit *u, const
 	case DW_FORM_strx4: {
 		const struct dw_sec *so = &r->s->sec[DW_SEC_STR_OFFSETS];
 		uint64_t at = u->str_offsets_base + off * u->offset_size;
-		struct cur c;
+		struct dw_cursor c;
 
 		if (!so->p || off > so->size || at > so->size)
 			return NULL;
 		c.p = so->p + at;
 		c.end = so->p + so->size;
 		c.bad = 0;
-		off = rd(&c, u->offset_size);
+		off = dw_rd(&c, u->offset_size);
 		if (c.bad)
 			return NULL;
 		sec = &r->s->sec[DW_SEC_STR];
@@ -646,7 +572,7 @@ static int addr_of(const struct dw_reader *r, const struct unit *u, const struct
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_ADDR];
 	uint64_t at;
-	struct cur c;
+	struct dw_cursor c;
 
 	switch (v->form) {
 	case DW_FORM_addr:
@@ -663,7 +589,7 @@ static int addr_of(const struct dw_reader *r, const struct unit *u, const struct
 		c.p = sec->p + at;
 		c.end = sec->p + sec->size;
 		c.bad = 0;
-		*out = rd(&c, u->addr_size);
+		*out = dw_rd(&c, u->addr_size);
 		return c.bad ? -1 : 0;
 	default:
 		return -1;
@@ -704,7 +630,7 @@ static int ranges_v4(struct dw_reader *r, const struct unit *u, uint64_t off, si
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_RANGES];
 	uint64_t base = u->base, top = u->addr_size == 8 ? UINT64_MAX : UINT32_MAX;
-	struct cur c;
+	struct dw_cursor c;
 	int err;
 
 	if (!sec->p || off >= sec->size)
@@ -713,7 +639,7 @@ static int ranges_v4(struct dw_reader *r, const struct unit *u, uint64_t off, si
 	c.end = sec->p + sec->size;
 	c.bad = 0;
 	while (*n < MAX_RANGES_PER_DIE) {
-		uint64_t a = rd(&c, u->addr_size), b = rd(&c, u->addr_size);
+		uint64_t a = dw_rd(&c, u->addr_size), b = dw_rd(&c, u->addr_size);
 
 		if (c.bad || (!a && !b))
 			break;
@@ -740,7 +666,7 @@ static int ranges_v5(struct dw_reader *r, const struct unit *u, uint64_t off, si
 {
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_RNGLISTS];
 	uint64_t base = u->base;
-	struct cur c;
+	struct dw_cursor c;
 	int err;
 
 	if (!sec->p || off >= sec->size)
@@ -749,43 +675,43 @@ static int ranges_v5(struct dw_reader *r, const struct unit *u, uint64_t off, si
 	c.end = sec->p + sec->size;
 	c.bad = 0;
 	while (*n < MAX_RANGES_PER_DIE && !c.bad) {
-		unsigned kind = (unsigned)rd(&c, 1);
+		unsigned kind = (unsigned)dw_rd(&c, 1);
 		uint64_t a, b;
 
 		if (c.bad || kind == DW_RLE_end_of_list)
 			break;
 		switch (kind) {
 		case DW_RLE_base_addressx:
-			if (index_addr(r, u, uleb(&c), &base))
+			if (index_addr(r, u, dw_uleb(&c), &base))
 				return 0;
 			continue;
 		case DW_RLE_startx_endx:
-			a = uleb(&c);
-			b = uleb(&c);
+			a = dw_uleb(&c);
+			b = dw_uleb(&c);
 			if (index_addr(r, u, a, &a) || index_addr(r, u, b, &b))
 				return 0;
 			break;
 		case DW_RLE_startx_length:
-			a = uleb(&c);
-			b = uleb(&c);
+			a = dw_uleb(&c);
+			b = dw_uleb(&c);
 			if (index_addr(r, u, a, &a))
 				return 0;
 			b += a;
 			break;
 		case DW_RLE_offset_pair:
-			a = base + uleb(&c);
-			b = base + uleb(&c);
+			a = base + dw_uleb(&c);
+			b = base + dw_uleb(&c);
 			break;
 		case DW_RLE_base_address:
-			base = rd(&c, u->addr_size);
+			base = dw_rd(&c, u->addr_size);
 			continue;
 		case DW_RLE_start_end:
-			a = rd(&c, u->addr_size);
-			b = rd(&c, u->addr_size);
+			a = dw_rd(&c, u->addr_size);
+			b = dw_rd(&c, u->addr_size);
 			break;
 		case DW_RLE_start_length:
-			a = rd(&c, u->addr_size);
-			b = a + uleb(&c);
+			a = dw_rd(&c, u->addr_size);
+			b = a + dw_uleb(&c);
 			break;
 		default:
 			return 0; /* malformed: the ranges so far */
@@ -817,14 +743,14 @@ static int die_ranges(struct dw_reader *r, const struct unit *u, const struct di
 	if (die->ranges.form == DW_FORM_rnglistx) {
 		const struct dw_sec *sec = &r->s->sec[DW_SEC_RNGLISTS];
 		uint64_t at = u->rnglists_base + die->ranges.u * u->offset_size;
-		struct cur c;
+		struct dw_cursor c;
 
 		if (!sec->p || die->ranges.u > sec->size || at > sec->size)
 			return 0;
 		c.p = sec->p + at;
 		c.end = sec->p + sec->size;
 		c.bad = 0;
-		off = rd(&c, u->offset_size);
+		off = dw_rd(&c, u->offset_size);
 		if (c.bad)
 			return 0;
 		return ranges_v5(r, u, u->rnglists_base + off, n);
@@ -869,7 +795,7 @@ static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, s
 	struct unit *u = (struct unit *)unit_at(r, off);
 	const struct atable *t;
 	const struct abbrev *a;
-	struct cur c;
+	struct dw_cursor c;
 	uint64_t code;
 	int err;
 
@@ -886,7 +812,7 @@ static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, s
 	c.p = info->p + off;
 	c.end = info->p + u->end;
 	c.bad = 0;
-	code = uleb(&c);
+	code = dw_uleb(&c);
 	a = c.bad ? NULL : abbrev_of(t, code);
 	if (!a)
 		return 1;
@@ -1145,13 +1071,13 @@ static int enters(int tag)
 
 /* Skips the children of a DIE (which has some): to the entry after the
  * null entry that ends them. */
-static int skip_children(struct cur *c, const struct unit *u, const struct atable *t)
+static int skip_children(struct dw_cursor *c, const struct unit *u, const struct atable *t)
 {
 	size_t level = 1;
 	int err;
 
 	while (level && !c->bad && c->p < c->end) {
-		uint64_t code = uleb(c);
+		uint64_t code = dw_uleb(c);
 		const struct abbrev *a;
 
 		if (!code) {
@@ -1175,7 +1101,7 @@ static int skip_children(struct cur *c, const struct unit *u, const struct atabl
 /* The unit's DIEs after the unit DIE, in order, as dwarf-load.c's
  * walk_unit() visits them. */
 static int walk(struct dw_reader *r, const struct unit *u, const struct atable *t,
-		struct cur *c)
+		struct dw_cursor *c)
 {
 	uint32_t *funcs;
 	size_t depth = 1;
@@ -1187,7 +1113,7 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 	funcs[0] = DWARF_NONE;
 	while (depth && !c->bad && c->p < c->end) {
 		const unsigned char *at = c->p;
-		uint64_t code = uleb(c);
+		uint64_t code = dw_uleb(c);
 		const struct abbrev *a;
 		uint32_t func = funcs[depth - 1];
 		int enter = 0;
@@ -1225,7 +1151,7 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 
 			/* Jump over the subtree, as dwarf_siblingof() does. */
 			if (a->sib_off >= 0) {
-				struct cur sc = {.p = c->p + a->sib_off, .end = c->end};
+				struct dw_cursor sc = {.p = c->p + a->sib_off, .end = c->end};
 
 				die.sibling.form = 0;
 				err = read_form(&sc, u, a->sib_form, 0, &die.sibling);
@@ -1275,7 +1201,7 @@ static int unit_bases(struct dw_reader *r, struct unit *u)
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	const struct abbrev *a;
 	struct die die;
-	struct cur c;
+	struct dw_cursor c;
 	int err;
 
 	u->have_bases = 1;
@@ -1290,7 +1216,7 @@ static int unit_bases(struct dw_reader *r, struct unit *u)
 	c.p = info->p + u->die;
 	c.end = info->p + u->end;
 	c.bad = 0;
-	a = abbrev_of(&r->tables[u->table], uleb(&c));
+	a = abbrev_of(&r->tables[u->table], dw_uleb(&c));
 	if (!a || c.bad)
 		return 0;
 	err = read_attrs(&c, u, &r->tables[u->table], a, &die);
@@ -1311,27 +1237,6 @@ static int unit_bases(struct dw_reader *r, struct unit *u)
 	return 0;
 }
 
-/* dwarf-load.c's plain_language(). */
-static int plain_language(uint64_t lang)
-{
-	switch (lang) {
-	case DW_LANG_C89:
-	case DW_LANG_C:
-	case DW_LANG_Cobol74:
-	case DW_LANG_Cobol85:
-	case DW_LANG_Fortran77:
-	case DW_LANG_Pascal83:
-	case DW_LANG_PLI:
-	case DW_LANG_C99:
-	case DW_LANG_UPC:
-	case DW_LANG_C11:
-	case DW_LANG_Mips_Assembler:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 /* Reads a unit: its DIE, then its DIEs (the walk). 0 (*out filled), 2
  * (not a unit of code), 1 (stop: libdw would not go on either), <0. */
 static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out)
@@ -1341,7 +1246,7 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 	const struct atable *t;
 	const struct abbrev *a;
 	struct die die;
-	struct cur c;
+	struct dw_cursor c;
 	uint64_t lang;
 	size_t n = 0;
 	int err;
@@ -1360,7 +1265,7 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 	c.p = info->p + u->die;
 	c.end = info->p + u->end;
 	c.bad = 0;
-	a = abbrev_of(t, uleb(&c));
+	a = abbrev_of(t, dw_uleb(&c));
 	if (!a || c.bad)
 		return 1;
 	err = read_attrs(&c, u, t, a, &die);
@@ -1378,7 +1283,7 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 		return 2;
 	}
 	r->plain_names = (die.has & HAS_LANG) && !udata_of(&die.lang, &lang) &&
-			 plain_language(lang);
+			 dwarf_plain_language(lang);
 	if (die.has & HAS_COMP_DIR)
 		out->comp_dir = str_of(r, u, &die.comp_dir);
 	out->has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &out->stmt);
@@ -1410,20 +1315,20 @@ static int next_header(struct dw_reader *r)
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	uint64_t off = r->next_unit, len;
 	struct unit u = {.start = off, .table = -1};
-	struct cur c;
+	struct dw_cursor c;
 
 	if (off >= info->size || info->size - off < 11 || !need(r, off + 11))
 		return 0;
 	c.p = info->p + off;
 	c.end = info->p + r->ready;
 	c.bad = 0;
-	len = rd(&c, 4);
+	len = dw_rd(&c, 4);
 	u.offset_size = 4;
 	if (len == 0xffffffff) {
 		if (!need(r, off + 12))
 			return 0;
 		c.end = info->p + r->ready;
-		len = rd(&c, 8);
+		len = dw_rd(&c, 8);
 		u.offset_size = 8;
 	}
 	if (c.bad || len < 2 || len > info->size - (uint64_t)(c.p - info->p))
@@ -1432,21 +1337,21 @@ static int next_header(struct dw_reader *r)
 	if (!need(r, u.end))
 		return 0;
 	c.end = info->p + u.end;
-	u.version = (uint8_t)rd(&c, 2);
+	u.version = (uint8_t)dw_rd(&c, 2);
 	if (u.version < 2 || u.version > 5)
 		return 0;
 	if (u.version >= 5) {
-		u.type = (uint8_t)rd(&c, 1);
-		u.addr_size = (uint8_t)rd(&c, 1);
-		u.abbrev_off = rd(&c, u.offset_size);
+		u.type = (uint8_t)dw_rd(&c, 1);
+		u.addr_size = (uint8_t)dw_rd(&c, 1);
+		u.abbrev_off = dw_rd(&c, u.offset_size);
 		if (u.type == DW_UT_skeleton || u.type == DW_UT_split_compile)
-			rd(&c, 8);
+			dw_rd(&c, 8);
 		else if (u.type == DW_UT_type || u.type == DW_UT_split_type)
-			rd(&c, 8 + u.offset_size);
+			dw_rd(&c, 8 + u.offset_size);
 	} else {
 		u.type = DW_UT_compile;
-		u.abbrev_off = rd(&c, u.offset_size);
-		u.addr_size = (uint8_t)rd(&c, 1);
+		u.abbrev_off = dw_rd(&c, u.offset_size);
+		u.addr_size = (uint8_t)dw_rd(&c, 1);
 	}
 	if (c.bad)
 		return 0;

@@ -223,4 +223,9 @@ int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_
 int dwarf_lines__file(struct dwarf_info *d, const struct dw_file_table *files, uint64_t num,
 		      uint32_t *id);
 
+/* dwarf-load.c: BFD's mangle_style() == 0 for a unit's DW_AT_language:
+ * DW_AT_name is then the symbol's name (C, Pascal, assembler...); other
+ * languages get the symbol table's name when only DW_AT_name is known. */
+int dwarf_plain_language(uint64_t lang);
+
 #endif

@@ -21,71 +21,12 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "symbolize/dwarf-cursor.h"
 #include "symbolize/dwarf-int.h"
 
 #define MAX_FORMATS 16
 
-struct cursor {
-	const unsigned char *p, *end;
-	int bad;
-};
-
-static uint64_t rd(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		c->p = c->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static int64_t sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0;
-
-	while (c->p < c->end) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static const char *cstr(struct cursor *c)
+static const char *cstr(struct dw_cursor *c)
 {
 	const unsigned char *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
 	const char *s = (const char *)c->p;
@@ -119,7 +60,7 @@ struct table {
 
 /* One DWARF 5 attribute value of an entry format: a string (path) or a
  * number (directory index); other content is skipped. */
-static void form_value(struct cursor *c, const struct dw_sections *s, int offset_size,
+static void form_value(struct dw_cursor *c, const struct dw_sections *s, int offset_size,
 		       uint64_t form, const char **str, uint64_t *num)
 {
 	*str = NULL;
@@ -129,45 +70,45 @@ static void form_value(struct cursor *c, const struct dw_sections *s, int offset
 		*str = cstr(c);
 		break;
 	case DW_FORM_line_strp:
-		*str = str_at(s->line_str, s->line_str_size, rd(c, (size_t)offset_size));
+		*str = str_at(s->line_str, s->line_str_size, dw_rd(c, (size_t)offset_size));
 		break;
 	case DW_FORM_strp:
-		*str = str_at(s->str, s->str_size, rd(c, (size_t)offset_size));
+		*str = str_at(s->str, s->str_size, dw_rd(c, (size_t)offset_size));
 		break;
 	case DW_FORM_strx1:
-		rd(c, 1);
+		dw_rd(c, 1);
 		break;
 	case DW_FORM_strx2:
-		rd(c, 2);
+		dw_rd(c, 2);
 		break;
 	case DW_FORM_strx3:
-		rd(c, 3);
+		dw_rd(c, 3);
 		break;
 	case DW_FORM_strx4:
-		rd(c, 4);
+		dw_rd(c, 4);
 		break;
 	case DW_FORM_strx:
 	case DW_FORM_udata:
-		*num = uleb(c);
+		*num = dw_uleb(c);
 		break;
 	case DW_FORM_data1:
-		*num = rd(c, 1);
+		*num = dw_rd(c, 1);
 		break;
 	case DW_FORM_data2:
-		*num = rd(c, 2);
+		*num = dw_rd(c, 2);
 		break;
 	case DW_FORM_data4:
-		*num = rd(c, 4);
+		*num = dw_rd(c, 4);
 		break;
 	case DW_FORM_data8:
-		*num = rd(c, 8);
+		*num = dw_rd(c, 8);
 		break;
 	case DW_FORM_data16:
-		rd(c, 8);
-		rd(c, 8);
+		dw_rd(c, 8);
+		dw_rd(c, 8);
 		break;
 	case DW_FORM_block: {
-		uint64_t n = uleb(c);
+		uint64_t n = dw_uleb(c);
 
 		if (n > (uint64_t)(c->end - c->p))
 			c->bad = 1;
@@ -182,19 +123,19 @@ static void form_value(struct cursor *c, const struct dw_sections *s, int offset
 }
 
 /* DWARF 5 directory or file entries. */
-static int read_v5_entries(struct cursor *c, const struct dw_sections *s, struct table *t,
+static int read_v5_entries(struct dw_cursor *c, const struct dw_sections *s, struct table *t,
 			   int files)
 {
 	uint64_t types[MAX_FORMATS], forms[MAX_FORMATS], count, i;
-	unsigned nfmt = (unsigned)rd(c, 1), k;
+	unsigned nfmt = (unsigned)dw_rd(c, 1), k;
 
 	if (nfmt > MAX_FORMATS)
 		return -EBADMSG;
 	for (k = 0; k < nfmt; k++) {
-		types[k] = uleb(c);
-		forms[k] = uleb(c);
+		types[k] = dw_uleb(c);
+		forms[k] = dw_uleb(c);
 	}
-	count = uleb(c);
+	count = dw_uleb(c);
 	if (c->bad || count > (uint64_t)(c->end - c->p))
 		return -EBADMSG; /* every entry takes at least a byte */
 	for (i = 0; i < count && !c->bad; i++) {
@@ -333,7 +274,7 @@ static uint32_t raw_file(const struct table *t, uint64_t num)
 	return (uint32_t)num + 1;
 }
 
-static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
+static int run_program(struct dw_rows *rows, struct dw_cursor *c, struct table *t,
 		       const unsigned char *std_lens, unsigned opcode_base, unsigned min_inst,
 		       int line_base, unsigned line_range)
 {
@@ -362,7 +303,7 @@ static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
 			}
 			switch (op) {
 			case 0: {
-				uint64_t len = uleb(c);
+				uint64_t len = dw_uleb(c);
 				const unsigned char *next;
 				unsigned sub;
 
@@ -371,19 +312,19 @@ static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
 					break;
 				}
 				next = c->p + len;
-				sub = (unsigned)rd(c, 1);
+				sub = (unsigned)dw_rd(c, 1);
 				if (sub == DW_LNE_end_sequence) {
 					err = emit(rows, seq_start, addr, file, line, disc, 1);
 					end = 1;
 				} else if (sub == DW_LNE_set_address) {
-					addr = rd(c, len - 1 > 8 ? 8 : (size_t)(len - 1));
+					addr = dw_rd(c, len - 1 > 8 ? 8 : (size_t)(len - 1));
 				} else if (sub == DW_LNE_define_file) {
 					const char *name = cstr(c);
-					uint64_t dir = uleb(c);
+					uint64_t dir = dw_uleb(c);
 
 					err = add_file(t, name, dir);
 				} else if (sub == DW_LNE_set_discriminator) {
-					disc = uleb(c);
+					disc = dw_uleb(c);
 				}
 				c->p = next;
 				break;
@@ -393,19 +334,19 @@ static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
 				disc = 0;
 				break;
 			case DW_LNS_advance_pc:
-				addr += min_inst * uleb(c);
+				addr += min_inst * dw_uleb(c);
 				break;
 			case DW_LNS_advance_line:
-				line += (uint64_t)sleb(c);
+				line += (uint64_t)dw_sleb(c);
 				break;
 			case DW_LNS_set_file:
-				file = raw_file(t, uleb(c));
+				file = raw_file(t, dw_uleb(c));
 				break;
 			case DW_LNS_const_add_pc:
 				addr += (uint64_t)min_inst * ((255 - opcode_base) / line_range);
 				break;
 			case DW_LNS_fixed_advance_pc:
-				addr += rd(c, 2);
+				addr += dw_rd(c, 2);
 				break;
 			default: {
 				unsigned k;
@@ -414,7 +355,7 @@ static int run_program(struct dw_rows *rows, struct cursor *c, struct table *t,
 				 * epilogue_begin, set_isa and unknown ones: skip their
 				 * operands. */
 				for (k = 0; k < std_lens[op - 1]; k++)
-					uleb(c);
+					dw_uleb(c);
 				break;
 			}
 			}
@@ -427,7 +368,7 @@ int dwarf_lines__decode(const struct dw_sections *s, uint64_t offset, struct dw_
 			struct dw_program *p, uint64_t *next)
 {
 	struct table t = {.offset_size = 4};
-	struct cursor c, hdr;
+	struct dw_cursor c, hdr;
 	uint64_t unit_len, header_len;
 	unsigned min_inst, line_range, opcode_base;
 	int line_base, err;
@@ -442,34 +383,34 @@ int dwarf_lines__decode(const struct dw_sections *s, uint64_t offset, struct dw_
 	c.p = s->line + offset;
 	c.end = s->line + s->line_size;
 	c.bad = 0;
-	unit_len = rd(&c, 4);
+	unit_len = dw_rd(&c, 4);
 	if (unit_len == 0xffffffff) {
-		unit_len = rd(&c, 8);
+		unit_len = dw_rd(&c, 8);
 		t.offset_size = 8;
 	}
 	if (c.bad || unit_len > (uint64_t)(c.end - c.p))
 		return -EBADMSG;
 	c.end = c.p + unit_len;
 	*next = (uint64_t)(c.end - s->line);
-	t.version = (int)rd(&c, 2);
+	t.version = (int)dw_rd(&c, 2);
 	if (t.version < 2 || t.version > 5)
 		return -EBADMSG;
 	if (t.version >= 5)
-		rd(&c, 2); /* address_size, segment_selector_size */
-	header_len = rd(&c, (size_t)t.offset_size);
+		dw_rd(&c, 2); /* address_size, segment_selector_size */
+	header_len = dw_rd(&c, (size_t)t.offset_size);
 	if (c.bad || header_len > (uint64_t)(c.end - c.p))
 		return -EBADMSG;
 	hdr.p = c.p;
 	hdr.end = c.p + header_len;
 	hdr.bad = 0;
 	c.p = hdr.end; /* the program */
-	min_inst = (unsigned)rd(&hdr, 1);
+	min_inst = (unsigned)dw_rd(&hdr, 1);
 	if (t.version >= 4)
-		rd(&hdr, 1); /* maximum_operations_per_instruction: 1 on x86 */
-	rd(&hdr, 1);         /* default_is_stmt */
-	line_base = (int)(int8_t)rd(&hdr, 1);
-	line_range = (unsigned)rd(&hdr, 1);
-	opcode_base = (unsigned)rd(&hdr, 1);
+		dw_rd(&hdr, 1); /* maximum_operations_per_instruction: 1 on x86 */
+	dw_rd(&hdr, 1);         /* default_is_stmt */
+	line_base = (int)(int8_t)dw_rd(&hdr, 1);
+	line_range = (unsigned)dw_rd(&hdr, 1);
+	opcode_base = (unsigned)dw_rd(&hdr, 1);
 	if (hdr.bad || !line_range || !opcode_base ||
 	    (size_t)(hdr.end - hdr.p) < opcode_base - 1)
 		return -EBADMSG;
@@ -490,10 +431,10 @@ int dwarf_lines__decode(const struct dw_sections *s, uint64_t offset, struct dw_
 				t.dirs[t.ndirs++] = name;
 		}
 		while (!err && (name = cstr(&hdr)) && *name) {
-			uint64_t dir = uleb(&hdr);
+			uint64_t dir = dw_uleb(&hdr);
 
-			uleb(&hdr); /* mtime */
-			uleb(&hdr); /* length */
+			dw_uleb(&hdr); /* mtime */
+			dw_uleb(&hdr); /* length */
 			err = add_file(&t, name, dir);
 		}
 		if (!err && hdr.bad)

@@ -54,7 +54,7 @@ struct loader {
 /* BFD's mangle_style() == 0: DW_AT_name is then the symbol's name. Every
  * other language (C++, Rust, D, Fortran 90+, unknown) gets the symbol
  * table's name when only DW_AT_name is known. */
-static int plain_language(int lang)
+int dwarf_plain_language(uint64_t lang)
 {
 	switch (lang) {
 	case DW_LANG_C89:
@@ -326,7 +326,7 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 
 	memset(u, 0, sizeof(*u));
 	u->cudie = *cudie;
-	u->plain_names = plain_language(dwarf_srclang(cudie));
+	u->plain_names = dwarf_plain_language((uint64_t)dwarf_srclang(cudie));
 	comp_dir = dwarf_attr(cudie, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : NULL;
 	if (dwarf_attr(cudie, DW_AT_stmt_list, &a) && !dwarf_formudata(&a, &stmt)) {
 		err = dwarf_lines__read(ld->d, &ld->secs, stmt, comp_dir, &u->files);
