@@ -143,9 +143,9 @@ expect_no_names() {
 	run "$PROF" symbolize -q -i "$D/cut.data" -o "$D/cut-named.data" --incomplete
 	[ "$status" -eq 0 ]
 	"$PROF" report -i "$D/cut-named.data" | grep -q burn_
-	# Corrupt: a byte changed in the middle (checksum mismatch).
+	# Corrupt: bytes of the first chunk's payload changed (checksum mismatch).
 	cp "$D/ok.data" "$D/bad.data"
-	printf '\377\377\377\377' | dd of="$D/bad.data" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	printf '\377\377\377\377' | dd of="$D/bad.data" bs=1 seek=40 conv=notrunc 2>/dev/null
 	cp "$D/bad.data" "$D/bad.orig"
 	run "$PROF" symbolize -i "$D/bad.data"
 	[ "$status" -eq 1 ]
