@@ -12,6 +12,7 @@
 
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "report/formats.h"
 #include "report/report.h"
 
 #define DEFAULT_INPUT "prof.data"
@@ -27,7 +28,10 @@ const char profile_input_filter_help[] =
 	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
 	"  --ignore-case      regexes ignore case\n"
 	"source lines (recordings of binaries with DWARF):\n"
-	"  --lines            name frames 'function (file.c:42)': a frame per line\n";
+	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
+	"perf script input (read like FlameGraph's stackcollapse-perf.pl --all):\n"
+	"  --period           weigh samples by their period field, not 1 each\n"
+	"  --pids             roots 'comm-PID' (--tids: 'comm-PID/TID')\n";
 
 const char profile_input_weight_help[] =
 	"time (recordings made with 'prof record --sched'; counts in microseconds):\n"
@@ -117,6 +121,12 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_LINES:
 		in->lines = 1;
+		return 0;
+	case PROFILE_OPT_PERIOD:
+		in->perf_period = 1;
+		return 0;
+	case PROFILE_OPT_PIDS:
+		in->perf_pids = 1;
 		return 0;
 	case PROFILE_OPT_OFF_CPU:
 	case PROFILE_OPT_WALL: {
@@ -262,7 +272,7 @@ static int build_from_recording(struct profile_input *in)
 		cli_warn("the kernel dropped %llu switch events; off-CPU times are underestimated",
 			 (unsigned long long)lost);
 	if (in->roots != PROFILE_ROOT_NONE || in->filter.match[PROFILE_THREAD].n ||
-	    in->filter.npids || in->filter.ntids)
+	    in->filter.npids || in->filter.ntids || in->want_threads)
 		opts.by = PROFILE_BY_THREAD;
 	err = profile__from_recording(&in->prof, &in->rec, &opts);
 	if (err == -EINVAL) {
@@ -315,6 +325,62 @@ static int build_from_folded(struct profile_input *in)
 	return 0;
 }
 
+/* `perf script` text: threads named like stackcollapse-perf.pl's roots,
+ * shown as roots by default (it always roots stacks at the comm). */
+static int build_from_perf_script(struct profile_input *in)
+{
+	struct perf_script_opts opts = {
+		.root = in->roots == PROFILE_ROOT_NAME_TID ? PERF_SCRIPT_ROOT_TID
+			: in->perf_pids			   ? PERF_SCRIPT_ROOT_PID
+							   : PERF_SCRIPT_ROOT_COMM,
+		.period = in->perf_period,
+	};
+	struct perf_script_stats st;
+
+	in->is_perf_script = 1;
+	if (in->weight != PROFILE_WEIGHT_CPU) {
+		cli_error("%s needs a recording made with 'prof record --sched'; %s is perf script "
+			  "text",
+			  weight_option(in->weight), in->shown);
+		return EXIT_FAIL;
+	}
+	if (in->lines)
+		return cli_usage_error("--lines needs a recording; %s is perf script text",
+				       in->shown);
+	if (profile__from_perf_script(&in->prof, (const char *)in->data, in->size, &opts, &st)) {
+		cli_error("out of memory reading %s", in->shown);
+		return EXIT_FAIL;
+	}
+	in->roots = PROFILE_ROOT_NAME; /* the thread name holds the root's style */
+	if (!st.samples && st.malformed) {
+		cli_error("%s looks like perf script output but holds no sample (line %zu is "
+			  "neither a sample header nor a frame)",
+			  in->shown, st.first_malformed);
+		return EXIT_FAIL;
+	}
+	if (st.malformed)
+		cli_warn("skipped %zu malformed line%s of %s (first: line %zu)", st.malformed,
+			 st.malformed == 1 ? "" : "s", in->shown, st.first_malformed);
+	if (st.other_events)
+		cli_warn("counted only the samples of event '%s' (the first in %s); skipped %zu "
+			 "sample%s of other events, such as '%s'",
+			 st.event, in->shown, st.other_events, st.other_events == 1 ? "" : "s",
+			 st.other_event);
+	if (st.no_period)
+		cli_warn("--period: %zu sample%s of %s have no period (perf script -F ...,period): "
+			 "counted 1 each",
+			 st.no_period, st.no_period == 1 ? "" : "s", in->shown);
+	return 0;
+}
+
+static int check_perf_only_options(struct profile_input *in)
+{
+	if (in->perf_period || in->perf_pids)
+		return cli_usage_error("%s is for perf script input; %s is not perf script text",
+				       in->perf_period ? "--period" : "--pids", in->shown);
+	return 0;
+}
+
 int profile_input__load(struct profile_input *in)
 {
 	int rc;
@@ -330,8 +396,15 @@ int profile_input__load(struct profile_input *in)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	rc = recording_is_recording(in->data, in->size) ? build_from_recording(in)
-							 : build_from_folded(in);
+	if (perf_script_detect((const char *)in->data, in->size) &&
+	    !recording_is_recording(in->data, in->size)) {
+		rc = build_from_perf_script(in);
+	} else {
+		rc = check_perf_only_options(in);
+		if (!rc)
+			rc = recording_is_recording(in->data, in->size) ? build_from_recording(in)
+									 : build_from_folded(in);
+	}
 	if (rc)
 		return rc;
 	in->loaded_total = in->prof.total;

@@ -293,6 +293,8 @@ enum profile_input_opt {
 	PROFILE_OPT_LINES,
 	PROFILE_OPT_OFF_CPU,
 	PROFILE_OPT_WALL,
+	PROFILE_OPT_PERIOD, /* perf script input (formats.h) */
+	PROFILE_OPT_PIDS,
 	PROFILE_OPT_END,
 };
 
@@ -310,7 +312,9 @@ enum profile_input_opt {
 		{"pid", required_argument, NULL, PROFILE_OPT_PID},                                 \
 		{"tid", required_argument, NULL, PROFILE_OPT_TID},                                 \
 		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE},                       \
-		{"lines", no_argument, NULL, PROFILE_OPT_LINES}
+		{"lines", no_argument, NULL, PROFILE_OPT_LINES},                                   \
+		{"period", no_argument, NULL, PROFILE_OPT_PERIOD},                                 \
+		{"pids", no_argument, NULL, PROFILE_OPT_PIDS}
 
 /* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
  * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
@@ -348,6 +352,11 @@ struct profile_input {
 	int is_recording;
 	struct recording rec;  /* when is_recording */
 	struct folded_stats folded; /* when not */
+	/* `perf script` text input (formats.h, perf-script.c). */
+	int is_perf_script;
+	int perf_period; /* --period: weigh its samples by their period */
+	int perf_pids;   /* --pids: roots "comm-PID" */
+	int want_threads; /* the command's output needs threads (pprof, speedscope) */
 	uint64_t loaded_total; /* samples before the filters */
 	struct profile prof;
 	struct profile_filter filter;

@@ -1,0 +1,63 @@
+/* formats.h: the formats other tools write and read, on top of the profile
+ * model (report.h): `perf script` text in (perf-script.c), pprof's
+ * profile.proto (format-pprof.c) and speedscope's JSON (format-speedscope.c)
+ * out. Conventions as in report.h: 0 or -errno, nothing prints. */
+#ifndef PROF_REPORT_FORMATS_H
+#define PROF_REPORT_FORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/recording.h"
+#include "report/report.h"
+
+/* ---- perf script text in ---- */
+
+/* What the thread name (the root frame) of a perf script sample is, as
+ * FlameGraph's stackcollapse-perf.pl names it. */
+enum perf_script_root {
+	PERF_SCRIPT_ROOT_COMM = 0, /* "comm" (stackcollapse-perf.pl's default) */
+	PERF_SCRIPT_ROOT_PID,      /* "comm-PID" (its --pid; "?" when the text has no pid) */
+	PERF_SCRIPT_ROOT_TID,      /* "comm-PID/TID" (its --tid) */
+};
+
+struct perf_script_opts {
+	enum perf_script_root root;
+	int period; /* weigh each sample by its period field instead of 1 */
+};
+
+struct perf_script_stats {
+	size_t lines;           /* non-empty lines, comments included */
+	size_t samples;         /* samples counted */
+	size_t malformed;       /* lines that are neither a header, a frame nor a comment */
+	size_t first_malformed; /* 1-based line number, 0 if none */
+	size_t other_events;    /* samples of events other than the first one seen: skipped */
+	char event[64];         /* the first event seen (the one counted), "" if none */
+	char other_event[64];   /* the first skipped event */
+	size_t no_period;       /* with opts.period: samples without a period, counted 1 */
+};
+
+/* Does `text` look like `perf script` output (rather than folded stacks)?
+ * Looks at the first lines only: a frame line (indentation, a hex address,
+ * a symbol) or a sample header with a "SECONDS.MICROS:" time. */
+int perf_script_detect(const char *text, size_t len);
+
+/* Collapses `perf script` text into `p` (initialized, empty), as
+ * stackcollapse-perf.pl --all does: one entry per (thread, stack), the
+ * thread named by opts->root, the stack from the root (outermost caller)
+ * to the leaf; p->has_threads is set (pid and tid come from the header;
+ * pid 0 when the text has none). Frame names: the symbol without its
+ * "+0xOFF", cut at its first '(' (C++ arguments; not Go's "pkg.(*T).m"
+ * nor "(anonymous namespace)"), without quotes, ';' as ':'; "[unknown]"
+ * symbols as "[DSO]" (the DSO's base name), or "[unknown]"; kernel DSOs
+ * ("[...]", "...vmlinux") add "_[k]", JIT DSOs (/tmp/perf-PID.map,
+ * jitted-*.so) "_[j]", inlined "a->b" parts after the first "_[i]"; Java
+ * signatures of "java" threads lose their leading 'L'. Only samples of the
+ * first event named in the text count (mixing events misleads). The last
+ * sample counts even without a blank line after it. Never allocates per
+ * line: frame lines are cached by their text, stacks hashed. 0 or -ENOMEM. */
+int profile__from_perf_script(struct profile *p, const char *text, size_t len,
+			      const struct perf_script_opts *opts, struct perf_script_stats *st);
+
+#endif
