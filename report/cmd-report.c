@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "report/formats.h"
 #include "report/report.h"
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
-	"                   [--off-cpu | --wall] [--lines]\n"
+	"                   [--format folded|pprof|speedscope] [-o FILE]\n"
+	"                   [--off-cpu | --wall] [--lines] [--period] [--pids]\n"
 	"                   [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                   [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"
@@ -25,7 +28,8 @@ static const char usage_head[] =
 	"Counts are CPU samples, or microseconds with --off-cpu and --wall.\n"
 	"\n"
 	"input:\n"
-	"  -i, --input FILE   a recording or folded text; '-' is standard input\n"
+	"  -i, --input FILE   a recording, folded text or perf script text; '-' is\n"
+	"                     standard input\n"
 	"                     (default: standard input if it is a pipe or a file,\n"
 	"                     else prof.data)\n"
 	"\n"
@@ -36,6 +40,10 @@ static const char usage_head[] =
 	"                     (dw-12, dw-13 -> dw-*); implies --threads; on folded\n"
 	"                     input it rewrites the root frame\n"
 	"  --top N            the N hottest functions: self%, total%, samples\n"
+	"  --format FMT       folded (default); pprof: gzipped profile.proto for\n"
+	"                     'go tool pprof' (needs -o or a pipe); speedscope:\n"
+	"                     speedscope's JSON, one profile per thread\n"
+	"  -o, --output FILE  write there instead of standard output\n"
 	"\n";
 /* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
  * then: */
@@ -44,6 +52,13 @@ static const char usage_tail[] = "\n"
 
 enum {
 	OPT_TOP = PROFILE_OPT_END,
+	OPT_FORMAT,
+};
+
+enum report_format {
+	FORMAT_FOLDED = 0,
+	FORMAT_PPROF,
+	FORMAT_SPEEDSCOPE,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +66,8 @@ static const struct option long_options[] = {
 	PROFILE_WEIGHT_LONG_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
 	{"top", required_argument, NULL, OPT_TOP},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"output", required_argument, NULL, 'o'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -58,6 +75,9 @@ static const struct option long_options[] = {
 struct report_cmd {
 	struct profile_input in; /* options, input, the filtered profile */
 	uint64_t top;            /* 0: folded output */
+	enum report_format format;
+	const char *output; /* -o; NULL: standard output */
+	FILE *out;
 };
 
 static int parse_options(struct report_cmd *c, int argc, char **argv)
@@ -69,7 +89,7 @@ static int parse_options(struct report_cmd *c, int argc, char **argv)
 		return rc;
 	optind = 0; /* glibc: reinitialize (cmd_report may run more than once) */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:h", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
 		uint64_t v;
 
 		rc = profile_input__option(&c->in, opt, optarg);
@@ -91,6 +111,20 @@ static int parse_options(struct report_cmd *c, int argc, char **argv)
 				return cli_usage_error("--top needs a positive number, not '%s'", optarg);
 			c->top = v;
 			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "folded"))
+				c->format = FORMAT_FOLDED;
+			else if (!strcmp(optarg, "pprof"))
+				c->format = FORMAT_PPROF;
+			else if (!strcmp(optarg, "speedscope"))
+				c->format = FORMAT_SPEEDSCOPE;
+			else
+				return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
+						       optarg);
+			break;
+		case 'o':
+			c->output = optarg;
+			break;
 		case ':':
 			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -101,6 +135,10 @@ static int parse_options(struct report_cmd *c, int argc, char **argv)
 		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
 	profile_input__options_done(&c->in);
+	if (c->top && c->format != FORMAT_FOLDED)
+		return cli_usage_error("--top is a table: it does not combine with --format");
+	/* pprof labels and speedscope profiles are per thread. */
+	c->in.want_threads = c->format != FORMAT_FOLDED;
 	if (c->top && c->in.roots != PROFILE_ROOT_NONE)
 		return cli_usage_error("--top lists functions, not threads: use --thread RE to "
 				       "pick threads instead of --threads, --tids or --merge-pools");
@@ -112,17 +150,29 @@ static int write_output(struct report_cmd *c)
 	struct folded_opts fo = {.thread_root = c->in.roots};
 	int err;
 
-	if (c->in.is_recording && !c->in.rec.nsamples)
+	if (c->in.is_recording && !c->in.rec.nsamples && c->format == FORMAT_FOLDED)
 		return 0; /* nothing to show; already warned */
-	if (c->top) {
+	if (c->format == FORMAT_PPROF) {
+		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_period};
+
+		err = profile__write_pprof(&c->in.prof, c->in.is_recording ? &c->in.rec : NULL,
+					   &po, c->out);
+	} else if (c->format == FORMAT_SPEEDSCOPE) {
+		struct speedscope_opts so = {
+			.weight = c->in.weight,
+			.name = strcmp(c->in.input, "-") ? c->in.input : "standard input",
+		};
+
+		err = profile__write_speedscope(&c->in.prof, &so, c->out);
+	} else if (c->top) {
 		struct profile_top top;
 
 		err = profile__top(&c->in.prof, &top);
 		if (!err)
-			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, stdout);
+			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out);
 		profile_top__release(&top);
 	} else {
-		err = profile__write_folded(&c->in.prof, &fo, stdout);
+		err = profile__write_folded(&c->in.prof, &fo, c->out);
 	}
 	if (err == -ENOMEM) {
 		cli_error("out of memory writing the report");
@@ -138,6 +188,24 @@ static int write_output(struct report_cmd *c)
 	return 0;
 }
 
+/* -o FILE (opened once the input is read, so a bad input leaves no
+ * file), else standard output. */
+static int open_output(struct report_cmd *c)
+{
+	c->out = stdout;
+	if (!c->output || !strcmp(c->output, "-")) {
+		c->output = NULL;
+		return 0;
+	}
+	c->out = fopen(c->output, "w");
+	if (!c->out) {
+		cli_error("cannot open '%s': %s", c->output, strerror(errno));
+		return EXIT_FAIL;
+	}
+	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
 static int run(struct report_cmd *c, int argc, char **argv)
 {
 	int rc;
@@ -145,10 +213,21 @@ static int run(struct report_cmd *c, int argc, char **argv)
 	rc = parse_options(c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (c->format == FORMAT_PPROF && (!c->output || !strcmp(c->output, "-")) && isatty(1))
+		return cli_usage_error("pprof output is gzipped binary: give -o FILE (e.g. "
+				       "-o prof.pb.gz) or pipe it");
 	rc = profile_input__load(&c->in);
 	if (rc)
 		return rc;
+	rc = open_output(c);
+	if (rc)
+		return rc;
 	rc = write_output(c);
+	if (c->output && c->out && fclose(c->out) && !rc) {
+		cli_error("cannot write '%s': %s", c->output, strerror(errno));
+		rc = EXIT_FAIL;
+	}
+	c->out = NULL;
 	if (rc)
 		return rc;
 	return c->in.grep && !c->in.prof.total ? EXIT_FAIL : EXIT_OK;

@@ -60,4 +60,36 @@ int perf_script_detect(const char *text, size_t len);
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st);
 
+/* ---- pprof out ---- */
+
+struct pprof_opts {
+	enum profile_weight weight; /* what the counts are (report.h) */
+	int period;                 /* counts are perf script periods (--period) */
+};
+
+/* Writes `p` as a gzipped profile.proto. With the recording `r` it was
+ * built from (p->origin set), Locations carry addresses, mappings and
+ * inline chains; else (r NULL, or folded or perf script input) each frame
+ * name is a Location. Sample types: samples/count and, when the recording
+ * gives the CPU event's rate, cpu/nanoseconds; off-cpu/nanoseconds or
+ * wall/nanoseconds for those weights. Entries with threads get labels
+ * "thread", "thread_id" and "pid". Builds the message in memory. 0,
+ * -ENOMEM, or -errno of the failed write. */
+int profile__write_pprof(const struct profile *p, const struct recording *r,
+			 const struct pprof_opts *o, FILE *out);
+
+/* ---- speedscope out ---- */
+
+struct speedscope_opts {
+	enum profile_weight weight; /* CPU: unit "none"; else "microseconds" */
+	const char *name;           /* the file's name (the input, as shown) */
+};
+
+/* Writes `p` as speedscope's JSON file format: one "sampled" profile per
+ * thread (name and tid), busiest first, or one ("all") without threads;
+ * frames shared; each entry one sample weighted by its count. 0, -ENOMEM,
+ * or -errno of the failed write. */
+int profile__write_speedscope(const struct profile *p, const struct speedscope_opts *o,
+			      FILE *out);
+
 #endif

@@ -418,6 +418,9 @@ static int render_stack(struct builder *b, uint64_t stack2, uint32_t leaf, uint3
 	}
 	if (err)
 		return err;
+	if (GROW(b->p->origin, b->p->origin_cap, b->p->nstacks))
+		return -ENOMEM;
+	b->p->origin[*out] = stack2 + 1;
 	if (leaf)
 		return keymap__set(&b->leaf_stacks, stack2, leaf, *out + 1);
 	b->stack_of[stack2] = *out + 1;

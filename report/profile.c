@@ -22,6 +22,7 @@ void profile__release(struct profile *p)
 	free(p->stacks);
 	free(p->entries);
 	free(p->scratch);
+	free(p->origin);
 	memset(p, 0, sizeof(*p));
 }
 

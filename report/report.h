@@ -57,6 +57,11 @@ struct profile {
 
 	char *scratch; /* for sanitizing names */
 	size_t scratch_cap;
+	/* Built from a recording: stack -> the recording's stack id * 2 +
+	 * truncated, plus 1 (0: none); for writers that need addresses
+	 * (format-pprof.c). NULL otherwise. */
+	uint64_t *origin;
+	size_t origin_cap;
 };
 
 /* 0 or -ENOMEM. profile__release() frees everything; on a zeroed or

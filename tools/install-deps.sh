@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES="gcc g++ make pkg-config clang libclang-rt-14-dev
 libelf-dev libdw-dev libiberty-dev zlib1g-dev libtraceevent-dev libcapstone-dev libxml2-dev liblzma-dev xz-utils
 libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils libxml2-utils
-chromium time llvm libc6-dbg"
+chromium time llvm libc6-dbg golang-go golang-github-google-pprof-dev"
 
 missing=""
 for p in $PACKAGES; do
@@ -23,15 +23,18 @@ done
 command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"
 
-# The browser tests' node_modules, unless it was installed from this very
-# package-lock.json (a copy is kept next to it as the stamp).
+# The node_modules of the browser tests and of the speedscope schema check,
+# unless installed from this very package-lock.json (a copy is kept next to
+# it as the stamp).
 npm_deps() {
-	lock=tests/browser/package-lock.json
-	stamp=tests/browser/node_modules/.prof-installed-lock.json
-	cmp -s "$lock" "$stamp" 2>/dev/null && return 0
-	echo "npm ci --prefix tests/browser"
-	npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error >/dev/null
-	cp "$lock" "$stamp"
+	for dir in tests/browser tests/speedscope; do
+		lock=$dir/package-lock.json
+		stamp=$dir/node_modules/.prof-installed-lock.json
+		cmp -s "$lock" "$stamp" 2>/dev/null && continue
+		echo "npm ci --prefix $dir"
+		npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null
+		cp "$lock" "$stamp"
+	done
 }
 
 if [ -z "$missing" ]; then
