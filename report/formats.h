@@ -51,7 +51,8 @@ int perf_script_detect(const char *text, size_t len);
  * "+0xOFF", cut at its first '(' (C++ arguments; not Go's "pkg.(*T).m"
  * nor "(anonymous namespace)"), without quotes, ';' as ':'; "[unknown]"
  * symbols as "[DSO]" (the DSO's base name), or "[unknown]"; kernel DSOs
- * ("[...]", "...vmlinux") add "_[k]", JIT DSOs (/tmp/perf-PID.map,
+ * ("[...]", "...vmlinux"; without a DSO field, x86-64 kernel-half
+ * addresses) add "_[k]", JIT DSOs (/tmp/perf-PID.map,
  * jitted-*.so) "_[j]", inlined "a->b" parts after the first "_[i]"; Java
  * signatures of "java" threads lose their leading 'L'. Only samples of the
  * first event named in the text count (mixing events misleads). The last

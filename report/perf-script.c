@@ -21,13 +21,15 @@
 #include "lib/keymap.h"
 
 #define NO_THREAD UINT32_MAX
+#define FRAME_JAVA 1u      /* of a "java" thread: tidy Java signatures */
+#define FRAME_KERNEL_IP 2u /* an x86-64 kernel address: "_[k]" even without a DSO */
 
 /* A distinct frame text (what follows the address) and its names. */
 struct ps_frame {
 	uint64_t hash; /* 0: empty slot */
 	const char *key;
 	uint32_t len;
-	uint32_t java;
+	uint32_t flags; /* FRAME_JAVA, FRAME_KERNEL_IP */
 	uint32_t first, n; /* names: ps.names[first .. first + n), leaf first */
 };
 
@@ -177,7 +179,7 @@ static int looks_like_go(const char *s, size_t n)
 /* One "->"-separated part of a symbol, tidied and annotated, interned and
  * appended to ps->names. */
 static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, size_t mod_len,
-		    int has_mod, int java, int inlined)
+		    int has_mod, uint32_t flags, int inlined)
 {
 	size_t i, o = 0, cut = n;
 	int err;
@@ -219,7 +221,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 		}
 	}
 	i = 0;
-	if (java && cut && f[0] == 'L' && memchr(f, '/', cut))
+	if ((flags & FRAME_JAVA) && cut && f[0] == 'L' && memchr(f, '/', cut))
 		i = 1;
 	for (; i < cut; i++) {
 		char c = f[i];
@@ -231,7 +233,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 	if (inlined) {
 		memcpy(ps->text + o, "_[i]", 4);
 		o += 4;
-	} else if (has_mod && is_kernel_dso(mod, mod_len)) {
+	} else if (has_mod ? is_kernel_dso(mod, mod_len) : (flags & FRAME_KERNEL_IP) != 0) {
 		memcpy(ps->text + o, "_[k]", 4);
 		o += 4;
 	} else if (has_mod && is_jit_dso(mod, mod_len)) {
@@ -250,7 +252,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 /* Computes the names of frame text `s` (after the address): "sym+0xOFF
  * (dso)", "sym (dso)", "sym", or "(dso)". Appends them to ps->names, leaf
  * first; *n gets how many (0: a frame to skip). */
-static int frame_names(struct ps *ps, const char *s, size_t len, int java, uint32_t *n)
+static int frame_names(struct ps *ps, const char *s, size_t len, uint32_t flags, uint32_t *n)
 {
 	const char *mod = NULL, *f = s, *part;
 	size_t mod_len = 0, flen = len, first = ps->nnames, i, j;
@@ -286,7 +288,7 @@ static int frame_names(struct ps *ps, const char *s, size_t len, int java, uint3
 		const char *arrow = find_bytes(part, (size_t)(f + flen - part), "->");
 
 		j = arrow ? (size_t)(arrow - f) : flen;
-		err = add_name(ps, part, (size_t)(f + j - part), mod, mod_len, mod != NULL, java, k++);
+		err = add_name(ps, part, (size_t)(f + j - part), mod, mod_len, mod != NULL, flags, k++);
 		if (err)
 			return err;
 		if (!arrow)
@@ -324,29 +326,33 @@ static int grow_frames(struct ps *ps)
 	return 0;
 }
 
-/* Appends the names of frame text `s` to the current sample. */
-static int add_frame(struct ps *ps, const char *s, size_t len)
+/* Appends the names of frame text `s` to the current sample; `addr_len`
+ * hex digits of address `addr` before it. */
+static int add_frame(struct ps *ps, const char *addr, size_t addr_len, const char *s, size_t len)
 {
-	int java = ps->thread != NO_THREAD && ps->threads[ps->thread].java;
-	uint64_t h = fast_hash(s, len, (uint64_t)java);
+	uint32_t flags = ps->thread != NO_THREAD && ps->threads[ps->thread].java ? FRAME_JAVA : 0;
+	uint64_t h;
 	size_t i;
 	struct ps_frame *fr;
 	uint32_t k;
 	int err;
 
+	if (addr_len == 16 && addr[0] >= '8' && s[len - 1] != ')')
+		flags |= FRAME_KERNEL_IP; /* no DSO to tell */
+	h = fast_hash(s, len, flags);
 	for (i = h & ps->frames_mask;; i = (i + 1) & ps->frames_mask) {
 		fr = &ps->frames[i];
 		if (!fr->hash)
 			break;
-		if (fr->hash == h && fr->len == len && fr->java == (uint32_t)java &&
+		if (fr->hash == h && fr->len == len && fr->flags == flags &&
 		    !memcmp(fr->key, s, len))
 			goto found;
 	}
 	if (len > UINT32_MAX)
 		return 0;
-	*fr = (struct ps_frame){.hash = h, .key = s, .len = (uint32_t)len, .java = (uint32_t)java,
+	*fr = (struct ps_frame){.hash = h, .key = s, .len = (uint32_t)len, .flags = flags,
 				.first = (uint32_t)ps->nnames};
-	err = frame_names(ps, s, len, java, &fr->n);
+	err = frame_names(ps, s, len, flags, &fr->n);
 	if (err) {
 		fr->hash = 0;
 		return err;
@@ -354,7 +360,7 @@ static int add_frame(struct ps *ps, const char *s, size_t len)
 	if (++ps->nframes * 4 > (ps->frames_mask + 1) * 3) {
 		if (grow_frames(ps))
 			return -ENOMEM;
-		return add_frame(ps, s, len); /* found now */
+		return add_frame(ps, addr, addr_len, s, len); /* found now */
 	}
 found:
 	if (GROW(ps->cur, ps->cur_cap, ps->ncur + fr->n))
@@ -610,10 +616,12 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		while (a < end && is_hex(*a))
 			a++;
 		if (a > after && a < end && is_space(*a)) {
+			size_t alen = (size_t)(a - after);
+
 			while (a < end && is_space(*a))
 				a++;
 			if (a < end)
-				return add_frame(ps, a, (size_t)(end - a)) ? -ENOMEM : 1;
+				return add_frame(ps, after, alen, a, (size_t)(end - a)) ? -ENOMEM : 1;
 		}
 	}
 	return 1;
@@ -630,6 +638,8 @@ static int indented_line(struct ps *ps, const char *l, size_t n)
 	for (a = i; i < n && is_hex(l[i]); i++)
 		;
 	if (i > a && i < n && is_space(l[i])) {
+		size_t addr_len = i - a;
+
 		while (i < n && is_space(l[i]))
 			i++;
 		if (i == n)
@@ -642,7 +652,7 @@ static int indented_line(struct ps *ps, const char *l, size_t n)
 			ps->thread = NO_THREAD;
 			ps->weight = 1;
 		}
-		return add_frame(ps, l + i, n - i) ? -ENOMEM : 1;
+		return add_frame(ps, l + a, addr_len, l + i, n - i) ? -ENOMEM : 1;
 	}
 	/* "file.c:42" or "??:0": one token ending in ':' and digits. */
 	for (i = a; i < n && !is_space(l[i]); i++)
