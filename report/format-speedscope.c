@@ -132,7 +132,8 @@ static int group_entries(const struct profile *p, size_t **order, struct group *
 		g->n++;
 		g->total = g->total > UINT64_MAX - c ? UINT64_MAX : g->total + c;
 	}
-	qsort(*groups, *ngroups, sizeof(**groups), cmp_groups);
+	if (*ngroups > 1)
+		qsort(*groups, *ngroups, sizeof(**groups), cmp_groups);
 	return 0;
 }
 

@@ -206,8 +206,8 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 		memcpy(ps->text + o, f, n);
 		o += n;
 		ps->text[o++] = ']';
-		f = ps->text; /* tidied below in place: no quotes or parens expected */
-		n = o;
+		f = ps->text; /* tidied below in place */
+		n = cut = o;
 		o = 0;
 	}
 	/* Everything from the first '(' on is argument noise, except in Go
@@ -717,7 +717,9 @@ int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 	ps.stack_mask = 1023;
 	ps.frames = calloc(ps.frames_mask + 1, sizeof(*ps.frames));
 	ps.stack_index = calloc(ps.stack_mask + 1, sizeof(*ps.stack_index));
-	if (!ps.frames || !ps.stack_index || keymap__init(&ps.thread_ids, 64))
+	/* cur is never NULL: memcpy and memcmp of empty stacks get a pointer. */
+	if (!ps.frames || !ps.stack_index || keymap__init(&ps.thread_ids, 64) ||
+	    GROW(ps.cur, ps.cur_cap, 64))
 		goto out;
 	err = 0;
 	while (pos < len && !err) {
