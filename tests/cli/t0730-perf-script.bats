@@ -41,13 +41,18 @@ root_share() {
 		grep -Eq "^$s" "$BATS_TEST_TMPDIR/perf.folded"
 		grep -Eq "^$s" "$BATS_TEST_TMPDIR/prof.folded"
 	done
-	# Shares 4:2:1:1 by construction (examples/threads.c); both tools
-	# within 25% of the expected share.
+	# Shares 0.5:0.25:0.125:0.125 by construction (examples/threads.c);
+	# wide bounds, because a machine loaded by parallel builds starves the
+	# 40%-of-a-CPU thread first (alpha fell to 0.33 at a load of 9 on two
+	# CPUs); and the two tools' alpha shares within 0.2 of each other.
 	for f in perf prof; do
-		assert_between "$f alpha" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" alpha)" 0.37 0.63
-		assert_between "$f beta" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" beta)" 0.18 0.32
-		assert_between "$f pool-1" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" pool-1)" 0.09 0.16
+		assert_between "$f alpha" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" alpha)" 0.25 0.63
+		assert_between "$f beta" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" beta)" 0.15 0.40
+		assert_between "$f pool-1" "$(root_share "$BATS_TEST_TMPDIR/$f.folded" pool-1)" 0.05 0.22
 	done
+	a=$(root_share "$BATS_TEST_TMPDIR/perf.folded" alpha)
+	b=$(root_share "$BATS_TEST_TMPDIR/prof.folded" alpha)
+	assert_between "alpha share, perf minus prof" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a - b }')" -0.2 0.2
 	# Kernel frames are marked like prof's: _[k], no "+0x" offsets left.
 	! grep -q '+0x' "$BATS_TEST_TMPDIR/perf.folded"
 	if grep -q kallsyms "$TXT"; then grep -q '_\[k\]' "$BATS_TEST_TMPDIR/perf.folded"; fi
