@@ -54,12 +54,14 @@ static int at_end_of_word(const struct parser *ps, size_t pos)
 	return !c || c == ' ' || c == '\t';
 }
 
-/* Does the next word equal `w` (followed by a space or the end)? */
+/* Does the next word equal `w` (followed by a space, a comparison or the
+ * end)? */
 static int word_is(const struct parser *ps, const char *w)
 {
 	size_t n = strlen(w);
 
-	return !strncmp(ps->s + ps->pos, w, n) && at_end_of_word(ps, ps->pos + n);
+	return !strncmp(ps->s + ps->pos, w, n) &&
+	       (at_end_of_word(ps, ps->pos + n) || strchr("<>=!", ps->s[ps->pos + n]));
 }
 
 /* A quoted regex: the quote at ps->pos. *out is malloc'ed. */
@@ -259,9 +261,9 @@ static const char *op_text(enum check_op op)
 	return text[op];
 }
 
-/* The rule as the output shows it: quotes and spacing normalized, the
- * number as written (without a '+'), the unit as written in canonical
- * spelling. */
+/* The rule as the output shows it: quotes and spacing normalized, control
+ * characters as '?', the number as written (without a '+'), the unit in
+ * its canonical spelling. */
 static int canonical(struct check_rule *r, const char *num, size_t num_len, const char *unit)
 {
 	size_t cap = (r->regex ? 2 * strlen(r->regex) : 0) + num_len + 64, n = 0, i;
@@ -278,9 +280,12 @@ static int canonical(struct check_rule *r, const char *num, size_t num_len, cons
 		if (r->profile == CHECK_PROFILE_ALLOC)
 			n += (size_t)sprintf(t + n, ALLOC_PREFIX);
 		for (i = 0; r->regex[i]; i++) {
-			if (r->regex[i] == '\'')
+			unsigned char c = (unsigned char)r->regex[i];
+
+			if (c == '\'')
 				t[n++] = '\\';
-			t[n++] = r->regex[i];
+			/* one line per rule in the output, whatever the regex */
+			t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
 		}
 		t[n++] = '\'';
 	}
