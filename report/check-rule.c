@@ -7,7 +7,8 @@
  *   unit    := % | pt | samples | us | ms | s
  *
  * Inside quotes a backslash before the quote character makes it literal;
- * every other backslash is kept for the regex ('a\.b' is the ERE a\.b). A
+ * every other backslash is kept for the regex with the character after it
+ * ('a\.b' is the ERE a\.b, 'a\\' the ERE a\\, closed by its quote). A
  * word is a regex without spaces. Errors name the 1-based column where the
  * rule stops making sense, and say what was expected there. */
 #include <ctype.h>
@@ -83,6 +84,13 @@ static int parse_quoted(struct parser *ps, char **out)
 		if (c == '\\' && ps->s[i + 1] == q) {
 			re[n++] = q;
 			i++;
+			continue;
+		}
+		if (c == '\\' && ps->s[i + 1]) {
+			/* a pair for the regex: in 'a\\' the second backslash
+			 * does not escape the quote */
+			re[n++] = c;
+			re[n++] = ps->s[++i];
 			continue;
 		}
 		if (c == q)
