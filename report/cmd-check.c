@@ -179,12 +179,7 @@ static int parse_options(struct check_cmd *c, int argc, char **argv)
 		}
 		switch (opt) {
 		case 'h':
-			fputs(usage_head, stdout);
-			fputs(profile_input_weight_help, stdout);
-			fputs("\n", stdout);
-			fputs(profile_input_filter_help, stdout);
-			fputs(usage_tail, stdout);
-			return fflush(stdout) ? EXIT_FAIL : -1;
+			return profile_input__help(usage_head, usage_tail);
 		case 'b':
 			c->baseline = optarg;
 			break;

@@ -79,4 +79,9 @@ int diff_folded__keep_column(const char *text, size_t len, enum diff_column col,
 int profile_input__clone(struct profile_input *dst, const struct profile_input *src,
 			 const char *path);
 
+/* -h of a command with the shared input options: `head`, the time and
+ * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
+ * exit 0), or EXIT_FAIL when standard output failed. */
+int profile_input__help(const char *head, const char *tail);
+
 #endif
