@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench/check-speed.sh: how fast `prof check` measures rules on a big
 # recording (issue 7: 10 rules on 1,000,000 samples in under 0.5 s), next to
-# `prof report` reading the same file (the floor: parsing the recording and
-# building the deduplicated profile).
+# `prof report` reading the same file (which parses the recording and builds
+# the same deduplicated profile, then writes folded text).
 #
 #   bench/check-speed.sh            PROF=path (default build/prof)
 #
@@ -12,7 +12,7 @@
 # workload's speed is measured first; capped at MAX_SECONDS). Then hyperfine
 # times, RUNS runs each after a warm-up (the file in the page cache),
 # output thrown away:
-#   prof report -i REC
+#   prof report -i REC             (reading, plus sorting and writing text)
 #   prof check -i REC RULE x 10    (any-frame, self, counts, total; regexes
 #                                   with alternations and anchors)
 #   prof check -i REC -b REC RULE x 10   (the same rules as grew rules
@@ -100,6 +100,6 @@ echo "\`bench/cpu-bound -t $THREADS\` recorded at $FREQ Hz: $samples samples ($t
 echo
 echo "| command | time (s) |"
 echo "|---|---:|"
-echo "| \`prof report -i REC\` (reading alone) | $(t report) |"
+echo "| \`prof report -i REC\` (reading, then sorting and writing the folded text) | $(t report) |"
 echo "| \`prof check -i REC\` + 10 rules | $(t check) |"
 echo "| \`prof check -i REC -b REC\` + 10 grew rules | $(t check-baseline) |"
