@@ -132,6 +132,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/symbolize-speed.sh
 	@PROF=$(BUILD)/prof bash bench/debuginfo.sh
 	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
+	@PROF=$(BUILD)/prof bash bench/check-speed.sh
 
 clean:
 	rm -rf build build-san demo

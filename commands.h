@@ -9,5 +9,7 @@ int cmd_svg(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

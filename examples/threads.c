@@ -2,9 +2,15 @@
  * threads.c: named threads doing known, different amounts of CPU work in
  * distinct call chains, for the demo and the end-to-end tests.
  *
- *   usage: threads [SECONDS]      (default 3; fractions allowed)
+ *   usage: threads [SECONDS [ALPHA,BETA,POOL]]
  *
- * Threads and what a CPU profile of this program must show:
+ * SECONDS defaults to 3 (fractions allowed); ALPHA,BETA,POOL are the shares
+ * of a CPU, in percent, that alpha, beta and each pool thread burn
+ * (default 40,20,10; each 0 to 100). A share of 0 never calls the thread's
+ * burn function, so that frame is absent from the profile: two runs with
+ * different shares make a known differential profile.
+ *
+ * Threads and what a CPU profile of this program must show (default shares):
  *   main     waits in pthread_join: (almost) no samples
  *   alpha    40% of one CPU: alpha_thread;alpha_outer;alpha_inner;burn_alpha
  *   beta     20% of one CPU: beta_thread;beta_outer;burn_beta
@@ -34,6 +40,7 @@
 
 static pthread_barrier_t named; /* all threads named: print "ready" */
 static uint64_t run_ns; /* how long each thread works after "ready" */
+static unsigned alpha_pct = 40, beta_pct = 20, pool_pct = 10; /* of a CPU */
 
 /*
  * The burn functions: xorshift rounds through a volatile stack slot. The
@@ -89,17 +96,17 @@ NOINLINE static void alpha_inner(uint64_t busy_ns)
 
 NOINLINE static void alpha_outer(uint64_t until)
 {
-	DUTY_CYCLE(until, alpha_inner(SLICE_NS * 40 / 100));
+	DUTY_CYCLE(until, if (alpha_pct) alpha_inner(SLICE_NS * alpha_pct / 100));
 }
 
 NOINLINE static void beta_outer(uint64_t until)
 {
-	DUTY_CYCLE(until, SPIN_CPU(SLICE_NS * 20 / 100, burn_beta()));
+	DUTY_CYCLE(until, if (beta_pct) SPIN_CPU(SLICE_NS * beta_pct / 100, burn_beta()));
 }
 
 NOINLINE static void pool_work(uint64_t until)
 {
-	DUTY_CYCLE(until, SPIN_CPU(SLICE_NS * 10 / 100, pool_burn()));
+	DUTY_CYCLE(until, if (pool_pct) SPIN_CPU(SLICE_NS * pool_pct / 100, pool_burn()));
 }
 
 static void name_self(const char *name)
@@ -131,6 +138,20 @@ static void *pool_thread(void *arg)
 	return NULL;
 }
 
+/* "40,20,10" into the shares; 0 when malformed. */
+static int parse_shares(const char *s)
+{
+	unsigned a, b, p;
+	char tail;
+
+	if (sscanf(s, "%u,%u,%u%c", &a, &b, &p, &tail) != 3 || a > 100 || b > 100 || p > 100)
+		return 0;
+	alpha_pct = a;
+	beta_pct = b;
+	pool_pct = p;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static char pool_names[2][16] = {"pool-1", "pool-2"};
@@ -139,8 +160,9 @@ int main(int argc, char **argv)
 	char *end;
 	int i, n = 0;
 
-	if (argc > 2 || (argc == 2 && ((secs = strtod(argv[1], &end)) <= 0 || *end))) {
-		fprintf(stderr, "usage: threads [SECONDS]\n");
+	if (argc > 3 || (argc >= 2 && ((secs = strtod(argv[1], &end)) <= 0 || *end)) ||
+	    (argc == 3 && !parse_shares(argv[2]))) {
+		fprintf(stderr, "usage: threads [SECONDS [ALPHA,BETA,POOL]]\n");
 		return 2;
 	}
 	run_ns = (uint64_t)(secs * 1e9);

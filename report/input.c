@@ -13,6 +13,7 @@
 #include "lib/cli.h"
 #include "lib/recording.h"
 #include "report/formats.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 #define DEFAULT_INPUT "prof.data"
@@ -288,6 +289,25 @@ static int build_from_recording(struct profile_input *in)
 	return 0;
 }
 
+/* Folded text into in->prof; of two-column (diff) text, the count of
+ * in->column (report/diff.h). 0 or -ENOMEM. */
+static int read_folded(struct profile_input *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+
+	in->two_column = diff_folded__is_two_column((const char *)in->data, in->size);
+	if (!in->two_column)
+		return profile__from_folded(&in->prof, (const char *)in->data, in->size,
+					    &in->folded);
+	err = diff_folded__keep_column((const char *)in->data, in->size, in->column, &text, &len);
+	if (!err)
+		err = profile__from_folded(&in->prof, text, len, &in->folded);
+	free(text);
+	return err;
+}
+
 static int build_from_folded(struct profile_input *in)
 {
 	struct folded_stats *st = &in->folded;
@@ -307,7 +327,7 @@ static int build_from_folded(struct profile_input *in)
 		return cli_usage_error("--threads and --tids need a recording; %s is folded text "
 				       "(make it with 'prof report --threads')",
 				       in->shown);
-	if (profile__from_folded(&in->prof, (const char *)in->data, in->size, st)) {
+	if (read_folded(in)) {
 		cli_error("out of memory reading %s", in->shown);
 		return EXIT_FAIL;
 	}
@@ -389,7 +409,7 @@ int profile_input__load(struct profile_input *in)
 	if (rc)
 		return rc;
 	choose_input(in);
-	rc = read_input(in);
+	rc = in->preloaded ? 0 : read_input(in);
 	if (rc)
 		return rc;
 	if (profile__init(&in->prof)) {

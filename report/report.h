@@ -365,6 +365,11 @@ struct profile_input {
 	uint64_t loaded_total; /* samples before the filters */
 	struct profile prof;
 	struct profile_filter filter;
+
+	/* Two-column (diff) folded text, "stack OLD NEW" (report/diff.h): */
+	int column;     /* the count read: enum diff_column, 0 = NEW (the last) */
+	int two_column; /* set by loading: the input was two-column */
+	int preloaded;  /* data and size were set before loading: not read again */
 };
 
 /* Zeroes `in` and sizes its option lists for `argc` arguments (each option
@@ -380,7 +385,7 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg);
  * implies --threads). */
 void profile_input__options_done(struct profile_input *in);
 /* Compiles the filters, picks the input (-i, else standard input when it is
- * a pipe or a file, else prof.data), reads it whole, builds in->prof from the
+ * a pipe or a file, else prof.data), reads it whole (unless preloaded), builds in->prof from the
  * recording or folded text (warning about incomplete recordings, lost
  * samples, malformed lines), filters it and merges pools. Blocks on reading.
  * With --off-cpu or --wall: an error when the input is folded text or a

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "report/diff.h"
 #include "report/report.h"
 #include "svg/svg.h"
 
@@ -27,6 +28,7 @@ static const char usage_head[] =
 	"                [--off-cpu | --wall] [--lines]\n"
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
+	"                [--diff [--negate] [OLD NEW]]\n"
 	"\n"
 	"Draws the stacks of a recording or of folded text as a flamegraph: one\n"
 	"self-contained SVG to hover, zoom and search in a browser.\n"
@@ -71,6 +73,15 @@ static const char usage_head[] =
 	"                     and --wall): bytes, us, ...\n"
 	"  --sort ORDER       siblings by name: alpha (default, as FlameGraph), or\n"
 	"                     by count, heaviest first: weight\n"
+	"\n"
+	"differential flamegraph:\n"
+	"  --diff OLD NEW     what changed from OLD to NEW (recordings or folded\n"
+	"                     text): widths from NEW, red grew, blue shrank (the\n"
+	"                     deeper, the more), OLD scaled to NEW's total; stacks\n"
+	"                     gone from NEW keep their OLD width, outlined\n"
+	"  --diff             the same from a two-column file ('prof diff' output,\n"
+	"                     \"stack OLD NEW\"), counts as they are\n"
+	"  --negate           widths from OLD instead (NEW scaled to OLD's total)\n"
 	"\n";
 /* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
  * then: */
@@ -91,6 +102,8 @@ enum {
 	OPT_REVERSE,
 	OPT_COUNTNAME,
 	OPT_SORT,
+	OPT_DIFF,
+	OPT_NEGATE,
 };
 
 static const struct option long_options[] = {
@@ -111,6 +124,8 @@ static const struct option long_options[] = {
 	{"reverse", no_argument, NULL, OPT_REVERSE},
 	{"countname", required_argument, NULL, OPT_COUNTNAME},
 	{"sort", required_argument, NULL, OPT_SORT},
+	{"diff", no_argument, NULL, OPT_DIFF},
+	{"negate", no_argument, NULL, OPT_NEGATE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -126,6 +141,13 @@ struct svg_cmd {
 	size_t nlines;
 	FILE *out;
 	int out_created; /* a regular file we made: removed on failure */
+
+	/* --diff: NEW is `in`, OLD is `old` (same options), joined in `diff`. */
+	int is_diff, negate;
+	const char *old_path; /* OLD given as an argument; NULL: a two-column input */
+	struct profile_input old;
+	struct profile_diff diff;
+	struct svg_diff sd;
 };
 
 static int parse_minwidth(struct svg_opts *o, const char *arg)
@@ -231,6 +253,12 @@ static int own_option(struct svg_cmd *c, int opt, const char *arg)
 					       arg);
 		o->countname = arg;
 		break;
+	case OPT_DIFF:
+		c->is_diff = 1;
+		break;
+	case OPT_NEGATE:
+		c->negate = 1;
+		break;
 	case OPT_SORT:
 		if (!strcmp(arg, "alpha"))
 			o->sort = SVG_SORT_ALPHA;
@@ -265,6 +293,20 @@ static void weight_defaults(struct svg_cmd *c)
 	}
 }
 
+/* A differential graph says what it shows unless --title/--subtitle do. */
+static void diff_defaults(struct svg_cmd *c)
+{
+	struct svg_opts *o = &c->opts;
+
+	if (!c->is_diff)
+		return;
+	if (!o->title)
+		o->title = "Differential Flame Graph";
+	if (!o->subtitle)
+		o->subtitle = c->negate ? "widths: OLD; red: more in NEW, blue: less"
+					: "widths: NEW; red: more in NEW, blue: less";
+}
+
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
 	int opt, rc;
@@ -296,11 +338,26 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (c->is_diff && argc - optind == 2 && !c->in.input) {
+		c->old_path = argv[optind];
+		c->in.input = argv[optind + 1];
+		optind += 2;
+		if (!strcmp(c->old_path, "-") && !strcmp(c->in.input, "-"))
+			return cli_usage_error("OLD and NEW cannot both be standard input");
+	}
 	if (optind < argc)
-		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
+		return cli_usage_error(c->is_diff ? "--diff takes OLD NEW (two inputs, no -i), or one "
+						    "two-column input: unexpected '%s'"
+						  : "unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
+	if (c->negate && !c->is_diff)
+		return cli_usage_error("--negate goes with --diff");
+	if (c->is_diff && (c->colors_given || c->palette_file))
+		return cli_usage_error("--colors and --palette-file do not apply to --diff: its "
+				       "colors show the change");
 	profile_input__options_done(&c->in);
 	weight_defaults(c);
+	diff_defaults(c);
 	if (c->output && !strcmp(c->output, "-"))
 		c->output = NULL;
 	if (!c->output && isatty(1))
@@ -379,12 +436,38 @@ static int save_palette(struct svg_cmd *c)
 	return 0;
 }
 
+/* --diff: OLD, from its own input or from the other column of a
+ * two-column input (whose bytes `in` kept). */
+static int load_old(struct svg_cmd *c)
+{
+	struct profile_input *in = &c->in;
+	int rc;
+
+	if (!c->old_path && !in->two_column)
+		return cli_usage_error("--diff needs OLD NEW, or a two-column input ('prof diff "
+				       "OLD NEW' output); %s is not one",
+				       in->shown);
+	rc = profile_input__clone(&c->old, in, c->old_path ? c->old_path : in->input);
+	if (rc || c->old_path)
+		return rc ? rc : profile_input__load(&c->old);
+	c->old.column = DIFF_COLUMN_OLD;
+	c->old.data = malloc(in->size + 1);
+	if (!c->old.data) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	memcpy(c->old.data, in->data, in->size);
+	c->old.size = in->size;
+	c->old.preloaded = 1;
+	return profile_input__load(&c->old);
+}
+
 /* Empty input is an error, not an empty-looking graph. */
 static int check_not_empty(struct svg_cmd *c)
 {
 	struct profile_input *in = &c->in;
 
-	if (in->prof.total)
+	if (in->prof.total || (c->is_diff && c->old.prof.total))
 		return 0;
 	if (in->loaded_total)
 		cli_error("nothing to draw: the filters left none of the %llu %s of %s",
@@ -423,7 +506,16 @@ static int draw(struct svg_cmd *c)
 	const char *shown = c->output ? c->output : "standard output";
 	int err, close_err = 0;
 
-	if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
+	if (c->is_diff) {
+		/* OLD NEW are scaled to one total; a two-column input was. */
+		if (profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo) ||
+		    svg_diff__lines(&c->diff, !c->old_path, c->negate, &c->sd, &c->lines,
+				    &c->nlines)) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		c->opts.diff = &c->sd;
+	} else if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
@@ -463,6 +555,8 @@ static int run(struct svg_cmd *c, int argc, char **argv)
 	if (c->palette_file && (rc = read_palette(c)))
 		return rc;
 	rc = profile_input__load(&c->in);
+	if (!rc && c->is_diff)
+		rc = load_old(c);
 	if (rc)
 		return rc;
 	rc = check_not_empty(c);
@@ -487,6 +581,9 @@ int cmd_svg(int argc, char **argv)
 	if (c.out && c.out != stdout)
 		fclose(c.out);
 	free(c.lines);
+	svg_diff__release(&c.sd);
+	profile_diff__release(&c.diff);
+	profile_input__release(&c.old);
 	svg_palette_map__free(c.palette);
 	profile_input__release(&c.in);
 	return rc;

@@ -84,6 +84,33 @@ static int child(struct flame_tree *t, uint32_t parent, uint32_t name, uint32_t 
 	return 0;
 }
 
+/* The names of a line's path from the root: its thread root, then its
+ * stack; all of it reversed with `reverse`. *n gets the count. 0 or
+ * -ENOMEM. */
+static int line_names(const struct profile *p, const struct profile_line *l, int reverse,
+		      uint32_t **names, size_t *cap, size_t *n)
+{
+	const uint32_t *fr = profile__stack_frames(p, l->stack);
+	size_t depth = p->stacks[l->stack].depth, k;
+
+	*n = 0;
+	if (GROW(*names, *cap, depth + 1))
+		return -ENOMEM;
+	if (l->root)
+		(*names)[(*n)++] = l->root;
+	memcpy(*names + *n, fr, depth * sizeof(*fr));
+	*n += depth;
+	if (reverse) {
+		for (k = 0; k < *n / 2; k++) {
+			uint32_t tmp = (*names)[k];
+
+			(*names)[k] = (*names)[*n - 1 - k];
+			(*names)[*n - 1 - k] = tmp;
+		}
+	}
+	return 0;
+}
+
 int flame_tree__build(struct flame_tree *t, const struct profile *p,
 		      const struct profile_line *lines, size_t nlines, int reverse)
 {
@@ -99,24 +126,12 @@ int flame_tree__build(struct flame_tree *t, const struct profile *p,
 	t->n = 1;
 	for (i = 0; i < nlines; i++) {
 		const struct profile_line *l = &lines[i];
-		const uint32_t *fr = profile__stack_frames(p, l->stack);
-		size_t depth = p->stacks[l->stack].depth, n = 0, same;
+		size_t n, same;
 		uint32_t cur = 0;
 
-		if (GROW(names, names_cap, depth + 1) || GROW(path, path_cap, depth + 1))
+		if (line_names(p, l, reverse, &names, &names_cap, &n) ||
+		    GROW(path, path_cap, n + 1))
 			goto out;
-		if (l->root)
-			names[n++] = l->root;
-		memcpy(names + n, fr, depth * sizeof(*fr));
-		n += depth;
-		if (reverse) {
-			for (k = 0; k < n / 2; k++) {
-				uint32_t tmp = names[k];
-
-				names[k] = names[n - 1 - k];
-				names[n - 1 - k] = tmp;
-			}
-		}
 		/* path[k] is the node of names[0..k] of the previous line. */
 		for (same = 0; same < n && same < npath && t->nodes[path[same]].name == names[same];
 		     same++)
@@ -143,6 +158,40 @@ out:
 	if (err)
 		flame_tree__release(t);
 	return err;
+}
+
+int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
+			   const struct profile_line *lines, size_t nlines, int reverse,
+			   const uint64_t *counts, uint64_t *sums)
+{
+	uint32_t *names = NULL;
+	size_t cap = 0, n, i, k;
+
+	for (i = 0; i < nlines; i++) {
+		uint32_t cur = 0;
+
+		if (line_names(p, &lines[i], reverse, &names, &cap, &n)) {
+			free(names);
+			return -ENOMEM;
+		}
+		sums[0] = sat_add(sums[0], counts[i]);
+		for (k = 0; k < n; k++) {
+			size_t s = slot_of(cur, names[k], t->mask);
+			const struct flame_node *nd = NULL;
+
+			for (; t->slots[s]; s = (s + 1) & t->mask) {
+				nd = &t->nodes[t->slots[s] - 1];
+				if (nd->parent == cur && nd->name == names[k])
+					break;
+			}
+			if (!t->slots[s])
+				break; /* not a line of this tree */
+			cur = t->slots[s] - 1;
+			sums[cur] = sat_add(sums[cur], counts[i]);
+		}
+	}
+	free(names);
+	return 0;
 }
 
 struct order_ctx {

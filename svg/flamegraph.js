@@ -5,7 +5,8 @@
  * works on and the state it exposes for tests.
  *
  * On load it reads every frame back from the DOM once: the name and count
- * from the <title> ("NAME (COUNT COUNTNAME)"), x and width (in drawing
+ * from the <title> ("NAME (COUNT COUNTNAME)", or in a differential graph
+ * "NAME (COUNT COUNTNAME; old A, new B, +D, +P%)"), x and width (in drawing
  * units) and the row from the <rect>. Frames come in depth-first order, so
  * parents and subtree ends follow from the rows with one stack; a subtree
  * is then a contiguous range of indexes, which keeps zoom and the
@@ -40,6 +41,8 @@
 	var total, units, rows, fh, inverted, countname, fontSize, charPx;
 	var n = 0;
 	var els = [], rects = [], names = [];
+	/* a differential graph's "old A, new B, +D, +P%" per frame */
+	var changes = [];
 	var counts, x0, w0, cx, cw, depth, parent, end;
 	var zoomed = 0; /* index of the zoomed frame; 0, the root, when not zoomed */
 	var shown = []; /* ancestors and subtree of the zoomed frame */
@@ -84,6 +87,8 @@
 			percent(counts[i], total) + '%';
 		if (zoomed)
 			s += ', ' + percent(counts[i], counts[zoomed]) + '% of ' + names[zoomed];
+		if (changes[i])
+			s += '; ' + changes[i];
 		return s + ')';
 	}
 
@@ -352,7 +357,8 @@
 	/* ---- start ---- */
 
 	function read() {
-		var suffix = new RegExp(' \\(([0-9,]+) ' + escapeRegExp(countname) + '\\)$');
+		var suffix = new RegExp(' \\(([0-9,]+) ' + escapeRegExp(countname) +
+			'(?:; ([^()]*))?\\)$');
 		var gs = framesEl.children, stack = [];
 		n = gs.length;
 		counts = new Float64Array(n);
@@ -371,6 +377,7 @@
 			rects.push(r);
 			names.push(m ? title.slice(0, m.index) : title);
 			counts[i] = m ? Number(m[1].replace(/,/g, '')) : 0;
+			changes.push(m && m[2] ? m[2] : '');
 			x0[i] = cx[i] = Number(attr(r, 'x'));
 			w0[i] = cw[i] = Number(attr(r, 'width'));
 			var row = Math.round(Number(attr(r, 'y')) / fh);
@@ -467,7 +474,7 @@
 		},
 		frame: function (i) {
 			return i >= 0 && i < n ? {name: names[i], count: counts[i], depth: depth[i],
-				parent: parent[i], element: els[i]} : null;
+				parent: parent[i], element: els[i], change: changes[i]} : null;
 		},
 		index: function (el) {
 			return frameOf(el);

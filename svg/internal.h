@@ -45,6 +45,12 @@ struct flame_frame {
  * when sorted lines share prefixes. 0 or -ENOMEM. */
 int flame_tree__build(struct flame_tree *t, const struct profile *p,
 		      const struct profile_line *lines, size_t nlines, int reverse);
+/* Adds counts[i] to every node on the path of lines[i] (lines the tree
+ * was built from, in any order): sums[node], t->n of them, zeroed by the
+ * caller. One hash lookup per frame. 0 or -ENOMEM. */
+int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
+			   const struct profile_line *lines, size_t nlines, int reverse,
+			   const uint64_t *counts, uint64_t *sums);
 /* Groups and sorts every node's children (SVG_SORT_ALPHA: bytewise by
  * name; SVG_SORT_WEIGHT: total descending, then name). 0 or -ENOMEM. */
 int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort);
@@ -96,6 +102,32 @@ int svg_palette_map__get(const struct svg_palette_map *m, const char *name, size
 			 uint32_t *rgb);
 /* Adds a name with its color (marks the map changed). 0 or -ENOMEM. */
 int svg_palette_map__add(struct svg_palette_map *m, const char *name, size_t len, uint32_t rgb);
+
+/* ---- differential frames (diff-frames.c) ---- */
+
+/* Per node of a flame tree: its OLD and NEW counts, scaled. */
+struct svg_diff_frames {
+	uint64_t *old, *new;
+	uint64_t max_change; /* the largest |NEW - OLD| of a node other than the root */
+	int negate;
+};
+
+/* Sums the diff's per-line counts over the tree's nodes (see struct
+ * svg_diff). 0 or -ENOMEM. */
+int svg_diff_frames__init(struct svg_diff_frames *df, const struct flame_tree *t,
+			  const struct profile *p, const struct profile_line *lines, size_t nlines,
+			  int reverse, const struct svg_diff *d);
+void svg_diff_frames__release(struct svg_diff_frames *df);
+/* The count a title shows: NEW's (OLD's with negate). */
+uint64_t svg_diff_frames__count(const struct svg_diff_frames *df, uint32_t node);
+/* Is the node drawn only to show what vanished: its count is 0? */
+int svg_diff_frames__vanished(const struct svg_diff_frames *df, uint32_t node);
+/* 0xRRGGBB: red for more in NEW, blue for less, white for no change; the
+ * deeper the larger the change, against the largest of the graph. */
+uint32_t svg_diff_frames__color(const struct svg_diff_frames *df, uint32_t node);
+/* Appends "old 1,000, new 1,234, +234, +23.40%" (see docs/prof-svg.md).
+ * 0 or -ENOMEM. */
+int svg_diff_frames__describe(const struct svg_diff_frames *df, uint32_t node, struct svg_buf *b);
 
 /* ---- the script (generated from svg/flamegraph.js) ---- */
 

@@ -39,6 +39,19 @@ enum svg_minwidth_unit {
 
 struct svg_palette_map;
 
+/* A differential flamegraph (svg/diff-frames.c, docs/prof-svg.md): for each
+ * line given to svg__write(), its count in OLD and in NEW; the line's own
+ * count is its width (svg_diff__lines() makes all three from a
+ * struct profile_diff). The frame's counts are summed per frame, then
+ * scaled, and colored by NEW - OLD: red grew, blue shrank, white unchanged,
+ * deeper for a bigger change. */
+struct svg_diff {
+	uint64_t *old, *new;   /* per line, raw */
+	double old_scale;      /* OLD's counts are shown times this (1: as they are) */
+	double new_scale;      /* NEW's likewise; one of the two is 1 */
+	int negate;            /* widths and the titles' counts from OLD, not NEW */
+};
+
 /* The zero value means the default everywhere. */
 struct svg_opts {
 	const char *title;     /* NULL: "Flame Graph" ("Icicle Graph" inverted) */
@@ -59,6 +72,9 @@ struct svg_opts {
 	/* Optional: colors of names found in it win; names not in it get the
 	 * palette's color and are added (the caller saves it). */
 	struct svg_palette_map *colors;
+	/* Optional: draw a differential flamegraph; colors then come from
+	 * the change, not the palette. */
+	const struct svg_diff *diff;
 };
 
 #define SVG_LAYOUT_WIDTH 1200 /* px a fluid graph is laid out for */
@@ -81,6 +97,21 @@ struct svg_stats {
  * -errno of the failed write (-EIO when unknown). */
 int svg__write(const struct profile *p, const struct profile_line *lines, size_t nlines,
 	       const struct svg_opts *o, FILE *out, struct svg_stats *st);
+
+/* ---- differential flamegraphs (diff-lines.c) ---- */
+
+struct profile_diff;
+
+/* The lines of a diff (report/diff.h, in its NEW profile's name space) for
+ * svg__write() with `sd`: OLD normalized to NEW's total (or NEW to OLD's
+ * with `negate`) unless `raw`; each line as wide as its NEW count (OLD with
+ * `negate`), or, when that is 0, as its other count scaled: a stack that
+ * vanished stays visible with the width it had. Allocates *lines, sd->old,
+ * sd->new; 0 or -ENOMEM. */
+int svg_diff__lines(const struct profile_diff *d, int raw, int negate, struct svg_diff *sd,
+		    struct profile_line **lines, size_t *nlines);
+/* Frees what svg_diff__lines() allocated in sd. */
+void svg_diff__release(struct svg_diff *sd);
 
 /* ---- palette maps (palette.c) ---- */
 

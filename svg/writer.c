@@ -41,6 +41,8 @@ struct writer {
 	struct svg_buf a, b; /* scratch */
 
 	uint64_t total, units;
+	uint64_t count_total; /* what percentages are of: total, or a diff's count */
+	struct svg_diff_frames diff; /* when o->diff */
 	uint32_t rows;
 	double layout_width, fs;
 	unsigned fh, pad_top, height;
@@ -82,7 +84,9 @@ static int assign_colors(struct writer *wr)
 		uint32_t rgb, id;
 		int r;
 
-		if (!wr->frames[i].node || !wr->o->colors ||
+		if (wr->o->diff) {
+			rgb = svg_diff_frames__color(&wr->diff, wr->frames[i].node);
+		} else if (!wr->frames[i].node || !wr->o->colors ||
 		    !svg_palette_map__get(wr->o->colors, name, len, &rgb)) {
 			rgb = svg_palette_color(wr->o->palette, name, len);
 			if (wr->frames[i].node && wr->o->colors &&
@@ -187,6 +191,12 @@ static int write_style(struct writer *wr)
 			    "#labels{pointer-events:none}\n",
 			    wr->fh > 1 ? wr->fh - 1 : 1))
 		return -ENOMEM;
+	/* A differential graph's frames that are there only to show what
+	 * vanished: see-through, outlined. */
+	if (wr->o->diff && svg_buf__printf(css, "#frames g.v rect{fill-opacity:.45;stroke:#555;"
+					   "stroke-width:.5;stroke-dasharray:3 2;"
+					   "vector-effect:non-scaling-stroke}\n"))
+		return -ENOMEM;
 	for (i = 0; i < wr->ncolors; i++)
 		if (svg_buf__printf(css, ".c%zu{fill:#%06" PRIx32 "}\n", i, wr->colors[i]))
 			return -ENOMEM;
@@ -215,12 +225,13 @@ static int write_head(struct writer *wr)
 	    (err = attr_u64(wr, "height", wr->height)) ||
 	    (err = attr_text(wr, "font-family", o->font ? o->font : "Verdana")) ||
 	    (err = attr_num(wr, "font-size", wr->fs, 2)) ||
-	    (err = attr_u64(wr, "data-total", wr->total)) ||
+	    (err = attr_u64(wr, "data-total", wr->count_total)) ||
 	    (err = attr_u64(wr, "data-units", wr->units)) ||
 	    (err = attr_u64(wr, "data-rows", wr->rows)) ||
 	    (err = attr_u64(wr, "data-fh", wr->fh)) ||
 	    (err = attr(wr, "data-inverted", o->inverted ? "1" : "0")) ||
-	    (err = attr_text(wr, "data-countname", wr->countname)))
+	    (err = attr_text(wr, "data-countname", wr->countname)) ||
+	    (wr->o->diff && (err = attr(wr, "data-diff", wr->o->diff->negate ? "negate" : "1"))))
 		return err;
 	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
 	X(xmlTextWriterWriteRaw(wr->w, S("<defs><linearGradient id=\"bg\" x2=\"0\" y2=\"1\">"
@@ -282,7 +293,8 @@ static int write_frames(struct writer *wr)
 	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
 	for (i = 0; i < wr->nframes; i++) {
 		const struct flame_frame *f = &wr->frames[i];
-		uint64_t count = wr->tree.nodes[f->node].total, x = units_of(wr, f->x);
+		uint64_t width = wr->tree.nodes[f->node].total, x = units_of(wr, f->x);
+		uint64_t count = wr->o->diff ? svg_diff_frames__count(&wr->diff, f->node) : width;
 		size_t len;
 		const char *name = frame_name(wr, f->node, &len);
 		char cls[24];
@@ -290,16 +302,22 @@ static int write_frames(struct writer *wr)
 		wr->a.len = 0;
 		if (svg_buf__put(&wr->a, "", 0) || svg_text_clean(&wr->a, name, len) < 0 ||
 		    svg_buf__put(&wr->a, " (", 2) || svg_buf__count(&wr->a, count) ||
-		    svg_buf__printf(&wr->a, " %s)", wr->countname))
+		    svg_buf__printf(&wr->a, " %s", wr->countname) ||
+		    (wr->o->diff && (svg_buf__put(&wr->a, "; ", 2) ||
+				     svg_diff_frames__describe(&wr->diff, f->node, &wr->a))) ||
+		    svg_buf__put(&wr->a, ")", 1))
 			return -ENOMEM;
 		X(xmlTextWriterStartElement(wr->w, S("g")));
+		if (wr->o->diff && svg_diff_frames__vanished(&wr->diff, f->node) &&
+		    (err = attr(wr, "class", "v")))
+			return err;
 		X(xmlTextWriterStartElement(wr->w, S("title")));
 		X(xmlTextWriterWriteString(wr->w, S(wr->a.s)));
 		X(xmlTextWriterEndElement(wr->w));
 		X(xmlTextWriterStartElement(wr->w, S("rect")));
 		snprintf(cls, sizeof(cls), "c%" PRIu32, wr->klass[i]);
 		if ((err = attr_u64(wr, "x", x)) || (err = attr_u64(wr, "y", row_y(wr, f->depth))) ||
-		    (err = attr_u64(wr, "width", units_of(wr, f->x + count) - x)) ||
+		    (err = attr_u64(wr, "width", units_of(wr, f->x + width) - x)) ||
 		    (err = attr(wr, "class", cls)))
 			return err;
 		X(xmlTextWriterEndElement(wr->w));
@@ -400,6 +418,14 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 	err = flame_tree__layout(&wr->tree, min_total, &wr->frames, &wr->nframes, &deepest);
 	if (err)
 		return err;
+	wr->count_total = wr->total;
+	if (o->diff) {
+		err = svg_diff_frames__init(&wr->diff, &wr->tree, wr->p, lines, nlines, o->reverse,
+					    o->diff);
+		if (err)
+			return err;
+		wr->count_total = svg_diff_frames__count(&wr->diff, 0);
+	}
 	wr->rows = deepest + 1;
 	wr->fh = o->frame_height ? o->frame_height : 16;
 	wr->fs = o->font_size > 0 ? o->font_size : 12;
@@ -440,6 +466,7 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 	err = xml_out__close(&x, err);
 out:
 	flame_tree__release(&wr.tree);
+	svg_diff_frames__release(&wr.diff);
 	free(wr.frames);
 	free(wr.klass);
 	free(wr.colors);

@@ -1,0 +1,152 @@
+/* cmd-diff.c: `prof diff OLD NEW`, the front end: both inputs read through
+ * input.c with the same options and filters, their folded lines joined
+ * (diff-model.c) and printed as FlameGraph's two-column folded text,
+ * "stack OLD NEW", OLD normalized to NEW's total unless --raw. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "lib/cli.h"
+#include "report/diff.h"
+#include "report/report.h"
+
+static const char usage_head[] =
+	"usage: prof diff [--raw] [--threads | --tids] [--merge-pools]\n"
+	"                 [--off-cpu | --wall] [--lines]\n"
+	"                 [--include RE]... [--exclude RE]... [--thread RE]...\n"
+	"                 [--pid N]... [--tid N]... [--ignore-case] OLD NEW\n"
+	"\n"
+	"Compares two recordings or folded texts: prints every stack of either as\n"
+	"\"stack OLD NEW\" (FlameGraph's difffolded.pl format, sorted), OLD's counts\n"
+	"scaled to NEW's total: round(old * NEW total / OLD total). Draw it with\n"
+	"'prof svg --diff', or give OLD NEW to 'prof svg --diff' directly.\n"
+	"\n"
+	"output:\n"
+	"  --raw              OLD's counts as they are, not scaled\n"
+	"  --threads          put the thread name at the root of each stack\n"
+	"  --tids             like --threads, as NAME/TID\n"
+	"  --merge-pools      collapse digit runs in thread names into '*'\n"
+	"\n";
+static const char usage_tail[] = "\n"
+				 "  -h, --help         show this help\n";
+
+enum {
+	OPT_RAW = PROFILE_OPT_END,
+};
+
+static const struct option long_options[] = {
+	PROFILE_INPUT_LONG_OPTIONS,
+	PROFILE_WEIGHT_LONG_OPTIONS,
+	{"raw", no_argument, NULL, OPT_RAW},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* Everything `prof diff` holds while it runs. */
+struct diff_cmd {
+	struct profile_input in;  /* NEW: options, input, the filtered profile */
+	struct profile_input old; /* OLD, with the same options */
+	const char *old_path;
+	int raw;
+	struct profile_diff diff;
+};
+
+static int parse_options(struct diff_cmd *c, int argc, char **argv)
+{
+	int opt, rc;
+
+	rc = profile_input__init(&c->in, argc);
+	if (rc)
+		return rc;
+	optind = 0; /* glibc: reinitialize (cmd_diff may run more than once) */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":i:h", long_options, NULL)) != -1) {
+		if (opt == 'i')
+			return cli_usage_error("the inputs are OLD NEW, after the options (no -i)");
+		rc = profile_input__option(&c->in, opt, optarg);
+		if (rc >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (opt) {
+		case 'h':
+			return profile_input__help(usage_head, usage_tail);
+		case OPT_RAW:
+			c->raw = 1;
+			break;
+		case ':':
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error("give two inputs, OLD and NEW (recordings or folded text)");
+	if (c->in.grep)
+		return cli_usage_error("--grep is for 'prof report': use --include RE");
+	c->old_path = argv[optind];
+	c->in.input = argv[optind + 1];
+	if (!strcmp(c->old_path, "-") && !strcmp(c->in.input, "-"))
+		return cli_usage_error("OLD and NEW cannot both be standard input");
+	profile_input__options_done(&c->in);
+	return 0;
+}
+
+static int write_diff(struct diff_cmd *c)
+{
+	struct folded_opts fo = {.thread_root = c->in.roots};
+	int raw = c->raw, err;
+
+	if (profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo)) {
+		cli_error("out of memory comparing the profiles");
+		return EXIT_FAIL;
+	}
+	if (!raw && (!c->diff.old_total || !c->diff.new_total)) {
+		cli_warn("%s holds no samples%s: counts are not scaled",
+			 c->diff.old_total ? c->in.shown : c->old.shown,
+			 profile_filter__active(&c->in.filter) ? " after the filters" : "");
+		raw = 1;
+	}
+	err = profile_diff__write(&c->diff, raw, stdout);
+	if (err) {
+		cli_error("cannot write the diff: %s", strerror(-err));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int run(struct diff_cmd *c, int argc, char **argv)
+{
+	int rc;
+
+	rc = parse_options(c, argc, argv);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = profile_input__clone(&c->old, &c->in, c->old_path);
+	if (!rc)
+		rc = profile_input__load(&c->old);
+	if (!rc)
+		rc = profile_input__load(&c->in);
+	if (!rc)
+		rc = write_diff(c);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_cmd c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	rc = run(&c, argc, argv);
+	profile_diff__release(&c.diff);
+	profile_input__release(&c.old);
+	profile_input__release(&c.in);
+	return rc;
+}
