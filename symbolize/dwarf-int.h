@@ -32,13 +32,16 @@ enum {
 
 struct dw_stream;
 
-/* The sections dwarf-die.c reads; owned[] are the buffers inflated here.
- * While `info` is set, .debug_info is still being inflated by a thread:
- * only its first dwarf_secs__ready() bytes may be read. */
+/* The sections dwarf-die.c reads: in the file's read-only mapping `map`,
+ * or in owned[] (inflated here). While `info` is set, .debug_info may
+ * still be being inflated by a thread: it may be read only once
+ * dwarf_secs__ready() said its bytes are there. */
 struct dw_secs {
 	struct dw_sec sec[DW_NSECS];
 	void *owned[DW_NSECS];
 	struct dw_stream *info;
+	void *map;
+	size_t map_size;
 };
 
 /* One line-table row. Rows of all units are sorted by address; at one
@@ -105,12 +108,13 @@ struct dwarf_info {
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 };
 
-/* Reads the sections of dw_secs from the ELF file (open as fd), inflating compressed
- * ones (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
+/* Finds the sections of dw_secs in the ELF file (open as fd, mapped
+ * read-only until dwarf_secs__free()), inflating compressed ones
+ * (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
  * unreadable) or -ENOMEM; other sections that cannot be read are absent. */
 int dwarf_secs__read(Elf *elf, int fd, struct dw_secs *s);
 /* Waits until `want` bytes of .debug_info are there, or no more will
- * come; returns how many are. */
+ * come; returns how many are (all of it, or 0 when it did not inflate). */
 size_t dwarf_secs__ready(struct dw_secs *s, size_t want);
 /* Waits for the inflating thread: 0, -ENOEXEC (.debug_info was corrupt)
  * or -ENOMEM. */

@@ -50,12 +50,13 @@ struct src_frame {
 
 /* Loads the DWARF of the ELF file at `path`. NULL + errno: ENOENT/EACCES
  * (cannot open), ENOEXEC (not ELF, or DWARF libdw cannot read at all),
- * ENODATA (an ELF file without .debug_info), ENOMEM. Reads the file's debug
- * sections into memory (not mmap: a file cut short under us is an error,
- * not SIGBUS); keeps it open until dwarf_info__free(). Blocks on I/O; runs
- * a second thread while it loads (joined before it returns); allocates
- * tables proportional to the line rows and inline entries, and keeps the
- * inflated debug sections the names point into. The environment variable
+ * ENODATA (an ELF file without .debug_info), ENOMEM. Maps the file
+ * read-only and keeps it open and mapped until dwarf_info__free() (a file
+ * cut short meanwhile raises SIGBUS, as with perf or gdb; see
+ * dwarf-secs.c). Blocks on I/O; runs a second thread while it loads
+ * (joined before it returns); allocates tables proportional to the line
+ * rows and inline entries, and keeps the inflated debug sections the
+ * names point into. The environment variable
  * PROF_DWARF_LIBDW=1 makes it read the DWARF with libdw instead (slower;
  * for tests and debugging). */
 struct dwarf_info *dwarf_info__load(const char *path);
