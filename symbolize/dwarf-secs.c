@@ -82,8 +82,8 @@ static void run_job(struct job *j)
 		return;
 	}
 	/* No actual_out: anything but exactly out_size bytes is an error. */
-	if (libdeflate_deflate_decompress(dec, h + 2, j->in_size - 2, j->out, j->out_size,
-					  NULL) == LIBDEFLATE_SUCCESS)
+	if (libdeflate_deflate_decompress(dec, h + 2, j->in_size - 2, j->out, j->out_size, NULL) ==
+	    LIBDEFLATE_SUCCESS)
 		j->err = 0;
 	libdeflate_free_decompressor(dec);
 }
