@@ -248,6 +248,17 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 		err = ENOEXEC;
 		goto fail;
 	}
+	/* The DWARF first, lazily, as addr2line: a run of addresses in a few
+	 * functions reads only their units. Its load returns while a thread
+	 * still inflates .debug_info: the symbol tables are read meanwhile. */
+	a->dwarf = dwarf_info__load_flags(binary, debugfile, DWARF_LOAD_LAZY);
+	if (!a->dwarf) {
+		*dwarf_errno = errno;
+		if (errno == ENOMEM) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
 	err = -read_sections(a);
 	if (!err)
 		err = -read_symbols(a->elf, &a->main);
@@ -262,16 +273,16 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 			goto fail;
 		}
 	}
-	/* Lazily, as addr2line: a run of addresses in a few functions reads
-	 * only their units. */
-	a->dwarf = dwarf_info__load_flags(binary, debugfile, DWARF_LOAD_LAZY);
-	if (!a->dwarf) {
-		*dwarf_errno = errno;
-		if (errno == ENOMEM) {
-			err = ENOMEM;
+	if (a->dwarf && (err = -dwarf_info__ready(a->dwarf))) {
+		/* Unreadable after all: as if there were none. */
+		*dwarf_errno = err;
+		dwarf_info__free(a->dwarf);
+		a->dwarf = NULL;
+		if (err == ENOMEM)
 			goto fail;
-		}
-	} else {
+		err = 0;
+	}
+	if (a->dwarf) {
 		size_t n = dwarf_info__nunits(a->dwarf);
 
 		a->decoded = calloc(n ? n : 1, 1);

@@ -40,6 +40,7 @@ struct dw_rows;
 struct dw_secs {
 	struct dw_sec sec[DW_NSECS];
 	void *owned[DW_NSECS];
+	size_t owned_len[DW_NSECS]; /* mapped (huge pages) when not 0 */
 	struct dw_stream *info;
 	void *map;
 	size_t map_size;
@@ -110,7 +111,14 @@ struct dwarf_info {
 	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 	struct dw_lazy *lazy; /* the lazy mode's state, or NULL */
+	int pending;          /* a lazy load's unit DIEs are still to read */
+	int failed;           /* and reading them failed: -errno */
 };
+
+/* Ends a lazy load (dwarf-load.c): reads the unit DIEs, or the whole
+ * tables when the lazy reader cannot; 0, or -errno (then the tables are
+ * empty). Later calls return the same. */
+int dwarf_load__finish(struct dwarf_info *d);
 
 /* One unit's tables in lazy mode: d->lines[lines_from, +nlines) and
  * d->ranges[ranges_from, +nranges). */

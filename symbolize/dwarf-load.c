@@ -691,9 +691,10 @@ static int load_own(struct dwarf_info *d)
 	return dwarf_build__tables(d, &d->secs);
 }
 
-/* prof's own reader, lazily (dwarf-lazy.c); -ENOTSUP: load whole. DWARF
- * with references to other files (dwz, supplementary files) or type units
- * is loaded whole: it uses forms the reader leaves to libdw everywhere. */
+/* The sections for prof's own reader, to be read lazily (dwarf-lazy.c);
+ * -ENOTSUP: load whole. DWARF with references to other files (dwz,
+ * supplementary files) or type units is loaded whole: it uses forms the
+ * reader leaves to libdw everywhere. */
 static int load_lazy(struct dwarf_info *d)
 {
 	static const char *const whole[] = {".gnu_debugaltlink", ".debug_sup", ".debug_types",
@@ -705,9 +706,7 @@ static int load_lazy(struct dwarf_info *d)
 	err = dwarf_secs__read(d->elf, d->fd, &d->secs);
 	if (err)
 		return err;
-	if (strtab__init(&d->files))
-		return -ENOMEM;
-	return dwarf_lazy__open(d);
+	return strtab__init(&d->files) ? -ENOMEM : 0;
 }
 
 static int load_libdw(struct dwarf_info *d)
@@ -747,26 +746,16 @@ static int load_libdw(struct dwarf_info *d)
 	return err;
 }
 
-static int load(struct dwarf_info *d, unsigned flags)
+/* All units' tables: prof's reader, else libdw's walk (always with
+ * PROF_DWARF_LIBDW), then sorted. */
+static int load_whole(struct dwarf_info *d)
 {
-	int err = -ENOTSUP;
+	int err = getenv("PROF_DWARF_LIBDW") ? -ENOTSUP : load_own(d);
 
-	/* PROF_DWARF_LIBDW: libdw reads the units (in lazy mode, each one as
-	 * it is needed, after prof's reader found them). */
-	if (flags & DWARF_LOAD_LAZY)
-		err = load_lazy(d);
-	else if (!getenv("PROF_DWARF_LIBDW"))
-		err = load_own(d);
-	if (err == -ENOTSUP && d->lazy) {
-		reset(d);
-		err = load_own(d);
-	}
 	if (err == -ENOTSUP) {
 		reset(d);
 		err = load_libdw(d);
 	}
-	if (d->lazy)
-		return err; /* its units are sorted as they are read */
 	if (!err && !d->lines_sorted)
 		err = dwarf_load__sort_lines(d, 0, d->nlines);
 	if (!err)
@@ -775,6 +764,51 @@ static int load(struct dwarf_info *d, unsigned flags)
 	dwarf_load__sort_spans(d->seqs, d->nseqs);
 	d->nseqs_sorted = d->nseqs;
 	return err;
+}
+
+/* The lazy load stops once the sections are read, .debug_info still
+ * being inflated on its thread: the caller can do other work meanwhile
+ * (addr2line.c reads the symbol tables); dwarf_load__finish() reads the
+ * unit DIEs when the tables are first needed. (PROF_DWARF_LIBDW: libdw
+ * reads each unit as it is needed, after prof's reader found them.) */
+static int load(struct dwarf_info *d, unsigned flags)
+{
+	int err;
+
+	if (!(flags & DWARF_LOAD_LAZY))
+		return load_whole(d);
+	err = load_lazy(d);
+	if (err == -ENOTSUP) {
+		reset(d);
+		return load_whole(d);
+	}
+	d->pending = !err;
+	return err;
+}
+
+int dwarf_load__finish(struct dwarf_info *d)
+{
+	int err;
+
+	if (!d->pending)
+		return d->failed;
+	d->pending = 0;
+	err = dwarf_lazy__open(d);
+	if (err == -ENOTSUP) {
+		reset(d);
+		err = load_whole(d);
+	}
+	if (err) {
+		reset(d); /* no tables: no answers */
+		d->failed = err;
+	}
+	return err;
+}
+
+int dwarf_info__ready(const struct dwarf_info *d)
+{
+	/* The lazy load's end is a cache fill: the answers do not change. */
+	return d ? dwarf_load__finish((struct dwarf_info *)d) : -EINVAL;
 }
 
 static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len, unsigned flags)
@@ -899,20 +933,24 @@ void dwarf_info__free(struct dwarf_info *d)
 
 size_t dwarf_info__nlines(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nlines;
 }
 
 size_t dwarf_info__nranges(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nranges;
 }
 
 size_t dwarf_info__nfuncs(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nfuncs;
 }
 
 size_t dwarf_info__nunits(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nunits;
 }

@@ -184,7 +184,7 @@ size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src
 {
 	uint32_t u;
 
-	if (!d || !max)
+	if (!d || !max || dwarf_info__ready(d))
 		return 0;
 	if (d->lazy)
 		dwarf_lazy__read_all((struct dwarf_info *)d); /* for the line sequences */
@@ -201,7 +201,7 @@ size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 {
 	uint32_t u;
 
-	if (!d || !max)
+	if (!d || !max || dwarf_info__ready(d))
 		return 0;
 	u = span_unit(d->spans, d->nspans, vaddr, NULL);
 	if (u != DWARF_NONE)

@@ -86,6 +86,13 @@ struct dwarf_info *dwarf_info__load_fd(int fd);
 #define DWARF_LOAD_LAZY 1u
 struct dwarf_info *dwarf_info__load_flags(const char *path, const char *debugfile, unsigned flags);
 
+/* A lazy load returns once the sections are read, with .debug_info still
+ * being inflated on a thread; dwarf_info__ready() (or any lookup or size
+ * below) waits for it and reads the unit DIEs. 0, or -errno: the DWARF
+ * turned out unreadable (-ENOEXEC, -ENOMEM), and there are no answers.
+ * Blocks. */
+int dwarf_info__ready(const struct dwarf_info *d);
+
 /* 0, or -ENOMEM when a lazy lookup could not read a unit (its addresses
  * then get no DWARF answer). */
 int dwarf_info__failed(const struct dwarf_info *d);
