@@ -78,10 +78,13 @@ expect_container_names() {
 	total=$(echo "$folded" | folded_total)
 	hot=$(echo "$folded" | folded_sum ';main;hot_function')
 	jit=$(echo "$folded" | folded_sum 'jit_loop_(hot|cold)_\[j\]')
-	[ "$total" -gt 50 ] || { echo "total $total" >&2; return 1; }
-	# Two busy processes on a shared machine: each gets 20-80% of the samples.
-	assert_between "share of hotloop's hot_function" "$(ratio "$hot" "$total")" 0.2 0.8
-	assert_between "share of the JIT's loops" "$(ratio "$jit" "$total")" 0.2 0.8
+	[ "$total" -gt 30 ] || { echo "total $total" >&2; return 1; }
+	# Two busy processes on a shared machine: how the CPUs are shared
+	# between them varies with the load, but each shows, under its names,
+	# and together they are nearly all of the samples.
+	assert_between "share of hotloop's hot_function" "$(ratio "$hot" "$total")" 0.05 0.95
+	assert_between "share of the JIT's loops" "$(ratio "$jit" "$total")" 0.05 0.95
+	assert_between "share of both" "$(ratio $((hot + jit)) "$total")" 0.75 1.0
 	! echo "$folded" | grep -q impostor
 }
 
