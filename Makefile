@@ -21,7 +21,7 @@ CFLAGS ?= -O2 -g
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
 	$(XML_CFLAGS)
-LDLIBS := -lelf -ldw -liberty -lcapstone -lz -llzma -lm -lxml2 -ltraceevent
+LDLIBS := -lelf -ldw -liberty -lcapstone -lz -ldeflate -llzma -lm -lxml2 -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm

@@ -28,7 +28,10 @@
 #                                             default; without demangling, like
 #                                             the other two)
 # and the outputs of prof and addr2line are compared byte for byte (the
-# script fails when they differ).
+# script fails when they differ). Also timed: prof with the first address
+# only ("1 address": process start and loading, the floor of a run), and
+# the CPU time (user + sys) of the prof runs, a steadier figure than wall
+# time on a shared machine.
 #
 # With PROF_BEFORE=path (another prof binary, e.g. an older build), it is
 # timed too, in an extra column.
@@ -198,13 +201,15 @@ compare() {
 		before=(-n before "$PROF_BEFORE symbolize -e $bin -f -i < $addrs > /dev/null")
 	hyperfine --warmup 1 --runs "$RUNS" --export-csv "$TMP/$tag.csv" \
 		-n prof "$PROF symbolize -e $bin -f -i < $addrs > /dev/null" "${before[@]}" \
+		-n one "$PROF symbolize -e $bin -f -i $(head -1 "$addrs") > /dev/null" \
 		-n addr2line "addr2line -e $bin -f -i < $addrs > /dev/null" \
 		-n llvm-symbolizer "llvm-symbolizer --obj=$bin --no-demangle < $addrs > /dev/null" >&2
 	awk -F, -v name="$name" -v lines="$lines" -v located="$located" \
 		-v before="${PROF_BEFORE:+1}" '
-		NR > 1 { mean[$1] = $4; sd[$1] = $3 }  # the median, and the sd
+		NR > 1 { mean[$1] = $4; sd[$1] = $3; cpu[$1] = $5 + $6 }  # median, sd, user+sys
 		END {
-			printf "| %s | %.3f ± %.3f | ", name, mean["prof"], sd["prof"]
+			printf "| %s | %.3f ± %.3f | %.3f | %.3f | ", name, mean["prof"], sd["prof"],
+				cpu["prof"], mean["one"]
 			if (before)
 				printf "%.3f ± %.3f | ", mean["before"], sd["before"]
 			printf "%.3f ± %.3f | %.3f ± %.3f | %.1f× | %.1f× | %s lines, %s with file:line, identical |\n",
@@ -238,10 +243,10 @@ echo "hyperfine runs after a warm-up (medians: on a shared VM a few runs are muc
 echo "than the rest):"
 echo
 if [ -n "${PROF_BEFORE:-}" ]; then
-	echo "| binary | prof symbolize -f -i | before ($PROF_BEFORE) | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, 1 address | before ($PROF_BEFORE) | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 else
-	echo "| binary | prof symbolize -f -i | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, 1 address | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 fi
 cat "$TMP/rows"

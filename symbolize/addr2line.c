@@ -74,9 +74,11 @@ struct addr2line {
 	struct symtab debug; /* the separate debug file's, which BFD's DWARF
 				reader uses instead when it read DWARF there */
 	/* Per DWARF function: BFD's "is_linkage" set after its first lookup
-	 * (settled) and the symbol name that replaced its DWARF name. */
+	 * (settled) and the symbol name that replaced its DWARF name. The
+	 * DWARF is read lazily, so functions are added as units are read. */
 	unsigned char *settled;
 	const char **renamed;
+	size_t nfuncs;
 	unsigned char *decoded; /* per unit: see dwarf_info__lookup_bfd() */
 };
 
@@ -194,6 +196,32 @@ static int read_symbols(Elf *elf, struct symtab *tab)
 	return 0;
 }
 
+/* Grows the per-function state to the functions read so far. */
+static int track_funcs(struct addr2line *a)
+{
+	size_t n = dwarf_info__nfuncs(a->dwarf), cap = a->nfuncs;
+	unsigned char *settled;
+	const char **renamed;
+
+	if (n && n <= cap)
+		return 0;
+	cap = cap ? cap : 1024;
+	while (cap < n)
+		cap *= 2;
+	settled = realloc(a->settled, cap);
+	if (!settled)
+		return -ENOMEM;
+	a->settled = settled;
+	renamed = realloc(a->renamed, cap * sizeof(*renamed));
+	if (!renamed)
+		return -ENOMEM;
+	a->renamed = renamed;
+	memset(a->settled + a->nfuncs, 0, cap - a->nfuncs);
+	memset(a->renamed + a->nfuncs, 0, (cap - a->nfuncs) * sizeof(*renamed));
+	a->nfuncs = cap;
+	return 0;
+}
+
 struct addr2line *addr2line__open(const char *binary, const char *debugfile, int *dwarf_errno)
 {
 	struct addr2line *a;
@@ -220,6 +248,17 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 		err = ENOEXEC;
 		goto fail;
 	}
+	/* The DWARF first, lazily, as addr2line: a run of addresses in a few
+	 * functions reads only their units. Its load returns while a thread
+	 * still inflates .debug_info: the symbol tables are read meanwhile. */
+	a->dwarf = dwarf_info__load_flags(binary, debugfile, DWARF_LOAD_LAZY);
+	if (!a->dwarf) {
+		*dwarf_errno = errno;
+		if (errno == ENOMEM) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
 	err = -read_sections(a);
 	if (!err)
 		err = -read_symbols(a->elf, &a->main);
@@ -234,21 +273,20 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 			goto fail;
 		}
 	}
-	a->dwarf = debugfile ? dwarf_info__load_pair(binary, debugfile) : dwarf_info__load(binary);
-	if (!a->dwarf) {
-		*dwarf_errno = errno;
-		if (errno == ENOMEM) {
-			err = ENOMEM;
+	if (a->dwarf && (err = -dwarf_info__ready(a->dwarf))) {
+		/* Unreadable after all: as if there were none. */
+		*dwarf_errno = err;
+		dwarf_info__free(a->dwarf);
+		a->dwarf = NULL;
+		if (err == ENOMEM)
 			goto fail;
-		}
-	} else {
-		size_t n = dwarf_info__nfuncs(a->dwarf);
+		err = 0;
+	}
+	if (a->dwarf) {
+		size_t n = dwarf_info__nunits(a->dwarf);
 
-		a->settled = calloc(n ? n : 1, 1);
-		a->renamed = calloc(n ? n : 1, sizeof(*a->renamed));
-		n = dwarf_info__nunits(a->dwarf);
 		a->decoded = calloc(n ? n : 1, 1);
-		if (!a->settled || !a->renamed || !a->decoded) {
+		if (!a->decoded || track_funcs(a)) {
 			err = ENOMEM;
 			goto fail;
 		}
@@ -389,8 +427,11 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		fputs(o->pretty ? ": " : "\n", out);
 	}
 	sec = find_section(a, pc);
-	if (sec)
+	if (sec && a->dwarf) {
 		n = dwarf_info__lookup_bfd(a->dwarf, pc, a->decoded, frames, MAX_FRAMES);
+		if (dwarf_info__failed(a->dwarf) || track_funcs(a))
+			return -ENOMEM;
+	}
 	if (n && frames[0].func != UINT32_MAX) {
 		uint32_t f = frames[0].func;
 

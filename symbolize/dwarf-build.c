@@ -145,20 +145,21 @@ static uint32_t map_file(const struct file_map *m, uint32_t unknown, uint32_t f)
 	return f && f <= m->n ? m->ids[f - 1] : 0;
 }
 
-/* The rows of all units, sorted as dwarf-int.h says, straight from the
- * decoded programs: sequences are in order already and rarely overlap, so
- * they are sorted by their first rows and copied end to end, each row
- * given its file id on the way. When sequences overlap, they are copied in
- * emission order and dwarf-load.c sorts the rows. */
+/* The rows of the sequences, appended to d->lines sorted as dwarf-int.h
+ * says, straight from the decoded programs: sequences are in order already
+ * and rarely overlap, so they are sorted by their first rows and copied
+ * end to end, each row given its file id on the way. When sequences
+ * overlap, they are copied in emission order and *sorted is 0: the caller
+ * has dwarf-load.c sort the rows. */
 static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct seq *seqs,
-		      size_t nseqs, const struct file_map *maps, uint32_t unknown)
+		      size_t nseqs, const struct file_map *maps, uint32_t unknown, int *sorted)
 {
 	size_t i, k, total = 0;
 	int ok = 1;
 
 	for (i = 0; i < nseqs; i++)
 		total += seqs[i].n;
-	if (total > d->lines_cap && GROW(d->lines, d->lines_cap, total))
+	if (d->nlines + total > d->lines_cap && GROW(d->lines, d->lines_cap, d->nlines + total))
 		return -ENOMEM;
 	if (nseqs > 1)
 		qsort_r(seqs, nseqs, sizeof(*seqs), seq_cmp, (void *)rows);
@@ -180,7 +181,6 @@ static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct s
 				seqs[i] = t;
 			}
 	}
-	d->nlines = 0;
 	for (i = 0; i < nseqs; i++) {
 		const struct dw_line *src = &rows[seqs[i].from];
 		struct dw_line *dst = &d->lines[d->nlines];
@@ -192,8 +192,45 @@ static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct s
 		}
 		d->nlines += seqs[i].n;
 	}
-	d->lines_sorted = ok;
+	*sorted = ok;
 	return 0;
+}
+
+/* The line sequences of rows[from, from + n) (a program's, in program
+ * order: each sequence ends with an end row, or with the program), added
+ * to *seqs as the rows of file map `map`. */
+static int add_seqs(struct seq **seqs, size_t *nseqs, size_t *cap, const struct dw_line *rows,
+		    size_t from, size_t n, uint32_t map)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (k && !rows[from + k - 1].end) {
+			(*seqs)[*nseqs - 1].n++;
+			continue;
+		}
+		if (GROW(*seqs, *cap, *nseqs + 1))
+			return -ENOMEM;
+		(*seqs)[*nseqs] = (struct seq){.from = from + k, .n = 1, .order = *nseqs, .map = map};
+		(*nseqs)++;
+	}
+	return 0;
+}
+
+/* Resolves the DW_AT_call_file numbers (+ 1) of funcs [from, to). */
+static int call_files(struct dwarf_info *d, const struct dw_file_table *files, size_t from,
+		      size_t to)
+{
+	size_t k;
+	int err = 0;
+
+	for (k = from; k < to && !err; k++) {
+		struct dw_func *f = &d->funcs[k];
+
+		if (f->call_file)
+			err = dwarf_lines__file(d, files, f->call_file - 1, &f->call_file);
+	}
+	return err;
 }
 
 /* Phase two of unit i (in unit order, once its line program is decoded):
@@ -206,7 +243,6 @@ static int settle(struct builder *r, struct programs *ps, size_t i)
 	struct dw_file_table files = {0};
 	struct dw_program extra;
 	uint64_t next;
-	size_t k;
 	int err = 0;
 
 	memset(&extra, 0, sizeof(extra));
@@ -233,32 +269,15 @@ static int settle(struct builder *r, struct programs *ps, size_t i)
 		err = dwarf_lines__files(d, p, pd->comp_dir, &files);
 	r->maps[i].ids = files.ids;
 	r->maps[i].n = files.n;
-	for (k = pd->funcs_from; k < pd->funcs_to && !err; k++) {
-		struct dw_func *f = &d->funcs[k];
-
-		if (f->call_file)
-			err = dwarf_lines__file(d, &files, f->call_file - 1, &f->call_file);
-	}
+	if (!err)
+		err = call_files(d, &files, pd->funcs_from, pd->funcs_to);
 	if (!err)
 		err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
 					     pd->ncu, p ? ps->rows.v + p->from : NULL, p ? p->n : 0,
 					     pd->ranges_from, pd->ranges_to);
-	/* Its sequences: each ends with an end row (or the program). */
-	for (k = 0; p && k < p->n && !err; k++) {
-		const struct dw_line *row = &ps->rows.v[p->from + k];
-
-		if (k && !row[-1].end) {
-			r->seqs[r->nseqs - 1].n++;
-			continue;
-		}
-		if (GROW(r->seqs, r->seqs_cap, r->nseqs + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		r->seqs[r->nseqs] = (struct seq){.from = p->from + k, .n = 1, .order = r->nseqs,
-						 .map = (uint32_t)i};
-		r->nseqs++;
-	}
+	if (!err && p)
+		err = add_seqs(&r->seqs, &r->nseqs, &r->seqs_cap, ps->rows.v, p->from, p->n,
+			       (uint32_t)i);
 	dwarf_lines__release(&extra);
 	return err;
 }
@@ -324,8 +343,10 @@ int dwarf_build__tables(struct dwarf_info *d, struct dw_secs *s)
 		err = rc ? rc : ps.err;
 	while (!err && b.nsettled < b.npend)
 		err = settle(&b, &ps, b.nsettled++);
-	if (!err)
-		err = place_rows(d, ps.rows.v, b.seqs, b.nseqs, b.maps, b.unknown);
+	if (!err) {
+		d->nlines = 0;
+		err = place_rows(d, ps.rows.v, b.seqs, b.nseqs, b.maps, b.unknown, &d->lines_sorted);
+	}
 	for (i = 0; i < ps.n; i++)
 		dwarf_lines__release(&ps.v[i]);
 	free(ps.v);
@@ -336,5 +357,45 @@ int dwarf_build__tables(struct dwarf_info *d, struct dw_secs *s)
 		free(b.maps[i].ids);
 	free(b.maps);
 	free(b.seqs);
+	return err;
+}
+
+int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struct dw_unit_info *u,
+		      struct dw_rows *rows, size_t *nrows)
+{
+	struct dw_sections ls = line_sections(s);
+	struct dw_file_table files = {0};
+	struct file_map map;
+	struct dw_program p;
+	struct seq *seqs = NULL;
+	size_t nseqs = 0, seqs_cap = 0, from = d->nlines;
+	uint32_t unknown = 0;
+	uint64_t next;
+	int err = 0, sorted = 1;
+
+	memset(&p, 0, sizeof(p));
+	rows->n = 0;
+	if (u->has_stmt) {
+		err = dwarf_lines__decode(&ls, u->stmt, rows, &p, &next);
+		if (err == -EBADMSG)
+			err = 0; /* the rows read so far count */
+	}
+	if (!err)
+		err = dwarf_lines__files(d, &p, u->comp_dir, &files);
+	if (!err)
+		err = call_files(d, &files, u->funcs_from, u->funcs_to);
+	if (!err && rows->n)
+		err = strtab__intern(&d->files, "<unknown>", 9, &unknown);
+	if (!err)
+		err = add_seqs(&seqs, &nseqs, &seqs_cap, rows->v, 0, rows->n, 0);
+	map = (struct file_map){.ids = files.ids, .n = files.n};
+	if (!err)
+		err = place_rows(d, rows->v, seqs, nseqs, &map, unknown, &sorted);
+	if (!err && !sorted)
+		err = dwarf_load__sort_lines(d, from, d->nlines - from);
+	*nrows = rows->n;
+	dwarf_lines__release(&p);
+	free(files.ids);
+	free(seqs);
 	return err;
 }

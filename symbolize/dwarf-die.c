@@ -98,6 +98,7 @@ struct unit {
 	uint64_t abbrev_off;
 	uint8_t version, addr_size, offset_size, type;
 	int table;           /* index in reader.tables, -1 not yet */
+	int table_bad;       /* its table cannot be read */
 	uint64_t str_offsets_base, addr_base, rnglists_base, base;
 	int have_bases;      /* the unit DIE was read for its bases */
 };
@@ -787,6 +788,78 @@ static const struct unit *unit_at(struct dw_reader *r, uint64_t off)
 
 static int unit_bases(struct dw_reader *r, struct unit *u);
 
+/* Parses the unit's abbreviation table, once: 0, 1 (unreadable), <0. */
+static int unit_table(struct dw_reader *r, struct unit *u)
+{
+	int err;
+
+	if (u->table >= 0)
+		return 0;
+	if (u->table_bad)
+		return 1;
+	err = load_table(r, u);
+	if (err < -1)
+		return err;
+	if (err < 0) {
+		u->table_bad = 1;
+		return 1;
+	}
+	u->table = err;
+	return 0;
+}
+
+/* The abbreviation `code` of the unit's table, for its unit DIE: from the
+ * parsed table, else by reading the table only up to that code into *tmp
+ * and *ab (the lazy mode reads thousands of unit DIEs and, of their
+ * tables, only the first entry as a rule). 0, or 1 when there is none. */
+static int unit_abbrev(struct dw_reader *r, const struct unit *u, uint64_t code, struct atable *tmp,
+		       struct abbrev *ab, const struct atable **t, const struct abbrev **a)
+{
+	const struct dw_sec *sec = &r->s->sec[DW_SEC_ABBREV];
+	struct dw_cursor c;
+
+	if (u->table >= 0) {
+		*t = &r->tables[u->table];
+		*a = abbrev_of(*t, code);
+		return *a ? 0 : 1;
+	}
+	if (!sec->p || u->abbrev_off >= sec->size || sec->size > UINT32_MAX)
+		return 1;
+	*tmp = (struct atable){.offset = u->abbrev_off, .addr_size = u->addr_size,
+			       .offset_size = u->offset_size, .version = u->version,
+			       .sec = sec->p, .sec_end = sec->p + sec->size};
+	c.p = sec->p + u->abbrev_off;
+	c.end = tmp->sec_end;
+	c.bad = 0;
+	for (;;) {
+		uint64_t this = dw_uleb(&c), tag, at, form;
+
+		if (c.bad || !this)
+			return 1;
+		tag = dw_uleb(&c);
+		*ab = (struct abbrev){.fixed = -1, .sib_off = -1,
+				      .tag = tag > 0xffff ? 0 : (uint16_t)tag};
+		ab->children = (uint8_t)dw_rd(&c, 1);
+		ab->attrs = (uint32_t)(c.p - sec->p);
+		for (;;) {
+			at = dw_uleb(&c);
+			form = dw_uleb(&c);
+			if (c.bad)
+				return 1;
+			if (!at && !form)
+				break;
+			if (form == DW_FORM_implicit_const)
+				dw_sleb(&c);
+			ab->n++;
+		}
+		if (this == code) {
+			*t = tmp;
+			*a = ab;
+			return 0;
+		}
+	}
+}
+
 /* The DIE at .debug_info offset `off`, with its unit; 0, 1 when there is
  * none (as dwarf_formref_die failing), <0 errors. */
 static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, struct die *die)
@@ -806,8 +879,9 @@ static int die_at(struct dw_reader *r, uint64_t off, const struct unit **uout, s
 		if (err)
 			return err;
 	}
-	if (u->table < 0)
-		return 1;
+	err = unit_table(r, u);
+	if (err)
+		return err;
 	t = &r->tables[u->table];
 	c.p = info->p + off;
 	c.end = info->p + u->end;
@@ -1199,27 +1273,23 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 static int unit_bases(struct dw_reader *r, struct unit *u)
 {
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
+	const struct atable *t;
 	const struct abbrev *a;
+	struct atable tmp;
+	struct abbrev ab;
 	struct die die;
 	struct dw_cursor c;
+	uint64_t code;
 	int err;
 
 	u->have_bases = 1;
-	if (u->table < 0) {
-		err = load_table(r, u);
-		if (err < -1)
-			return err;
-		u->table = err;
-		if (err < 0)
-			return 0;
-	}
 	c.p = info->p + u->die;
 	c.end = info->p + u->end;
 	c.bad = 0;
-	a = abbrev_of(&r->tables[u->table], dw_uleb(&c));
-	if (!a || c.bad)
+	code = dw_uleb(&c);
+	if (c.bad || unit_abbrev(r, u, code, &tmp, &ab, &t, &a))
 		return 0;
-	err = read_attrs(&c, u, &r->tables[u->table], a, &die);
+	err = read_attrs(&c, u, t, a, &die);
 	if (err)
 		return err;
 	if (u->version >= 5 && !(die.has & HAS_STR_OFF))
@@ -1237,17 +1307,20 @@ static int unit_bases(struct dw_reader *r, struct unit *u)
 	return 0;
 }
 
-/* Reads a unit: its DIE, then its DIEs (the walk). 0 (*out filled), 2
- * (not a unit of code), 1 (stop: libdw would not go on either), <0. */
-static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out)
+/* Reads a unit: its DIE, then, when `walk_dies`, its DIEs (the walk). 0
+ * (*out filled), 2 (not a unit of code), 1 (stop: libdw would not go on
+ * either), <0. */
+static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out, int walk_dies)
 {
 	struct dwarf_info *d = r->d;
 	const struct dw_sec *info = &r->s->sec[DW_SEC_INFO];
 	const struct atable *t;
 	const struct abbrev *a;
+	struct atable tmp;
+	struct abbrev ab;
 	struct die die;
 	struct dw_cursor c;
-	uint64_t lang;
+	uint64_t lang, code;
 	size_t n = 0;
 	int err;
 
@@ -1259,14 +1332,11 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 		if (err)
 			return err;
 	}
-	if (u->table < 0)
-		return 1;
-	t = &r->tables[u->table];
 	c.p = info->p + u->die;
 	c.end = info->p + u->end;
 	c.bad = 0;
-	a = abbrev_of(t, dw_uleb(&c));
-	if (!a || c.bad)
+	code = dw_uleb(&c);
+	if (c.bad || unit_abbrev(r, u, code, &tmp, &ab, &t, &a))
 		return 1;
 	err = read_attrs(&c, u, t, a, &die);
 	if (err)
@@ -1287,8 +1357,13 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 	if (die.has & HAS_COMP_DIR)
 		out->comp_dir = str_of(r, u, &die.comp_dir);
 	out->has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &out->stmt);
-	if (a->children)
-		err = walk(r, u, t, &c);
+	out->plain_names = r->plain_names;
+	if (a->children && walk_dies) {
+		err = unit_table(r, u);
+		if (err)
+			return err;
+		err = walk(r, u, &r->tables[u->table], &c);
+	}
 	if (!err)
 		err = die_ranges(r, u, &die, &n);
 	if (err)
@@ -1396,11 +1471,33 @@ int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out)
 			if (rc <= 0)
 				return rc;
 		}
-		rc = read_unit(r, unit_n(r, r->next_index++), out);
+		rc = read_unit(r, unit_n(r, r->next_index++), out, 1);
 		if (rc == 2)
 			continue;
 		return rc == 1 ? 0 : rc < 0 ? rc : 1;
 	}
+}
+
+int dwarf_die__scan(struct dw_reader *r, size_t *nunits)
+{
+	int rc;
+
+	while ((rc = next_header(r)) > 0)
+		;
+	*nunits = r->nunits;
+	return rc;
+}
+
+int dwarf_die__unit(struct dw_reader *r, size_t i, int walk_dies, struct dw_unit_info *out)
+{
+	if (i >= r->nunits)
+		return 1;
+	return read_unit(r, unit_n(r, i), out, walk_dies);
+}
+
+uint64_t dwarf_die__unit_die(const struct dw_reader *r, size_t i)
+{
+	return i < r->nunits ? unit_n(r, i)->die : 0;
 }
 
 void dwarf_die__close(struct dw_reader *r)

@@ -31,14 +31,19 @@ enum {
 };
 
 struct dw_stream;
+struct dw_rows;
 
-/* The sections dwarf-die.c reads; owned[] are the buffers inflated here.
- * While `info` is set, .debug_info is still being inflated by a thread:
- * only its first dwarf_secs__ready() bytes may be read. */
+/* The sections dwarf-die.c reads: in the file's read-only mapping `map`,
+ * or in owned[] (inflated here). While `info` is set, .debug_info may
+ * still be being inflated by a thread: it may be read only once
+ * dwarf_secs__ready() said its bytes are there. */
 struct dw_secs {
 	struct dw_sec sec[DW_NSECS];
 	void *owned[DW_NSECS];
+	size_t owned_len[DW_NSECS]; /* mapped (huge pages) when not 0 */
 	struct dw_stream *info;
+	void *map;
+	size_t map_size;
 };
 
 /* One line-table row. Rows of all units are sorted by address; at one
@@ -101,16 +106,46 @@ struct dwarf_info {
 	size_t nspans, spans_cap;
 	struct dw_span *seqs;  /* their line sequences */
 	size_t nseqs, seqs_cap;
+	size_t nseqs_sorted;   /* seqs[0..nseqs_sorted) are sorted; the rest
+				  (lazy mode: units read since) is not */
 	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
+	struct dw_lazy *lazy; /* the lazy mode's state, or NULL */
+	int pending;          /* a lazy load's unit DIEs are still to read */
+	int failed;           /* and reading them failed: -errno */
 };
 
-/* Reads the sections of dw_secs from the ELF file (open as fd), inflating compressed
- * ones (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
+/* Ends a lazy load (dwarf-load.c): reads the unit DIEs, or the whole
+ * tables when the lazy reader cannot; 0, or -errno (then the tables are
+ * empty). Later calls return the same. */
+int dwarf_load__finish(struct dwarf_info *d);
+
+/* One unit's tables in lazy mode: d->lines[lines_from, +nlines) and
+ * d->ranges[ranges_from, +nranges). */
+struct dw_slice {
+	size_t lines_from, nlines, ranges_from, nranges;
+};
+
+/* The lazy mode (dwarf-lazy.c). dwarf_lazy__open(): once the sections are
+ * read, reads the unit DIEs into d's unit spans (0, -ENOMEM, -ENOEXEC, or
+ * -ENOTSUP: the whole load must be used). dwarf_lazy__unit(): unit's
+ * tables, read on first use (0, or -ENOENT: no tables, the unit is
+ * unreadable or not one of code). dwarf_lazy__read_all(): every unit
+ * read, all of d->seqs sorted. dwarf_lazy__error(): 0, or the first
+ * failure (-ENOMEM) to read a unit. */
+int dwarf_lazy__open(struct dwarf_info *d);
+int dwarf_lazy__unit(struct dwarf_info *d, uint32_t unit, struct dw_slice *out);
+int dwarf_lazy__read_all(struct dwarf_info *d);
+int dwarf_lazy__error(const struct dwarf_info *d);
+void dwarf_lazy__free(struct dwarf_info *d);
+
+/* Finds the sections of dw_secs in the ELF file (open as fd, mapped
+ * read-only until dwarf_secs__free()), inflating compressed ones
+ * (dwarf-secs.c). 0, -ENODATA (no .debug_info), -ENOEXEC (.debug_info
  * unreadable) or -ENOMEM; other sections that cannot be read are absent. */
 int dwarf_secs__read(Elf *elf, int fd, struct dw_secs *s);
 /* Waits until `want` bytes of .debug_info are there, or no more will
- * come; returns how many are. */
+ * come; returns how many are (all of it, or 0 when it did not inflate). */
 size_t dwarf_secs__ready(struct dw_secs *s, size_t want);
 /* Waits for the inflating thread: 0, -ENOEXEC (.debug_info was corrupt)
  * or -ENOMEM. */
@@ -131,6 +166,7 @@ struct dw_unit_info {
 	const char *comp_dir;
 	uint64_t stmt;
 	int has_stmt;
+	int plain_names; /* its language's DW_AT_name is the linkage name */
 	size_t funcs_from, funcs_to, ranges_from, ranges_to;
 	const uint64_t (*cu)[2]; /* its own ranges (until the next call) */
 	size_t ncu;
@@ -144,15 +180,61 @@ struct dw_reader;
 int dwarf_die__open(struct dwarf_info *d, struct dw_secs *s, struct dw_reader **out);
 int dwarf_die__next(struct dw_reader *r, struct dw_unit_info *out);
 void dwarf_die__close(struct dw_reader *r);
+/* For reading units in any order (dwarf-lazy.c), once all of .debug_info
+ * is there: dwarf_die__scan() reads every unit header (0, or -ENOMEM,
+ * -ENOTSUP) and says how many there are; dwarf_die__unit() reads unit i,
+ * its unit DIE only or, with `walk_dies`, its DIEs too (their funcs and
+ * ranges appended to d): 0 (*out filled), 2 (not a unit of code), 1
+ * (unreadable: the units after it do not count either), <0 (-ENOTSUP: a
+ * form this reader leaves to libdw). Only the abbreviations of the unit
+ * DIE are read for a unit not walked. */
+int dwarf_die__scan(struct dw_reader *r, size_t *nunits);
+int dwarf_die__unit(struct dw_reader *r, size_t i, int walk_dies, struct dw_unit_info *out);
+/* The .debug_info offset of unit i's unit DIE. */
+uint64_t dwarf_die__unit_die(const struct dw_reader *r, size_t i);
 
 /* The unit's address spans for the lookup (dwarf-load.c): `cu` holds the
  * unit DIE's own ranges (ncu of them, empty ones counted: a unit that
  * states ranges, even empty ones, does not get its functions' instead);
  * rows[0..nrows) (in program order) and ranges [ranges_from, ranges_to)
- * are the unit's. */
+ * are the unit's. Numbers the unit d->nunits (and counts it).
+ * dwarf_load__cu_spans() adds the spans of its own ranges (or its
+ * functions'), dwarf_load__seq_spans() those of its line sequences, for a
+ * unit numbered by the caller. 0 or -ENOMEM. */
 int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
 			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
 			   size_t ranges_to);
+int dwarf_load__cu_spans(struct dwarf_info *d, uint32_t unit, const uint64_t (*cu)[2], size_t ncu,
+			 size_t ranges_from, size_t ranges_to);
+int dwarf_load__seq_spans(struct dwarf_info *d, uint32_t unit, const struct dw_line *rows,
+			  size_t nrows);
+/* Sorts spans by start (then unit: dwarf_span_cmp) and sets their maxhi. */
+void dwarf_load__sort_spans(struct dw_span *s, size_t n);
+int dwarf_span_cmp(const void *a, const void *b);
+/* Sorts d->ranges[from, from + n) as struct dw_range says and links each
+ * to the range it nests in (parents are indexes in d->ranges, inside the
+ * slice). 0 or -ENOMEM. */
+int dwarf_load__nest_ranges(struct dwarf_info *d, size_t from, size_t n);
+/* Sorts d->lines[from, from + n) as struct dw_line says, stably. 0 or
+ * -ENOMEM. */
+int dwarf_load__sort_lines(struct dwarf_info *d, size_t from, size_t n);
+
+/* The lazy mode's way out when prof's reader gives up on a unit
+ * (-ENOTSUP): the unit whose DIE is at .debug_info offset die_off read
+ * with libdw, as the whole load's libdw walk reads it: its rows appended
+ * to d->lines in program order (with file ids, unsorted), its funcs and
+ * ranges to d's, *out saying where. 0, -ENOMEM, -ENOEXEC. */
+int dwarf_load__libdw_unit(struct dwarf_info *d, uint64_t die_off, struct dw_unit_info *out);
+
+/* One unit's tables (dwarf-build.c), for the lazy mode: decodes the line
+ * program of unit u (read by dwarf_die__unit() with its DIEs, so its funcs
+ * and ranges are in d already), resolves its calls' files, and appends its
+ * rows to d->lines, sorted. rows is scratch (reused between calls); on
+ * return rows->v[0..*nrows) are the rows in program order (for
+ * dwarf_load__seq_spans()). 0 or -ENOMEM; a malformed program gives the
+ * rows read before the fault. */
+int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struct dw_unit_info *u,
+		      struct dw_rows *rows, size_t *nrows);
 
 /* The raw sections the line-program reader needs (libdw does not give
  * the program itself, only its rows with libdw's own file naming). */

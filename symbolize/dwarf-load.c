@@ -14,7 +14,7 @@
  * are skipped over, not entered.
  *
  * Then, whichever reader ran: the rows are sorted (by sequences, see
- * sort_lines()), the ranges radix-sorted and each given the range it nests
+ * sort_rows()), the ranges radix-sorted and each given the range it nests
  * in, and the unit spans sorted.
  *
  * Names are the DIE's linkage name, else its DW_AT_name, following
@@ -36,6 +36,8 @@
 #include "symbolize/dwarf-int.h"
 
 #define MAX_DEPTH 256          /* DIE nesting walked; deeper DIEs are skipped */
+
+static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *size);
 #define MAX_RANGES_PER_DIE 4096 /* a bound against hostile range lists */
 
 /* What the walk needs to know about the unit being read. */
@@ -237,14 +239,9 @@ static int add_span(struct dw_span **arr, size_t *n, size_t *cap, uint64_t lo, u
 	return 0;
 }
 
-/* The unit's addresses: its own ranges (a unit that states none gets its
- * functions' instead), and its line sequences. */
-int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
-			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
-			   size_t ranges_to)
+int dwarf_load__cu_spans(struct dwarf_info *d, uint32_t unit, const uint64_t (*cu)[2], size_t ncu,
+			 size_t ranges_from, size_t ranges_to)
 {
-	uint32_t unit = d->nunits;
-	uint64_t seq_lo = UINT64_MAX;
 	size_t i;
 	int err = 0;
 
@@ -253,6 +250,16 @@ int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t
 	for (i = ranges_from; !ncu && i < ranges_to && !err; i++)
 		err = add_span(&d->spans, &d->nspans, &d->spans_cap, d->ranges[i].lo,
 			       d->ranges[i].hi, unit);
+	return err;
+}
+
+int dwarf_load__seq_spans(struct dwarf_info *d, uint32_t unit, const struct dw_line *rows,
+			  size_t nrows)
+{
+	uint64_t seq_lo = UINT64_MAX;
+	size_t i;
+	int err = 0;
+
 	/* Rows in program order. */
 	for (i = 0; i < nrows && !err; i++) {
 		if (rows[i].addr < seq_lo)
@@ -262,8 +269,19 @@ int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t
 			seq_lo = UINT64_MAX;
 		}
 	}
-	d->nunits++;
 	return err;
+}
+
+/* The unit's addresses: its own ranges (a unit that states none gets its
+ * functions' instead), and its line sequences. */
+int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
+			   size_t ranges_to)
+{
+	uint32_t unit = d->nunits++;
+	int err = dwarf_load__cu_spans(d, unit, cu, ncu, ranges_from, ranges_to);
+
+	return err ? err : dwarf_load__seq_spans(d, unit, rows, nrows);
 }
 
 /* The unit DIE's ranges, through libdw. */
@@ -291,7 +309,7 @@ static int unit_spans(struct loader *ld, Dwarf_Die *cudie, size_t lines_from,
 	return err;
 }
 
-static int span_cmp(const void *pa, const void *pb)
+int dwarf_span_cmp(const void *pa, const void *pb)
 {
 	const struct dw_span *a = pa, *b = pb;
 
@@ -300,13 +318,13 @@ static int span_cmp(const void *pa, const void *pb)
 	return a->unit < b->unit ? -1 : a->unit > b->unit;
 }
 
-static void sort_spans(struct dw_span *s, size_t n)
+void dwarf_load__sort_spans(struct dw_span *s, size_t n)
 {
 	uint64_t maxhi = 0;
 	size_t i;
 
 	if (n)
-		qsort(s, n, sizeof(*s), span_cmp);
+		qsort(s, n, sizeof(*s), dwarf_span_cmp);
 	for (i = 0; i < n; i++) {
 		if (s[i].hi > maxhi)
 			maxhi = s[i].hi;
@@ -314,15 +332,14 @@ static void sort_spans(struct dw_span *s, size_t n)
 	}
 }
 
-static int read_unit(struct loader *ld, Dwarf_Die *cudie)
+/* The unit's rows (appended in program order) and its funcs and ranges. */
+static int unit_tables(struct loader *ld, Dwarf_Die *cudie)
 {
 	struct unit *u = &ld->u;
 	Dwarf_Attribute a;
 	Dwarf_Word stmt;
 	const char *comp_dir;
 	int err = 0;
-
-	size_t lines_from = ld->d->nlines, ranges_from = ld->d->nranges;
 
 	memset(u, 0, sizeof(*u));
 	u->cudie = *cudie;
@@ -335,10 +352,38 @@ static int read_unit(struct loader *ld, Dwarf_Die *cudie)
 	}
 	if (!err)
 		err = walk_unit(ld);
-	if (!err)
-		err = unit_spans(ld, cudie, lines_from, ranges_from);
 	free(u->files.ids);
 	u->files.ids = NULL;
+	return err;
+}
+
+static int read_unit(struct loader *ld, Dwarf_Die *cudie)
+{
+	size_t lines_from = ld->d->nlines, ranges_from = ld->d->nranges;
+	int err = unit_tables(ld, cudie);
+
+	return err ? err : unit_spans(ld, cudie, lines_from, ranges_from);
+}
+
+int dwarf_load__libdw_unit(struct dwarf_info *d, uint64_t die_off, struct dw_unit_info *out)
+{
+	struct loader ld = {.d = d};
+	Dwarf_Die cudie;
+	int err;
+
+	if (!d->dw)
+		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	if (!d->dw || !dwarf_offdie(d->dw, die_off, &cudie))
+		return -ENOEXEC;
+	ld.secs.line = section_bytes(d->elf, ".debug_line", &ld.secs.line_size);
+	ld.secs.line_str = section_bytes(d->elf, ".debug_line_str", &ld.secs.line_str_size);
+	ld.secs.str = section_bytes(d->elf, ".debug_str", &ld.secs.str_size);
+	memset(out, 0, sizeof(*out));
+	out->funcs_from = d->nfuncs;
+	out->ranges_from = d->nranges;
+	err = unit_tables(&ld, &cudie);
+	out->funcs_to = d->nfuncs;
+	out->ranges_to = d->nranges;
 	return err;
 }
 
@@ -369,13 +414,13 @@ static int range_cmp(const void *pa, const void *pb)
  * descending and then lo ascending, of rows that come in func order
  * (funcs are numbered as their ranges are added). Byte positions where all
  * keys agree are skipped (addresses rarely use more than 4 bytes). */
-static int sort_ranges(struct dwarf_info *d)
+static int sort_ranges(struct dw_range *v, size_t n)
 {
-	size_t (*count)[256], n = d->nranges, i, b;
-	struct dw_range *tmp, *src = d->ranges, *dst, *swap;
+	size_t (*count)[256], i, b;
+	struct dw_range *tmp, *src = v, *dst, *swap;
 
 	for (i = 1; i < n; i++)
-		if (range_cmp(&d->ranges[i - 1], &d->ranges[i]) > 0)
+		if (range_cmp(&v[i - 1], &v[i]) > 0)
 			break;
 	if (i >= n)
 		return 0;
@@ -417,27 +462,24 @@ static int sort_ranges(struct dwarf_info *d)
 		src = dst;
 		dst = swap;
 	}
-	if (src != d->ranges)
-		memcpy(d->ranges, src, n * sizeof(*src));
+	if (src != v)
+		memcpy(v, src, n * sizeof(*src));
 	free(tmp);
 	free(count);
 	return 0;
 }
 
-/* Sorts the ranges and links each to the range it lies in, with a stack of
- * open ranges. Ranges that overlap without nesting (bad DWARF) are treated
- * as siblings. */
-static int nest_ranges(struct dwarf_info *d)
+int dwarf_load__nest_ranges(struct dwarf_info *d, size_t from, size_t n)
 {
 	uint32_t *open;
 	size_t nopen = 0, i;
 
-	if (sort_ranges(d))
+	if (sort_ranges(d->ranges + from, n))
 		return -ENOMEM;
-	open = malloc((d->nranges ? d->nranges : 1) * sizeof(*open));
+	open = malloc((n ? n : 1) * sizeof(*open));
 	if (!open)
 		return -ENOMEM;
-	for (i = 0; i < d->nranges; i++) {
+	for (i = from; i < from + n; i++) {
 		struct dw_range *r = &d->ranges[i];
 
 		while (nopen && (d->ranges[open[nopen - 1]].hi <= r->lo ||
@@ -450,9 +492,10 @@ static int nest_ranges(struct dwarf_info *d)
 	return 0;
 }
 
-static int has_debug_info(Elf *elf)
+/* 1 when the file has a section named one of names[] (NULL-terminated). */
+static int has_section(Elf *elf, const char *const *names)
 {
-	size_t shstrndx;
+	size_t shstrndx, k;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
@@ -464,10 +507,18 @@ static int has_debug_info(Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return 1;
+		for (k = 0; name && names[k]; k++)
+			if (!strcmp(name, names[k]))
+				return 1;
 	}
 	return 0;
+}
+
+static int has_debug_info(Elf *elf)
+{
+	static const char *const names[] = {".debug_info", ".zdebug_info", NULL};
+
+	return has_section(elf, names);
 }
 
 /* A run of rows already in order (a line sequence, as a rule). */
@@ -503,101 +554,88 @@ static void merge(const struct dw_line *a, size_t na, const struct dw_line *b, s
 	memcpy(out + na, b, nb * sizeof(*b));
 }
 
-/* Sorts the rows, stably, by row_cmp. Each line sequence is in order
+/* Sorts rows v[0..n), stably, by row_cmp. Each line sequence is in order
  * already and sequences rarely overlap: the sequences are sorted by their
  * first rows and laid end to end, which is the sorted order whenever each
  * one ends at or before where the next starts. Else (overlapping
  * sequences) a bottom-up merge of the runs in emission order. O(rows +
  * sequences log sequences) in the usual case, O(rows log sequences) at
  * worst; no per-row comparisons through qsort. */
-static int sort_lines(struct dwarf_info *d)
+static int sort_rows(struct dw_line *v, size_t n)
 {
-	struct run *runs = NULL;
+	struct run *runs = NULL, *sorted = NULL;
 	size_t nruns = 0, cap = 0, i, at, width;
-	struct dw_line *out, *src;
-	int ok = 1;
+	struct dw_line *out = NULL, *src, *buf;
+	int ok = 1, err = -ENOMEM;
 
-	for (i = 0; i < d->nlines; i++) {
-		if (i && !d->lines[i - 1].end && row_cmp(&d->lines[i - 1], &d->lines[i]) <= 0) {
+	for (i = 0; i < n; i++) {
+		if (i && !v[i - 1].end && row_cmp(&v[i - 1], &v[i]) <= 0) {
 			runs[nruns - 1].n++;
 			continue;
 		}
-		if (GROW(runs, cap, nruns + 1)) {
-			free(runs);
-			return -ENOMEM;
-		}
+		if (GROW(runs, cap, nruns + 1))
+			goto out;
 		runs[nruns++] = (struct run){.from = i, .n = 1};
 	}
 	if (nruns <= 1) {
-		free(runs);
-		return 0;
+		err = 0;
+		goto out;
 	}
-	out = malloc(d->nlines * sizeof(*out));
-	if (!out) {
-		free(runs);
-		return -ENOMEM;
-	}
+	out = malloc(n * sizeof(*out));
+	sorted = malloc(nruns * sizeof(*sorted));
+	if (!out || !sorted)
+		goto out;
 	/* Runs by first row; equal first rows in emission order. */
-	{
-		struct run *sorted = malloc(nruns * sizeof(*sorted));
+	memcpy(sorted, runs, nruns * sizeof(*runs));
+	qsort_r(sorted, nruns, sizeof(*sorted), run_cmp, v);
+	for (i = 1; i < nruns && ok; i++) {
+		const struct run *p = &sorted[i - 1];
+		int c = row_cmp(&v[p->from + p->n - 1], &v[sorted[i].from]);
 
-		if (!sorted) {
-			free(out);
-			free(runs);
-			return -ENOMEM;
-		}
-		memcpy(sorted, runs, nruns * sizeof(*runs));
-		qsort_r(sorted, nruns, sizeof(*sorted), run_cmp, d->lines);
-		for (i = 1; i < nruns && ok; i++) {
-			const struct run *p = &sorted[i - 1];
-			int c = row_cmp(&d->lines[p->from + p->n - 1], &d->lines[sorted[i].from]);
-
-			ok = c < 0 || (c == 0 && p->from < sorted[i].from);
-		}
-		if (ok) {
-			for (i = 0, at = 0; i < nruns; i++) {
-				memcpy(out + at, d->lines + sorted[i].from,
-				       sorted[i].n * sizeof(*out));
-				at += sorted[i].n;
-			}
-		}
-		free(sorted);
+		ok = c < 0 || (c == 0 && p->from < sorted[i].from);
 	}
-	if (!ok) {
-		/* Merge neighbouring runs, doubling, between the two buffers. */
-		src = d->lines;
-		for (width = 1; width < nruns; width *= 2) {
-			struct dw_line *swap;
-			size_t k;
-
-			for (k = 0; k < nruns; k += 2 * width) {
-				size_t a = runs[k].from, na = 0, nb = 0, j;
-
-				for (j = k; j < k + width && j < nruns; j++)
-					na += runs[j].n;
-				for (; j < k + 2 * width && j < nruns; j++)
-					nb += runs[j].n;
-				merge(src + a, na, src + a + na, nb, out + a);
-			}
-			swap = src;
-			src = out;
-			out = swap;
+	if (ok) {
+		for (i = 0, at = 0; i < nruns; i++) {
+			memcpy(out + at, v + sorted[i].from, sorted[i].n * sizeof(*out));
+			at += sorted[i].n;
 		}
-		if (src != d->lines) {
-			free(d->lines);
-			d->lines = src;
-			d->lines_cap = d->nlines;
-		} else {
-			free(out);
-		}
-		free(runs);
-		return 0;
+		memcpy(v, out, n * sizeof(*v));
+		err = 0;
+		goto out;
 	}
+	/* Merge neighbouring runs, doubling, between the two buffers. */
+	src = v;
+	buf = out;
+	for (width = 1; width < nruns; width *= 2) {
+		struct dw_line *swap;
+		size_t k;
+
+		for (k = 0; k < nruns; k += 2 * width) {
+			size_t a = runs[k].from, na = 0, nb = 0, j;
+
+			for (j = k; j < k + width && j < nruns; j++)
+				na += runs[j].n;
+			for (; j < k + 2 * width && j < nruns; j++)
+				nb += runs[j].n;
+			merge(src + a, na, src + a + na, nb, buf + a);
+		}
+		swap = src;
+		src = buf;
+		buf = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	err = 0;
+out:
+	free(sorted);
+	free(out);
 	free(runs);
-	free(d->lines);
-	d->lines = out;
-	d->lines_cap = d->nlines;
-	return 0;
+	return err;
+}
+
+int dwarf_load__sort_lines(struct dwarf_info *d, size_t from, size_t n)
+{
+	return sort_rows(d->lines + from, n);
 }
 
 /* The section's bytes, decompressed if needed; NULL when absent. */
@@ -633,7 +671,8 @@ static const unsigned char *section_bytes(Elf *elf, const char *want, size_t *si
 /* Empties the tables, for a second start with libdw. */
 static void reset(struct dwarf_info *d)
 {
-	d->nlines = d->nfuncs = d->nranges = d->nspans = d->nseqs = 0;
+	dwarf_lazy__free(d);
+	d->nlines = d->nfuncs = d->nranges = d->nspans = d->nseqs = d->nseqs_sorted = 0;
 	d->lines_sorted = 0;
 	d->nunits = 0;
 	strtab__release(&d->files);
@@ -650,6 +689,24 @@ static int load_own(struct dwarf_info *d)
 	if (strtab__init(&d->files))
 		return -ENOMEM;
 	return dwarf_build__tables(d, &d->secs);
+}
+
+/* The sections for prof's own reader, to be read lazily (dwarf-lazy.c);
+ * -ENOTSUP: load whole. DWARF with references to other files (dwz,
+ * supplementary files) or type units is loaded whole: it uses forms the
+ * reader leaves to libdw everywhere. */
+static int load_lazy(struct dwarf_info *d)
+{
+	static const char *const whole[] = {".gnu_debugaltlink", ".debug_sup", ".debug_types",
+					    NULL};
+	int err;
+
+	if (has_section(d->elf, whole))
+		return -ENOTSUP;
+	err = dwarf_secs__read(d->elf, d->fd, &d->secs);
+	if (err)
+		return err;
+	return strtab__init(&d->files) ? -ENOMEM : 0;
 }
 
 static int load_libdw(struct dwarf_info *d)
@@ -689,7 +746,9 @@ static int load_libdw(struct dwarf_info *d)
 	return err;
 }
 
-static int load(struct dwarf_info *d)
+/* All units' tables: prof's reader, else libdw's walk (always with
+ * PROF_DWARF_LIBDW), then sorted. */
+static int load_whole(struct dwarf_info *d)
 {
 	int err = getenv("PROF_DWARF_LIBDW") ? -ENOTSUP : load_own(d);
 
@@ -698,15 +757,61 @@ static int load(struct dwarf_info *d)
 		err = load_libdw(d);
 	}
 	if (!err && !d->lines_sorted)
-		err = sort_lines(d);
+		err = dwarf_load__sort_lines(d, 0, d->nlines);
 	if (!err)
-		err = nest_ranges(d);
-	sort_spans(d->spans, d->nspans);
-	sort_spans(d->seqs, d->nseqs);
+		err = dwarf_load__nest_ranges(d, 0, d->nranges);
+	dwarf_load__sort_spans(d->spans, d->nspans);
+	dwarf_load__sort_spans(d->seqs, d->nseqs);
+	d->nseqs_sorted = d->nseqs;
 	return err;
 }
 
-static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len)
+/* The lazy load stops once the sections are read, .debug_info still
+ * being inflated on its thread: the caller can do other work meanwhile
+ * (addr2line.c reads the symbol tables); dwarf_load__finish() reads the
+ * unit DIEs when the tables are first needed. (PROF_DWARF_LIBDW: libdw
+ * reads each unit as it is needed, after prof's reader found them.) */
+static int load(struct dwarf_info *d, unsigned flags)
+{
+	int err;
+
+	if (!(flags & DWARF_LOAD_LAZY))
+		return load_whole(d);
+	err = load_lazy(d);
+	if (err == -ENOTSUP) {
+		reset(d);
+		return load_whole(d);
+	}
+	d->pending = !err;
+	return err;
+}
+
+int dwarf_load__finish(struct dwarf_info *d)
+{
+	int err;
+
+	if (!d->pending)
+		return d->failed;
+	d->pending = 0;
+	err = dwarf_lazy__open(d);
+	if (err == -ENOTSUP) {
+		reset(d);
+		err = load_whole(d);
+	}
+	if (err) {
+		reset(d); /* no tables: no answers */
+		d->failed = err;
+	}
+	return err;
+}
+
+int dwarf_info__ready(const struct dwarf_info *d)
+{
+	/* The lazy load's end is a cache fill: the answers do not change. */
+	return d ? dwarf_load__finish((struct dwarf_info *)d) : -EINVAL;
+}
+
+static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len, unsigned flags)
 {
 	struct dwarf_info *d;
 	struct stat st;
@@ -743,7 +848,7 @@ static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len)
 		err = 0;
 	}
 	if (!err)
-		err = -load(d);
+		err = -load(d, flags);
 	if (err) {
 		dwarf_info__free(d);
 		errno = err;
@@ -754,17 +859,22 @@ static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len)
 
 struct dwarf_info *dwarf_info__load_fd(int fd)
 {
-	return load_fd(fd, NULL, 0);
+	return load_fd(fd, NULL, 0, 0);
+}
+
+static struct dwarf_info *load_path(const char *path, unsigned flags)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	return fd < 0 ? NULL : load_fd(fd, NULL, 0, flags);
 }
 
 struct dwarf_info *dwarf_info__load(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	return fd < 0 ? NULL : load_fd(fd, NULL, 0);
+	return load_path(path, 0);
 }
 
-struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfile)
+static struct dwarf_info *load_pair(const char *binary, const char *debugfile, unsigned flags)
 {
 	unsigned char id[64];
 	ssize_t len = 0;
@@ -788,13 +898,24 @@ struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfi
 		}
 	}
 	fd = open(debugfile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	return fd < 0 ? NULL : load_fd(fd, id, len);
+	return fd < 0 ? NULL : load_fd(fd, id, len, flags);
+}
+
+struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfile)
+{
+	return load_pair(binary, debugfile, 0);
+}
+
+struct dwarf_info *dwarf_info__load_flags(const char *path, const char *debugfile, unsigned flags)
+{
+	return debugfile ? load_pair(path, debugfile, flags) : load_path(path, flags);
 }
 
 void dwarf_info__free(struct dwarf_info *d)
 {
 	if (!d)
 		return;
+	dwarf_lazy__free(d);
 	if (d->dw)
 		dwarf_end(d->dw);
 	elf_end(d->elf);
@@ -812,20 +933,24 @@ void dwarf_info__free(struct dwarf_info *d)
 
 size_t dwarf_info__nlines(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nlines;
 }
 
 size_t dwarf_info__nranges(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nranges;
 }
 
 size_t dwarf_info__nfuncs(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nfuncs;
 }
 
 size_t dwarf_info__nunits(const struct dwarf_info *d)
 {
+	dwarf_info__ready(d);
 	return d->nunits;
 }

@@ -1,21 +1,26 @@
 /* dwarf-lookup.c: the frames at an address, from the tables dwarf-load.c
  * built (see dwarf.h). Two binary searches and a walk up the nesting of
- * ranges; nothing is allocated.
+ * ranges; nothing is allocated (except, in lazy mode, to read a unit).
  *
  * The innermost function is the smallest range holding the address (BFD's
  * "best fit"; among equal ranges the later DIE, which is the inner one).
  * Because ranges nest, every range holding the address is the last range
  * starting at or below it, or one of that range's ancestors. The callers are
  * then the DIE nesting of inlined subroutines: each inlined frame's caller
- * is the function it sits in, at its DW_AT_call_file:DW_AT_call_line. */
+ * is the function it sits in, at its DW_AT_call_file:DW_AT_call_line.
+ *
+ * The unit answering is found first (its spans, else the line sequences
+ * of units decoded before, as BFD does); in lazy mode (dwarf-lazy.c) the
+ * unit's own tables then answer, else the whole binary's. */
 #include "symbolize/dwarf.h"
 
 #include "symbolize/dwarf-int.h"
 
-/* A unit whose span holds addr (the first by start address), and, when
- * `decoded` is given, only among units marked in it. DWARF_NONE if none. */
-static uint32_t span_unit(const struct dw_span *s, size_t n, uint64_t addr,
-			  const unsigned char *decoded)
+/* The span holding addr with the highest (start, unit) in the sorted
+ * s[0..n), and, when `decoded` is given, only among units marked in it.
+ * Its index, or SIZE_MAX if none. */
+static size_t span_find(const struct dw_span *s, size_t n, uint64_t addr,
+			const unsigned char *decoded)
 {
 	size_t lo = 0, hi = n;
 
@@ -32,34 +37,61 @@ static uint32_t span_unit(const struct dw_span *s, size_t n, uint64_t addr,
 	while (lo && s[lo - 1].maxhi > addr) {
 		lo--;
 		if (addr < s[lo].hi && (!decoded || decoded[s[lo].unit]))
-			return s[lo].unit;
+			return lo;
 	}
-	return DWARF_NONE;
+	return SIZE_MAX;
 }
 
-/* The line row in force at addr, or NULL. */
-static const struct dw_line *find_line(const struct dwarf_info *d, uint64_t addr)
+static uint32_t span_unit(const struct dw_span *s, size_t n, uint64_t addr,
+			  const unsigned char *decoded)
 {
-	size_t lo = 0, hi = d->nlines;
+	size_t i = span_find(s, n, addr, decoded);
+
+	return i == SIZE_MAX ? DWARF_NONE : s[i].unit;
+}
+
+/* span_unit() over d->seqs: its sorted part, then (lazy mode) the tail of
+ * the units read since, one by one, for the same answer as if sorted. */
+static uint32_t seq_unit(const struct dwarf_info *d, uint64_t addr, const unsigned char *decoded)
+{
+	size_t i = span_find(d->seqs, d->nseqs_sorted, addr, decoded), k;
+	const struct dw_span *best = i == SIZE_MAX ? NULL : &d->seqs[i];
+
+	for (k = d->nseqs_sorted; k < d->nseqs; k++) {
+		const struct dw_span *s = &d->seqs[k];
+
+		if (s->lo > addr || addr >= s->hi || (decoded && !decoded[s->unit]))
+			continue;
+		if (!best || s->lo > best->lo || (s->lo == best->lo && s->unit > best->unit))
+			best = s;
+	}
+	return best ? best->unit : DWARF_NONE;
+}
+
+/* The line row in force at addr among lines[0..n), or NULL. */
+static const struct dw_line *find_line(const struct dw_line *lines, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
 
 	/* The first row above addr; the row before it is the last at or below. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->lines[mid].addr <= addr)
+		if (lines[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || d->lines[lo - 1].end)
+	if (!lo || lines[lo - 1].end)
 		return NULL;
-	return &d->lines[lo - 1];
+	return &lines[lo - 1];
 }
 
-/* The innermost range holding addr, or DWARF_NONE. */
-static uint32_t find_range(const struct dwarf_info *d, uint64_t addr)
+/* The innermost range holding addr among d->ranges[from, from + n), or
+ * DWARF_NONE. */
+static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nranges;
+	size_t lo = from, hi = from + n;
 	uint32_t r;
 	size_t steps = 0;
 
@@ -71,11 +103,11 @@ static uint32_t find_range(const struct dwarf_info *d, uint64_t addr)
 		else
 			hi = mid;
 	}
-	if (!lo)
+	if (lo == from)
 		return DWARF_NONE;
 	r = (uint32_t)(lo - 1);
 	/* Parents have smaller indexes, so this ends; the bound is for show. */
-	while (r != DWARF_NONE && d->ranges[r].hi <= addr && steps++ < d->nranges)
+	while (r != DWARF_NONE && d->ranges[r].hi <= addr && steps++ < n)
 		r = d->ranges[r].parent;
 	return r;
 }
@@ -90,17 +122,18 @@ static uint32_t func_flags(const struct dw_func *f)
 	return (f->linkage ? SRC_FRAME_LINKAGE : 0) | (f->inlined ? SRC_FRAME_INLINED : 0);
 }
 
-/* The frames at vaddr, from the global tables (the unit check is the
+/* The frames at vaddr, from the tables in `t` (the unit check is the
  * callers'). */
-static size_t lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out, size_t max)
+static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint64_t vaddr,
+		     struct src_frame *out, size_t max)
 {
 	const struct dw_line *row;
 	const struct dw_func *f;
 	uint32_t r;
 	size_t n;
 
-	row = find_line(d, vaddr);
-	r = find_range(d, vaddr);
+	row = find_line(d->lines + t->lines_from, t->nlines, vaddr);
+	r = find_range(d, t->ranges_from, t->nranges, vaddr);
 	if (!row && r == DWARF_NONE)
 		return 0;
 	out[0].file = row ? file_name(d, row->file) : NULL;
@@ -133,15 +166,34 @@ static size_t lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_fram
 	return n;
 }
 
+/* The frames at vaddr as unit u answers them: in lazy mode from the unit's
+ * own tables (read now if needed), else from the whole binary's. */
+static size_t lookup_in(const struct dwarf_info *d, uint32_t u, uint64_t vaddr,
+			struct src_frame *out, size_t max)
+{
+	struct dw_slice all = {0, d->nlines, 0, d->nranges};
+
+	/* The lazy mode's tables are a cache the lookups fill. */
+	if (d->lazy && dwarf_lazy__unit((struct dwarf_info *)d, u, &all))
+		return 0;
+	return lookup(d, &all, vaddr, out, max);
+}
+
 size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
 			  size_t max)
 {
-	if (!d || !max)
+	uint32_t u;
+
+	if (!d || !max || dwarf_info__ready(d))
 		return 0;
-	if (span_unit(d->spans, d->nspans, vaddr, NULL) == DWARF_NONE &&
-	    span_unit(d->seqs, d->nseqs, vaddr, NULL) == DWARF_NONE)
+	if (d->lazy)
+		dwarf_lazy__read_all((struct dwarf_info *)d); /* for the line sequences */
+	u = span_unit(d->spans, d->nspans, vaddr, NULL);
+	if (u == DWARF_NONE)
+		u = seq_unit(d, vaddr, NULL);
+	if (u == DWARF_NONE)
 		return 0;
-	return lookup(d, vaddr, out, max);
+	return lookup_in(d, u, vaddr, out, max);
 }
 
 size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
@@ -149,12 +201,19 @@ size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 {
 	uint32_t u;
 
-	if (!d || !max)
+	if (!d || !max || dwarf_info__ready(d))
 		return 0;
 	u = span_unit(d->spans, d->nspans, vaddr, NULL);
 	if (u != DWARF_NONE)
 		decoded[u] = 1;
-	else if (span_unit(d->seqs, d->nseqs, vaddr, decoded) == DWARF_NONE)
+	else
+		u = seq_unit(d, vaddr, decoded);
+	if (u == DWARF_NONE)
 		return 0;
-	return lookup(d, vaddr, out, max);
+	return lookup_in(d, u, vaddr, out, max);
+}
+
+int dwarf_info__failed(const struct dwarf_info *d)
+{
+	return d ? dwarf_lazy__error(d) : 0;
 }

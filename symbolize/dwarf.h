@@ -50,12 +50,13 @@ struct src_frame {
 
 /* Loads the DWARF of the ELF file at `path`. NULL + errno: ENOENT/EACCES
  * (cannot open), ENOEXEC (not ELF, or DWARF libdw cannot read at all),
- * ENODATA (an ELF file without .debug_info), ENOMEM. Reads the file's debug
- * sections into memory (not mmap: a file cut short under us is an error,
- * not SIGBUS); keeps it open until dwarf_info__free(). Blocks on I/O; runs
- * a second thread while it loads (joined before it returns); allocates
- * tables proportional to the line rows and inline entries, and keeps the
- * inflated debug sections the names point into. The environment variable
+ * ENODATA (an ELF file without .debug_info), ENOMEM. Maps the file
+ * read-only and keeps it open and mapped until dwarf_info__free() (a file
+ * cut short meanwhile raises SIGBUS, as with perf or gdb; see
+ * dwarf-secs.c). Blocks on I/O; runs a second thread while it loads
+ * (joined before it returns); allocates tables proportional to the line
+ * rows and inline entries, and keeps the inflated debug sections the
+ * names point into. The environment variable
  * PROF_DWARF_LIBDW=1 makes it read the DWARF with libdw instead (slower;
  * for tests and debugging). */
 struct dwarf_info *dwarf_info__load(const char *path);
@@ -72,6 +73,30 @@ struct dwarf_info *dwarf_info__load_pair(const char *binary, const char *debugfi
  * dwarf_info__free(), or on failure). */
 struct dwarf_info *dwarf_info__load_fd(int fd);
 
+/* dwarf_info__load() (debugfile NULL) or dwarf_info__load_pair(), with
+ * DWARF_LOAD_* flags. DWARF_LOAD_LAZY: read only the unit DIEs now, and a
+ * unit's line program and DIEs when a lookup first lands in it (binutils'
+ * addr2line's strategy): far less work when the addresses asked fall in a
+ * small part of a large binary, about the same when they cover it all.
+ * Lookups then allocate (and may fail to: dwarf_info__failed()), and the
+ * table sizes below grow as units are read. Answers are the same, except
+ * where units overlap (bad DWARF), where each unit answers from its own
+ * rows and ranges, as in BFD. DWARF the lazy reader cannot follow (see
+ * dwarf-die.c) is loaded whole. */
+#define DWARF_LOAD_LAZY 1u
+struct dwarf_info *dwarf_info__load_flags(const char *path, const char *debugfile, unsigned flags);
+
+/* A lazy load returns once the sections are read, with .debug_info still
+ * being inflated on a thread; dwarf_info__ready() (or any lookup or size
+ * below) waits for it and reads the unit DIEs. 0, or -errno: the DWARF
+ * turned out unreadable (-ENOEXEC, -ENOMEM), and there are no answers.
+ * Blocks. */
+int dwarf_info__ready(const struct dwarf_info *d);
+
+/* 0, or -ENOMEM when a lazy lookup could not read a unit (its addresses
+ * then get no DWARF answer). */
+int dwarf_info__failed(const struct dwarf_info *d);
+
 void dwarf_info__free(struct dwarf_info *d);
 
 /* Fills out[0..] with the frames at ELF virtual address `vaddr`, INNERMOST
@@ -80,7 +105,9 @@ void dwarf_info__free(struct dwarf_info *d);
  * frame is the function it was inlined into, with the call site's file:line.
  * The last frame is the out-of-line function. Returns the number of frames
  * written (at most `max`; a longer chain keeps its innermost `max`), 0 when
- * DWARF knows nothing of the address. O(log n + depth); never allocates. */
+ * DWARF knows nothing of the address. O(log n + depth); never allocates
+ * (in lazy mode: reads all units at the first call; the tables are a
+ * cache that lookups fill, hence the const). */
 size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
 			  size_t max);
 

@@ -42,6 +42,7 @@ check_lib 'libelf.h' symbolize
 check_lib 'elfutils/' symbolize
 check_lib 'capstone' symbolize
 check_lib 'lzma.h' symbolize
+check_lib 'libdeflate.h' symbolize
 check_lib 'libxml' svg
 check_lib 'linux/perf_event.h' record
 check_lib 'traceevent/' record

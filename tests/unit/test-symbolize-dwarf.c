@@ -301,6 +301,22 @@ static void load_damaged(const char *path, const uint64_t *addrs, size_t naddrs)
 		}
 	}
 	dwarf_info__free(d);
+	/* The lazy load: units read by the lookups. */
+	d = dwarf_info__load_flags(path, NULL, DWARF_LOAD_LAZY);
+	if (d) {
+		unsigned char *decoded = calloc(dwarf_info__nunits(d) + 1, 1);
+
+		assert_non_null(decoded);
+		for (i = 0; i < naddrs; i++) {
+			n = dwarf_info__lookup_bfd(d, addrs[i], decoded, fr, 16);
+			assert_true(n <= 16);
+			for (k = 0; k < n; k++)
+				if (fr[k].file)
+					assert_true(strlen(fr[k].file) < (1u << 20));
+		}
+		free(decoded);
+		dwarf_info__free(d);
+	}
 }
 
 /* Loads `orig` cut at about 100 lengths, then with a few bytes changed,
@@ -446,6 +462,108 @@ static void compare_readers(const char *path, size_t limit)
 	dwarf_info__free(dw);
 }
 
+/* The lazy load (units read as lookups land in them, dwarf-lazy.c)
+ * against the whole one: the same frames for the same run of addresses
+ * (every range boundary and row address of the whole tables, in a
+ * scrambled order, so that units are read in no particular order), except
+ * the func indexes, which count in the order units are read. With
+ * `libdw`, the lazy load's units are read by libdw (its way out when
+ * prof's reader gives up on a unit). */
+static void compare_lazy(const char *path, size_t limit, int libdw)
+{
+	struct dwarf_info *whole = dwarf_info__load(path), *lazy;
+	unsigned char *dec_w, *dec_l;
+	uint64_t *addrs = NULL;
+	size_t n = 0, i, step, k;
+
+	if (libdw)
+		setenv("PROF_DWARF_LIBDW", "1", 1);
+	lazy = dwarf_info__load_flags(path, NULL, DWARF_LOAD_LAZY);
+	unsetenv("PROF_DWARF_LIBDW");
+	assert_non_null(whole);
+	assert_non_null(lazy);
+	assert_int_equal(dwarf_info__ready(lazy), 0);
+	assert_non_null(lazy->lazy); /* not loaded whole after all */
+	addrs = malloc((4 * limit + 8) * sizeof(*addrs));
+	assert_non_null(addrs);
+	step = whole->nranges / limit + 1;
+	for (i = 0; i < whole->nranges; i += step) {
+		addrs[n++] = whole->ranges[i].lo;
+		addrs[n++] = whole->ranges[i].hi;
+	}
+	step = whole->nlines / limit + 1;
+	for (i = 0; i < whole->nlines; i += step) {
+		addrs[n++] = whole->lines[i].addr;
+		addrs[n++] = whole->lines[i].addr + 1;
+	}
+	for (i = n; i > 1; i--) { /* a fixed scramble */
+		uint64_t t;
+
+		k = (size_t)((i * 2654435761u) % i);
+		t = addrs[i - 1];
+		addrs[i - 1] = addrs[k];
+		addrs[k] = t;
+	}
+	dec_w = calloc(dwarf_info__nunits(whole) + 1, 1);
+	dec_l = calloc(dwarf_info__nunits(lazy) + 1, 1);
+	assert_non_null(dec_w);
+	assert_non_null(dec_l);
+	for (i = 0; i < n; i++) {
+		struct src_frame a[64], b[64];
+		size_t na = dwarf_info__lookup_bfd(lazy, addrs[i], dec_l, a, 64);
+		size_t nb = dwarf_info__lookup_bfd(whole, addrs[i], dec_w, b, 64);
+
+		for (k = 0; k < na && k < nb; k++)
+			a[k].func = b[k].func;
+		same_frames(a, na, b, nb, addrs[i]);
+	}
+	assert_int_equal(dwarf_info__failed(lazy), 0);
+	/* Every unit read in the end: as many functions as the whole load. */
+	assert_true(dwarf_info__nfuncs(lazy) <= dwarf_info__nfuncs(whole));
+	free(dec_w);
+	free(dec_l);
+	free(addrs);
+	dwarf_info__free(whole);
+	dwarf_info__free(lazy);
+}
+
+/* libc's separate debug file, when libc6-dbg is installed: path or 0. */
+static int libc_debug_file(char *path, size_t len)
+{
+	FILE *p = popen("readelf -n /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null | "
+			"awk '/Build ID/ { print $3 }'", "r");
+	char id[130] = "";
+	int ok = 0;
+
+	if (!p)
+		return 0;
+	if (fgets(id, sizeof(id), p) && strlen(id) > 3) {
+		id[strcspn(id, "\n")] = '\0';
+		snprintf(path, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+		ok = !access(path, R_OK);
+	}
+	pclose(p);
+	return ok;
+}
+
+static void test_lazy_matches_whole(void **state)
+{
+	char path[300];
+	int libdw;
+
+	(void)state;
+	for (libdw = 0; libdw < 2; libdw++) {
+		compare_lazy(bin5, 100000, libdw);
+		compare_lazy(bin4, 100000, libdw);
+		snprintf(path, sizeof(path), "%s/cxx", tmpdir);
+		compare_lazy(path, 20000, libdw);
+		snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
+		compare_lazy(path, 20000, libdw);
+		if (libc_debug_file(path, sizeof(path)))
+			compare_lazy(path, 3000, libdw);
+	}
+}
+
 static void test_own_reader_matches_libdw(void **state)
 {
 	const char *libc_dbg = "/usr/lib/debug/.build-id";
@@ -568,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_load_pair),
 		cmocka_unit_test(test_truncated_and_mutated),
 		cmocka_unit_test(test_own_reader_matches_libdw),
+		cmocka_unit_test(test_lazy_matches_whole),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_inlines_chunk),
 	};
