@@ -22,11 +22,14 @@
  * The shares hold by construction, not by contention: every thread runs a
  * 10 ms duty cycle, spends its share of each slice of its own CPU time
  * (CLOCK_THREAD_CPUTIME_ID, so being preempted doesn't shrink it) and sleeps
- * the rest. All together they want 0.8 of a CPU, which even one CPU can give.
+ * the rest. All together they want 0.8 of a CPU, which even one CPU can give
+ * (a machine loaded by other work can starve them, and then a thread with a
+ * bigger share completes fewer slices: the shares move).
  *
  * Once every thread has its name, prints "ready PID" on stderr, so a test
- * can attach (prof record -p PID) after that line; then runs SECONDS more
- * and exits 0. Nothing is printed on stdout.
+ * can attach (prof record -p PID) after that line; then runs SECONDS more;
+ * at exit prints "cpu NAME SECONDS", the CPU time each worker really used,
+ * on stderr, and exits 0. Nothing is printed on stdout.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -109,6 +112,18 @@ NOINLINE static void pool_work(uint64_t until)
 	DUTY_CYCLE(until, if (pool_pct) SPIN_CPU(SLICE_NS * pool_pct / 100, pool_burn()));
 }
 
+/* CPU time each worker used, printed at exit ("cpu alpha 1.203"): the
+ * tests compare the profile's shares with what the threads really used,
+ * which a loaded machine can move away from the designed shares. */
+enum { ALPHA, BETA, POOL1, POOL2, NWORKERS };
+static const char *const worker_names[NWORKERS] = {"alpha", "beta", "pool-1", "pool-2"};
+static uint64_t worker_cpu_ns[NWORKERS];
+
+static void note_cpu(int worker)
+{
+	worker_cpu_ns[worker] = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 static void name_self(const char *name)
 {
 	pthread_setname_np(pthread_self(), name);
@@ -120,6 +135,7 @@ static void *alpha_thread(void *arg)
 	(void)arg;
 	name_self("alpha");
 	alpha_outer(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	note_cpu(ALPHA);
 	return NULL;
 }
 
@@ -128,13 +144,17 @@ static void *beta_thread(void *arg)
 	(void)arg;
 	name_self("beta");
 	beta_outer(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	note_cpu(BETA);
 	return NULL;
 }
 
 static void *pool_thread(void *arg)
 {
-	name_self(arg);
+	int worker = *(const int *)arg;
+
+	name_self(worker_names[worker]);
 	pool_work(clock_ns(CLOCK_MONOTONIC) + run_ns);
+	note_cpu(worker);
 	return NULL;
 }
 
@@ -154,7 +174,7 @@ static int parse_shares(const char *s)
 
 int main(int argc, char **argv)
 {
-	static char pool_names[2][16] = {"pool-1", "pool-2"};
+	static const int pools[2] = {POOL1, POOL2};
 	pthread_t th[4];
 	double secs = 3;
 	char *end;
@@ -170,8 +190,8 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&named, NULL, 5);
 	if (pthread_create(&th[n++], NULL, alpha_thread, NULL) ||
 	    pthread_create(&th[n++], NULL, beta_thread, NULL) ||
-	    pthread_create(&th[n++], NULL, pool_thread, pool_names[0]) ||
-	    pthread_create(&th[n++], NULL, pool_thread, pool_names[1])) {
+	    pthread_create(&th[n++], NULL, pool_thread, (void *)&pools[0]) ||
+	    pthread_create(&th[n++], NULL, pool_thread, (void *)&pools[1])) {
 		perror("threads: pthread_create");
 		return 1;
 	}
@@ -179,5 +199,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "ready %d\n", (int)getpid());
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	for (i = 0; i < NWORKERS; i++)
+		fprintf(stderr, "cpu %s %.6f\n", worker_names[i], worker_cpu_ns[i] / 1e9);
 	return 0;
 }

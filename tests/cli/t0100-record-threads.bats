@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # t0100: prof record -- CMD on the named-threads example, then prof report:
 # every named thread is a root with --threads, the hot functions carry the
-# shares the example is built to have (±25%), call chains are whole.
+# shares of CPU the example's threads really used (±15%), call chains are
+# whole.
 
 load helpers
 
@@ -27,16 +28,23 @@ setup_file() {
 	done
 }
 
-@test "the hot threads have the shares the example is built for (alpha:beta = 2 ±25%)" {
+@test "the hot threads' sample shares are their real CPU shares (±15%), built 4:2:1:1" {
 	folded=$("$PROF" report -i "$REC" --threads)
 	total=$(echo "$folded" | folded_total)
 	alpha=$(echo "$folded" | folded_sum '^alpha;')
 	beta=$(echo "$folded" | folded_sum '^beta;')
 	pool1=$(echo "$folded" | folded_sum '^pool-1;')
 	[ "$total" -gt 1000 ]
-	assert_between "alpha/beta" "$(ratio "$alpha" "$beta")" 1.5 2.5
-	assert_between "beta/pool-1" "$(ratio "$beta" "$pool1")" 1.5 2.5
-	assert_between "alpha share" "$(ratio "$alpha" "$total")" 0.37 0.63
+	# What each thread really used, as the example measured it at exit
+	# (CLOCK_THREAD_CPUTIME_ID): designed 4:2:1, but a loaded machine can
+	# starve the bigger shares, and the profile must follow what happened.
+	cpu() { awk -v t="$1" '$1 == "cpu" && $2 == t { print $3 }' "$BATS_FILE_TMPDIR/record.err"; }
+	want_ab=$(ratio "$(cpu alpha)" "$(cpu beta)")
+	want_bp=$(ratio "$(cpu beta)" "$(cpu pool-1)")
+	assert_between "alpha/beta samples over CPU" "$(ratio "$(ratio "$alpha" "$beta")" "$want_ab")" 0.85 1.15
+	assert_between "beta/pool-1 samples over CPU" "$(ratio "$(ratio "$beta" "$pool1")" "$want_bp")" 0.85 1.15
+	# And the example did roughly what it is built for (wide: load moves it).
+	assert_between "alpha/beta CPU" "$want_ab" 1.1 2.5
 }
 
 @test "call chains are complete: burn_alpha under alpha_inner under alpha_outer" {
