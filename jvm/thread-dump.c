@@ -79,8 +79,9 @@ static int add_thread(struct jvm_thread **t, size_t *n, size_t *cap, const char 
 
 /* A header starts with '"' at the start of a line. Its name may hold
  * quotes and newlines, so the name ends at the LAST `" ` + tail on the
- * line where the header's fields (with nid=) are: searched for in the next
- * JVM_MAX_THREAD_NAME + 2 bytes. */
+ * first line that has one (the line of the header's fields, which must
+ * hold a nid), looked for in lines starting within JVM_MAX_THREAD_NAME + 2
+ * bytes. */
 long jvm_parse_threads(const char *text, size_t len, struct jvm_thread **threads)
 {
 	const char *p = text, *end = text + len;
@@ -112,7 +113,9 @@ long jvm_parse_threads(const char *text, size_t len, struct jvm_thread **threads
 				close = last;
 				next = le ? le + 1 : end;
 			}
-			if (!le)
+			/* Fields without a nid: malformed, and the name does not
+			 * go on into the next header. */
+			if (last || !le)
 				break;
 			q = le + 1;
 		}
