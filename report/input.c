@@ -27,7 +27,9 @@ const char profile_input_filter_help[] =
 	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
 	"  --ignore-case      regexes ignore case\n"
 	"source lines (recordings of binaries with DWARF):\n"
-	"  --lines            name frames 'function (file.c:42)': a frame per line\n";
+	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
+	"Java (recordings of JVMs):\n"
+	"  --java-signatures  keep Java methods' parameter lists in JIT frame names\n";
 
 const char profile_input_weight_help[] =
 	"time (recordings made with 'prof record --sched'; counts in microseconds):\n"
@@ -117,6 +119,9 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_LINES:
 		in->lines = 1;
+		return 0;
+	case PROFILE_OPT_JAVA_SIGNATURES:
+		in->java_signatures = 1;
 		return 0;
 	case PROFILE_OPT_OFF_CPU:
 	case PROFILE_OPT_WALL: {
@@ -237,6 +242,7 @@ static int build_from_recording(struct profile_input *in)
 {
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
+		.java_signatures = in->java_signatures,
 	};
 	uint64_t lost;
 	int err;
