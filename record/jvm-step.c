@@ -210,6 +210,6 @@ void recorder_jvm_step(struct recorder *rc)
 	rec_writer__stat(rc->w, "jvm-attach-ns", monotonic_ns() - t0);
 	if (!js.quiet && js.maps)
 		fprintf(stderr, "prof record: asked %d JVM%s for JIT maps and %llu thread names "
-			"(%.2f s)\n", jvms, jvms > 1 ? "s" : "", (unsigned long long)js.names,
-			(double)(monotonic_ns() - t0) / 1e9);
+			"(%.1f ms)\n", jvms, jvms > 1 ? "s" : "", (unsigned long long)js.names,
+			(double)(monotonic_ns() - t0) / 1e6);
 }
