@@ -48,6 +48,7 @@ one() {
 	"$JAVA" -XX:+PreserveFramePointer -cp "$CP" Spin "$THREADS" "$WORK" "$DELAY" \
 		>"$out" 2>"$err" &
 	pid=$(wait_ready "$err")
+	[ -n "$pid" ] || die "the JVM did not say 'ready': $(cat "$err")"
 	case $tool in
 	perf) "$PERF" record -q -g -e cpu-clock -F "$f" -p "$pid" -o "$TMP/perf.data" \
 		2>"$TMP/rec.err" & rec=$! ;;

@@ -143,54 +143,46 @@ static void scan_words(const char *p, const char *end, const char *opt, int *sta
 	}
 }
 
+/* The words of environment variable `var` ("NAME=") in an environ block. */
+static void scan_env(const char *buf, size_t len, const char *var, const char *opt, int *state)
+{
+	const char *p = buf, *end = buf + len;
+	size_t vl = strlen(var);
+
+	while (p && p < end) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+		const char *e = nul ? nul : end;
+
+		if ((size_t)(e - p) > vl && !memcmp(p, var, vl))
+			scan_words(p + vl, e, opt, state);
+		p = nul ? nul + 1 : NULL;
+	}
+}
+
 int jvm_option_set(pid_t pid, const char *opt)
 {
-	static const char *const vars[] = {"JAVA_TOOL_OPTIONS=", "JDK_JAVA_OPTIONS=",
-					   "_JAVA_OPTIONS="};
-	char path[64], *buf = NULL;
-	size_t len = 0, i;
+	char path[64], *env = NULL, *cmd = NULL;
+	size_t envlen = 0, cmdlen = 0;
 	int state = 0;
 
-	/* The JVM reads JAVA_TOOL_OPTIONS first, then the command line, then
-	 * _JAVA_OPTIONS: scan in that order so that the later one wins. */
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	if (!read_small(path, MAX_OPTIONS_BYTES, &buf, &len)) {
-		for (i = 0; i < 2; i++) {
-			const char *p = buf, *end = buf + len;
-
-			while (p && p < end) {
-				const char *nul = memchr(p, '\0', (size_t)(end - p));
-				const char *e = nul ? nul : end;
-				size_t vl = strlen(vars[i]);
-
-				if ((size_t)(e - p) > vl && !memcmp(p, vars[i], vl))
-					scan_words(p + vl, e, opt, &state);
-				p = nul ? nul + 1 : NULL;
-			}
-		}
-	}
-	free(buf);
-	buf = NULL;
+	if (read_small(path, MAX_OPTIONS_BYTES, &env, &envlen))
+		env = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (!read_small(path, MAX_OPTIONS_BYTES, &buf, &len))
-		scan_words(buf, buf + len, opt, &state);
-	free(buf);
-	buf = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	if (!read_small(path, MAX_OPTIONS_BYTES, &buf, &len)) {
-		const char *p = buf, *end = buf + len;
-		size_t vl = strlen(vars[2]);
-
-		while (p && p < end) {
-			const char *nul = memchr(p, '\0', (size_t)(end - p));
-			const char *e = nul ? nul : end;
-
-			if ((size_t)(e - p) > vl && !memcmp(p, vars[2], vl))
-				scan_words(p + vl, e, opt, &state);
-			p = nul ? nul + 1 : NULL;
-		}
+	if (read_small(path, MAX_OPTIONS_BYTES, &cmd, &cmdlen))
+		cmd = NULL;
+	/* The JVM reads JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS (the java
+	 * launcher), the command line, then _JAVA_OPTIONS: the later wins. */
+	if (env) {
+		scan_env(env, envlen, "JAVA_TOOL_OPTIONS=", opt, &state);
+		scan_env(env, envlen, "JDK_JAVA_OPTIONS=", opt, &state);
 	}
-	free(buf);
+	if (cmd)
+		scan_words(cmd, cmd + cmdlen, opt, &state);
+	if (env)
+		scan_env(env, envlen, "_JAVA_OPTIONS=", opt, &state);
+	free(env);
+	free(cmd);
 	return state;
 }
 

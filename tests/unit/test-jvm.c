@@ -13,9 +13,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jvm/jvm.h"
@@ -283,6 +286,63 @@ static void test_not_a_jvm(void **state)
 	assert_int_equal(jvm_is_jvm(0x3ffffff0), -ESRCH);
 }
 
+#define S(x) ((char *)(x)) /* argv and envp want char *, -Wwrite-strings */
+
+/* A process whose command line and environment hold JVM options (a shell
+ * that sleeps: it is never signalled). */
+static pid_t spawn_with(char *const argv[], char *const envp[])
+{
+	pid_t pid;
+
+	char path[64], buf[8] = "";
+	int i;
+
+	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, envp), 0);
+	/* Until it has exec'ed (its command line is "sh\0-c..."), up to 10 s. */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	for (i = 0; i < 1000 && memcmp(buf, "sh\0-c", 5); i++) {
+		FILE *f = fopen(path, "r");
+
+		memset(buf, 0, sizeof(buf));
+		if (f) {
+			if (fread(buf, 1, sizeof(buf), f) == 0)
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (memcmp(buf, "sh\0-c", 5))
+			usleep(10000);
+	}
+	return pid;
+}
+
+static void test_option_set(void **state)
+{
+	char *a1[] = {S("sh"), S("-c"), S("sleep 5"), S("x"), S("-XX:+PreserveFramePointer"), NULL};
+	char *a2[] = {S("sh"), S("-c"), S("sleep 5"), S("x"), S("-XX:+PreserveFramePointer"),
+		      S("-XX:-PreserveFramePointer"), NULL};
+	char *env[] = {S("JAVA_TOOL_OPTIONS=-Xmx1g -XX:+DisableAttachMechanism"),
+		       S("_JAVA_OPTIONS=-XX:-PreserveFramePointer"), NULL};
+	char *none[] = {NULL};
+	pid_t p1 = spawn_with(a1, none), p2 = spawn_with(a2, none), p3 = spawn_with(a1, env);
+
+	(void)state;
+	assert_int_equal(jvm_option_set(p1, "-XX:+PreserveFramePointer"), 1);
+	assert_int_equal(jvm_option_set(p1, "-XX:+PreserveFrame"), 0);
+	assert_int_equal(jvm_option_set(p2, "-XX:+PreserveFramePointer"), 0);
+	assert_int_equal(jvm_option_set(p3, "-XX:+DisableAttachMechanism"), 1);
+	/* _JAVA_OPTIONS comes after the command line */
+	assert_int_equal(jvm_option_set(p3, "-XX:+PreserveFramePointer"), 0);
+	/* not JVMs: refused without a signal (they still run) */
+	assert_int_equal(jvm_is_jvm(p1), 0);
+	assert_int_equal(kill(p1, 0), 0);
+	kill(p1, SIGKILL);
+	kill(p2, SIGKILL);
+	kill(p3, SIGKILL);
+	waitpid(p1, NULL, 0);
+	waitpid(p2, NULL, 0);
+	waitpid(p3, NULL, 0);
+}
+
 static void test_tid_map_self(void **state)
 {
 	struct jvm_tid_map m = {0};
@@ -317,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_clean_names),
 		cmocka_unit_test(test_full_names),
 		cmocka_unit_test(test_not_a_jvm),
+		cmocka_unit_test(test_option_set),
 		cmocka_unit_test(test_tid_map_self),
 		cmocka_unit_test(test_interpreter_colour),
 	};
