@@ -297,7 +297,14 @@ static pid_t spawn_with(char *const argv[], char *const envp[])
 	char path[64], buf[8] = "";
 	int i;
 
-	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, envp), 0);
+	posix_spawnattr_t at;
+
+	/* Its own process group, so that killing the group also ends its
+	 * sleep, which would otherwise hold our stdout open for 5 s. */
+	assert_int_equal(posix_spawnattr_init(&at), 0);
+	assert_int_equal(posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP), 0);
+	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, &at, argv, envp), 0);
+	posix_spawnattr_destroy(&at);
 	/* Until it has exec'ed (its command line is "sh\0-c..."), up to 10 s. */
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	for (i = 0; i < 1000 && memcmp(buf, "sh\0-c", 5); i++) {
@@ -317,8 +324,8 @@ static pid_t spawn_with(char *const argv[], char *const envp[])
 
 static void test_option_set(void **state)
 {
-	char *a1[] = {S("sh"), S("-c"), S("sleep 5"), S("x"), S("-XX:+PreserveFramePointer"), NULL};
-	char *a2[] = {S("sh"), S("-c"), S("sleep 5"), S("x"), S("-XX:+PreserveFramePointer"),
+	char *a1[] = {S("sh"), S("-c"), S("sleep 5; :"), S("x"), S("-XX:+PreserveFramePointer"), NULL};
+	char *a2[] = {S("sh"), S("-c"), S("sleep 5; :"), S("x"), S("-XX:+PreserveFramePointer"),
 		      S("-XX:-PreserveFramePointer"), NULL};
 	char *env[] = {S("JAVA_TOOL_OPTIONS=-Xmx1g -XX:+DisableAttachMechanism"),
 		       S("_JAVA_OPTIONS=-XX:-PreserveFramePointer"), NULL};
@@ -335,9 +342,9 @@ static void test_option_set(void **state)
 	/* not JVMs: refused without a signal (they still run) */
 	assert_int_equal(jvm_is_jvm(p1), 0);
 	assert_int_equal(kill(p1, 0), 0);
-	kill(p1, SIGKILL);
-	kill(p2, SIGKILL);
-	kill(p3, SIGKILL);
+	kill(-p1, SIGKILL);
+	kill(-p2, SIGKILL);
+	kill(-p3, SIGKILL);
 	waitpid(p1, NULL, 0);
 	waitpid(p2, NULL, 0);
 	waitpid(p3, NULL, 0);
