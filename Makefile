@@ -141,6 +141,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/symbolize-speed.sh
 	@PROF=$(BUILD)/prof bash bench/debuginfo.sh
 	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
+	@PROF=$(BUILD)/prof bash bench/jvm-overhead.sh
 
 clean:
 	rm -rf build build-san demo
