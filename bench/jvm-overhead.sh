@@ -41,13 +41,24 @@ ENV_LINE=$(env_line)
 LOG=$TMP/elapsed.log
 : >"$LOG"
 
+# jvm_ready FILE: like wait_ready, but gives a JVM up to 60 s (it starts in
+# under a second, but much slower when other jobs load the machine).
+jvm_ready() {
+	local _
+	for _ in $(seq 600); do
+		grep -q '^ready ' "$1" 2>/dev/null && { awk '/^ready /{print $2; exit}' "$1"; return 0; }
+		sleep 0.1
+	done
+	return 0
+}
+
 # one TOOL F: a JVM run with TOOL (bare, perf, prof) attached; logs
 # "TOOL-F seconds".
 one() {
 	local tool=$1 f=$2 out=$TMP/jvm.out err=$TMP/jvm.err pid rec=""
 	"$JAVA" -XX:+PreserveFramePointer -cp "$CP" Spin "$THREADS" "$WORK" "$DELAY" \
 		>"$out" 2>"$err" &
-	pid=$(wait_ready "$err")
+	pid=$(jvm_ready "$err")
 	[ -n "$pid" ] || die "the JVM did not say 'ready': $(cat "$err")"
 	case $tool in
 	perf) "$PERF" record -q -g -e cpu-clock -F "$f" -p "$pid" -o "$TMP/perf.data" \
@@ -83,7 +94,7 @@ ALOG=$TMP/attach.log
 attach_step() {
 	local pid err=$TMP/a.err label=attach-fresh i ms
 	"$JAVA" -XX:+PreserveFramePointer -cp "$CP" Service 60 2 2>"$err" &
-	pid=$(wait_ready "$err")
+	pid=$(jvm_ready "$err")
 	for i in $(seq "$1"); do
 		"$PROF" record -d 1 -p "$pid" -o "$TMP/a.data" 2>"$TMP/a.rec"
 		ms=$(grep -oE 'thread names \([0-9.]+ ms\)' "$TMP/a.rec" | tr -dc '0-9.')
