@@ -46,7 +46,9 @@ LOG=$TMP/elapsed.log
 jvm_ready() {
 	local _
 	for _ in $(seq 600); do
-		grep -q '^ready ' "$1" 2>/dev/null && { awk '/^ready /{print $2; exit}' "$1"; return 0; }
+		# a whole line: the JVM may write "ready " and the pid apart
+		grep -q '^ready [0-9]*$' "$1" 2>/dev/null && [ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
+			{ awk '/^ready /{print $2; exit}' "$1"; return 0; }
 		sleep 0.1
 	done
 	return 0
