@@ -112,6 +112,25 @@ for i in $(seq "$ATTACH_RUNS"); do
 	attach_step 2
 done
 
+# paired F: per round (bare, perf and prof ran one after the other), the
+# slowdowns against that round's bare run: "perf median, prof median,
+# prof - perf median (points), rounds where prof slowed the JVM more".
+# Rounds pair up runs taken under the same load, which on a shared machine
+# moves more between rounds than within one.
+paired() {
+	awk -v f="$1" '
+		{split($1, a, "-")} a[2] != f {next}
+		{v[a[1]] = $2; n++}
+		n % 3 == 0 {pe[r] = (v["perf"] / v["bare"] - 1) * 100
+			pr[r] = (v["prof"] / v["bare"] - 1) * 100; d[r] = pr[r] - pe[r]; k += d[r] > 0; r++}
+		function med(x, m,   i, j, t) {
+			for (i = 1; i < m; i++)
+				for (j = i; j > 0 && x[j - 1] > x[j]; j--) {t = x[j]; x[j] = x[j - 1]; x[j - 1] = t}
+			return m % 2 ? x[(m - 1) / 2] : (x[m / 2 - 1] + x[m / 2]) / 2 }
+		END {if (!r) {print "? | ? | ? | ?"; exit}
+			printf "%+.1f%% | %+.1f%% | %+.1f | %d/%d\n", med(pe, r), med(pr, r), med(d, r), k, r}' "$LOG"
+}
+
 row() {
 	local f=$1 b p q
 	read -r b bsd bn <<<"$(stats "$LOG" "bare-$f")"
@@ -129,6 +148,14 @@ echo "| frequency | bare | perf record -g | perf slowdown | prof record | prof s
 echo "|---|---|---|---|---|---|"
 for f in $FREQS; do
 	row "$f"
+done
+echo
+echo "The same runs paired by round (slowdown against the round's own bare run; median over rounds):"
+echo
+echo "| frequency | perf record -g | prof record | prof - perf, points | rounds prof > perf |"
+echo "|---|---|---|---|---|"
+for f in $FREQS; do
+	echo "| $f Hz | $(paired "$f") |"
 done
 echo
 read -r fm fsd fn <<<"$(stats "$ALOG" attach-fresh)"
