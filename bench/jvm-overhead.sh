@@ -58,6 +58,9 @@ jvm_ready() {
 # "TOOL-F seconds".
 one() {
 	local tool=$1 f=$2 out=$TMP/jvm.out err=$TMP/jvm.err pid rec=""
+	# Emptied here: the background job's own redirection may come after
+	# jvm_ready's first look, which would find the last run's line.
+	: >"$err"
 	"$JAVA" -XX:+PreserveFramePointer -cp "$CP" Spin "$THREADS" "$WORK" "$DELAY" \
 		>"$out" 2>"$err" &
 	pid=$(jvm_ready "$err")
@@ -95,6 +98,7 @@ ALOG=$TMP/attach.log
 : >"$ALOG"
 attach_step() {
 	local pid err=$TMP/a.err label=attach-fresh i ms
+	: >"$err"
 	"$JAVA" -XX:+PreserveFramePointer -cp "$CP" Service 60 2 2>"$err" &
 	pid=$(jvm_ready "$err")
 	for i in $(seq "$1"); do
