@@ -33,12 +33,13 @@ LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	$(patsubst examples/%.cpp,$(BUILD)/examples/%,$(wildcard examples/*.cpp))
+JAVA_EXAMPLES := $(BUILD)/examples/java/Service.class
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 .PHONY: all deps demo test unit cli fuzz clean check-includes bench
 
-all: $(BUILD)/prof $(EXAMPLES)
+all: $(BUILD)/prof $(EXAMPLES) $(JAVA_EXAMPLES)
 
 deps:
 	@sh tools/install-deps.sh
@@ -93,6 +94,14 @@ $(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
 		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
 
+# Java examples (examples/java/, for the JVM support): compiled with JDK 17's
+# javac into build/examples/java/ (run with java -cp build/examples/java).
+JAVA_HOME ?= /usr/lib/jvm/java-17-openjdk-amd64
+JAVAC ?= $(JAVA_HOME)/bin/javac
+$(BUILD)/examples/java/Service.class: $(wildcard examples/java/*.java)
+	@mkdir -p $(dir $@)
+	$(JAVAC) -nowarn -d $(dir $@) $^
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LDLIBS) -lcmocka
@@ -133,6 +142,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/debuginfo.sh
 	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
 	@PROF=$(BUILD)/prof bash bench/check-speed.sh
+	@PROF=$(BUILD)/prof bash bench/jvm-overhead.sh
 
 clean:
 	rm -rf build build-san demo

@@ -51,14 +51,22 @@ enum rec_thread_kind {
 	REC_THREAD_START = 1, /* thread exists (seen at attach, or created) */
 	REC_THREAD_NAME = 2,  /* thread (re)named: comm */
 	REC_THREAD_EXIT = 3,
+	/* The thread's full name (a JVM's Thread.print, hotspot:thread__start):
+	 * it replaces every START/NAME name of the same (pid, tid) that is the
+	 * kernel's truncation of it (equal, or REC_KERNEL_NAME_MAX bytes and a
+	 * prefix). A later kernel rename to something else keeps its name. */
+	REC_THREAD_FULLNAME = 4,
 };
+
+/* Thread names in the kernel: TASK_COMM_LEN - 1 bytes. */
+#define REC_KERNEL_NAME_MAX 15
 
 struct rec_thread_event {
 	uint64_t time; /* ns, CLOCK_MONOTONIC */
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t kind;
-	uint32_t name; /* string id (REC_THREAD_START and _NAME) */
+	uint32_t name; /* string id (REC_THREAD_START, _NAME and _FULLNAME) */
 };
 
 #define REC_MAPPING_KERNEL 1u /* the kernel image / modules */

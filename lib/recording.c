@@ -239,7 +239,7 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 		for (i = first; i < r->nthreads; i++) {
 			const struct rec_thread_event *t = &r->threads[i];
 
-			if (t->kind < REC_THREAD_START || t->kind > REC_THREAD_EXIT)
+			if (t->kind < REC_THREAD_START || t->kind > REC_THREAD_FULLNAME)
 				return BAD(ps, "thread event of unknown kind %u (chunk at byte %zu)",
 					   t->kind, ps->off);
 			if ((err = check_str(ps, t->name, "thread event")))
@@ -419,6 +419,77 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 	}
 }
 
+/* FULLNAME events sorted by (pid, tid, file order), for apply_full_names. */
+static int fullname_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct rec_thread_event *t = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (t[a].pid != t[b].pid)
+		return t[a].pid < t[b].pid ? -1 : 1;
+	if (t[a].tid != t[b].tid)
+		return t[a].tid < t[b].tid ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Is kernel name k the kernel's truncation of full name f? */
+static int truncation_of(const struct recording *r, uint32_t k, uint32_t f)
+{
+	uint32_t kl = r->lens[k], fl = r->lens[f];
+
+	if (kl == fl)
+		return !memcmp(r->strbuf + (uintptr_t)r->strs[k], r->strbuf + (uintptr_t)r->strs[f],
+			       kl);
+	return kl == REC_KERNEL_NAME_MAX && fl > kl &&
+	       !memcmp(r->strbuf + (uintptr_t)r->strs[k], r->strbuf + (uintptr_t)r->strs[f], kl);
+}
+
+/* Gives START/NAME events the full name of their thread (recfile.h,
+ * REC_THREAD_FULLNAME), so every reader shows full names. Runs before the
+ * string pointers are fixed up: compares through strbuf offsets. O((n + f)
+ * log f) for n thread events and f full names. */
+static int apply_full_names(struct recording *r)
+{
+	uint32_t *full = NULL;
+	size_t nfull = 0, i;
+
+	for (i = 0; i < r->nthreads; i++)
+		nfull += r->threads[i].kind == REC_THREAD_FULLNAME;
+	if (!nfull)
+		return 0;
+	full = malloc(nfull * sizeof(*full));
+	if (!full)
+		return -ENOMEM;
+	for (i = 0, nfull = 0; i < r->nthreads; i++)
+		if (r->threads[i].kind == REC_THREAD_FULLNAME && r->threads[i].name)
+			full[nfull++] = (uint32_t)i;
+	qsort_r(full, nfull, sizeof(*full), fullname_cmp, r->threads);
+	for (i = 0; i < r->nthreads; i++) {
+		struct rec_thread_event *t = &r->threads[i];
+		size_t lo = 0, hi = nfull, j;
+		uint32_t kernel_name = t->name;
+
+		if ((t->kind != REC_THREAD_START && t->kind != REC_THREAD_NAME) || !t->name)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct rec_thread_event *f = &r->threads[full[mid]];
+
+			if (f->pid < t->pid || (f->pid == t->pid && f->tid < t->tid))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* The last full name (in file order) that fits wins. */
+		for (j = lo; j < nfull && r->threads[full[j]].pid == t->pid &&
+			     r->threads[full[j]].tid == t->tid; j++)
+			if (truncation_of(r, kernel_name, r->threads[full[j]].name))
+				t->name = r->threads[full[j]].name;
+	}
+	free(full);
+	return 0;
+}
+
 int recording__parse(struct recording *r, unsigned char *data, size_t size, char *errbuf,
 		     size_t errlen)
 {
@@ -474,6 +545,8 @@ int recording__parse(struct recording *r, unsigned char *data, size_t size, char
 	}
 	if (!r->complete && !r->cut_at)
 		r->cut_at = off;
+	if (!err)
+		err = apply_full_names(r);
 	/* Fix up string pointers now that strbuf no longer moves. */
 	for (i = 0; i < r->nstrs; i++)
 		r->strs[i] = r->strbuf + (uintptr_t)r->strs[i];

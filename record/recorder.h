@@ -203,6 +203,11 @@ void sched_release(struct recorder *rc);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
 
+/* jvm-step.c: at the end of a recording, before symbolization: asks the
+ * live JVMs among the targets for their JIT maps and full thread names
+ * (stops sampling first if there is one), notices for the others. */
+void recorder_jvm_step(struct recorder *rc);
+
 /* launch.c: forks the command, stopped before exec until launch_go(). */
 int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);
 /* Lets the child exec; returns 0 or the child's exec errno as -errno. */

@@ -722,6 +722,7 @@ static int finish(struct recorder *rc, uint64_t start)
 	struct symbolize_stats ss = {0};
 	int err = 0;
 
+	recorder_jvm_step(rc); /* while the JVMs still run */
 	if (rc->child) {
 		/* Duration reached or we were told to stop: end the command
 		 * as perf does, so it does not outlive an interrupted recording. */

@@ -61,6 +61,7 @@ struct builder {
 	char *text; /* scratch: one frame's name */
 	size_t text_cap;
 	int lines;  /* profile_build_opts.lines */
+	int java_signatures; /* profile_build_opts.java_signatures */
 	uint32_t *outer_names; /* frame id -> "function (file:line)", with lines */
 };
 

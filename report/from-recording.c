@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "jvm/jvm.h"
 #include "lib/keymap.h"
 #include "report/builder.h"
 #include "report/sched-timeline.h"
@@ -209,7 +210,13 @@ static int frame_name(struct builder *b, uint32_t f, uint32_t *id)
 		need = (size_t)len + 8;
 		if (GROW(b->text, b->text_cap, need))
 			return -ENOMEM;
-		memcpy(b->text, r->strs[sym->name], len);
+		/* JIT names as HotSpot writes them, made short and stable
+		 * ("java.util.HashMap.get"); other runtimes' names unchanged. */
+		if (jit)
+			len = (uint32_t)jvm_clean_name(r->strs[sym->name], len, b->java_signatures,
+						       b->text, need);
+		else
+			memcpy(b->text, r->strs[sym->name], len);
 		memcpy(b->text + len, jit ? "_[j]" : "_[k]", 4);
 		n = (int)(len + 4);
 	} else {
@@ -607,6 +614,7 @@ static int build(struct builder *b, const struct profile_build_opts *opts)
 	b->stack_of = calloc(b->r->nstacks ? b->r->nstacks * 2 : 2, sizeof(*b->stack_of));
 	b->inline_names = calloc(b->r->ninlines ? b->r->ninlines : 1, sizeof(*b->inline_names));
 	b->lines = opts && opts->lines;
+	b->java_signatures = opts && opts->java_signatures;
 	b->outer_names = b->lines ? calloc(b->r->nframes ? b->r->nframes : 1,
 					   sizeof(*b->outer_names))
 				  : NULL;

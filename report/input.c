@@ -32,7 +32,9 @@ const char profile_input_filter_help[] =
 	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
 	"perf script input (read like FlameGraph's stackcollapse-perf.pl --all):\n"
 	"  --period           weigh samples by their period field, not 1 each\n"
-	"  --pids             roots 'comm-PID' (--tids: 'comm-PID/TID')\n";
+	"  --pids             roots 'comm-PID' (--tids: 'comm-PID/TID')\n"
+	"Java (recordings of JVMs):\n"
+	"  --java-signatures  keep Java methods' parameter lists in JIT frame names\n";
 
 const char profile_input_weight_help[] =
 	"time (recordings made with 'prof record --sched'; counts in microseconds):\n"
@@ -128,6 +130,9 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_PIDS:
 		in->perf_pids = 1;
+		return 0;
+	case PROFILE_OPT_JAVA_SIGNATURES:
+		in->java_signatures = 1;
 		return 0;
 	case PROFILE_OPT_OFF_CPU:
 	case PROFILE_OPT_WALL: {
@@ -248,6 +253,7 @@ static int build_from_recording(struct profile_input *in)
 {
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
+		.java_signatures = in->java_signatures,
 	};
 	uint64_t lost;
 	int err;

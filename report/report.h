@@ -110,6 +110,9 @@ struct profile_build_opts {
 	 * "function (file.c:42)", file without its directories: one frame per
 	 * line, so a flamegraph splits a function by its lines. */
 	int lines;
+	/* JIT frames keep a Java method's parameter list
+	 * ("java.util.HashMap.get(java.lang.Object)_[j]"; jvm_clean_name). */
+	int java_signatures;
 };
 
 /* Leaf frames of off-CPU stacks: the state the thread switched out in
@@ -296,6 +299,7 @@ enum profile_input_opt {
 	PROFILE_OPT_TID,
 	PROFILE_OPT_IGNORE_CASE,
 	PROFILE_OPT_LINES,
+	PROFILE_OPT_JAVA_SIGNATURES,
 	PROFILE_OPT_OFF_CPU,
 	PROFILE_OPT_WALL,
 	PROFILE_OPT_PERIOD, /* perf script input (formats.h) */
@@ -319,7 +323,8 @@ enum profile_input_opt {
 		{"ignore-case", no_argument, NULL, PROFILE_OPT_IGNORE_CASE},                       \
 		{"lines", no_argument, NULL, PROFILE_OPT_LINES},                                   \
 		{"period", no_argument, NULL, PROFILE_OPT_PERIOD},                                 \
-		{"pids", no_argument, NULL, PROFILE_OPT_PIDS}
+		{"pids", no_argument, NULL, PROFILE_OPT_PIDS},                                     \
+		{"java-signatures", no_argument, NULL, PROFILE_OPT_JAVA_SIGNATURES}
 
 /* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
  * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
@@ -346,6 +351,7 @@ struct profile_input {
 	int roots_asked; /* --threads or --tids (not just --merge-pools) */
 	int merge_pools, grep, ignore_case;
 	int lines; /* --lines: source lines in frame names */
+	int java_signatures; /* --java-signatures */
 	enum profile_weight weight; /* --off-cpu, --wall */
 	struct profile_pattern *patterns;
 	size_t npatterns;

@@ -5,7 +5,10 @@
  * per color stays cheap), the same in every graph and on every machine.
  * The hue formulas are flamegraph.pl's, so graphs look the way users
  * expect. The java palette first sorts a frame into a kind by its
- * annotation or its shape, each kind in its own hue.
+ * annotation or its shape, each kind in its own hue: JIT-compiled `_[j]`
+ * green, HotSpot's interpreter (`Interpreter_[j]`) pale mint, inlined
+ * aqua, Java without annotation lime, C++ (libjvm) yellow, kernel orange,
+ * other native code red.
  *
  * Palette maps hold name -> color pairs read from and written back to a
  * palette file, so graphs compared side by side use the same colors
@@ -87,6 +90,14 @@ uint32_t svg_palette_color(enum svg_palette pal, const char *name, size_t len)
 	case SVG_PALETTE_JAVA:
 		if (ann == 'k') /* kernel: orange */
 			return rgb(190 + 65 * v1, 90 + 65 * v1, 0);
+		if (ann == 'j' && len == 15 && !memcmp(name, "Interpreter", 11)) {
+			/* HotSpot's template interpreter (a method not compiled
+			 * yet, or running its first iterations): pale mint, as
+			 * async-profiler shows interpreted frames, apart from
+			 * compiled ones */
+			x = 190 + 30 * v1;
+			return rgb(x, 235 + 20 * v1, x + 10 * v1);
+		}
 		if (ann == 'j') { /* JIT-compiled: green */
 			x = 50 + 60 * v1;
 			return rgb(x, 200 + 55 * v1, x);

@@ -36,3 +36,21 @@ echo "time per thread, ms (demo/sched.csv):"
 cut -d, -f3,6-10 demo/sched.csv | column -s, -t
 echo "wrote demo/sched.svg (scheduler states, CPU tenancy, preemptors),"
 echo "      demo/off-cpu.svg and demo/wall.svg (off-CPU and wall-clock flamegraphs)"
+echo
+# The JVM (examples/java/Service.java, docs/prof-jvm.md): Java frames named
+# from the JIT map, full thread names, one tower per thread.
+JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+echo "recording examples/java/Service (a JVM) for 3 seconds at 499 Hz..."
+"$BUILD"/prof record -F 499 -d 3 -o demo/java.data -- "$JAVA" -XX:+PreserveFramePointer \
+	-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,Service*::*' \
+	-cp "$BUILD"/examples/java Service 30
+"$BUILD"/prof svg -i demo/java.data --threads --colors java \
+	--title "examples/java/Service, per thread" -o demo/java-threads.svg
+"$BUILD"/prof report -i demo/java.data --threads > demo/java-threads.folded
+echo "per-thread Java stacks (demo/java-threads.folded, roots):"
+awk '{ n = $NF; split($0, a, ";"); s[a[1]] += n } END { for (r in s) print s[r] "\t" r }' \
+	demo/java-threads.folded | sort -rn | head -6
+echo "wrote demo/java-threads.svg (Java frames green, interpreter pale, libjvm yellow, kernel orange)"
+# HOOK (engineer P, issue 6 --alloc): the allocation flamegraph goes here, e.g.
+#   prof record --alloc -d 3 -o demo/java-alloc.data -- "$JAVA" -XX:+DTraceAllocProbes ...
+#   prof svg -i demo/java-alloc.data --alloc --colors mem -o demo/java-alloc.svg

@@ -1,0 +1,370 @@
+/* attach.c: HotSpot's dynamic attach protocol in C (see jvm.h): find or
+ * trigger the JVM's attach socket, connect with the JVM's credentials, send
+ * one jcmd command, read the answer. Bounded in time (JVM_ATTACH_TIMEOUT_MS
+ * for the socket to appear, JVM_REPLY_TIMEOUT_MS for an answer) and size
+ * (JVM_MAX_REPLY). */
+#include "jvm/jvm-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/grow.h"
+
+struct attach {
+	pid_t pid;
+	struct jvm_proc proc;
+	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *err, *hint;
+	size_t errlen, hintlen;
+};
+
+static int fail(struct attach *a, int err, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(struct attach *a, int err, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (a->errlen)
+		vsnprintf(a->err, a->errlen, fmt, ap);
+	va_end(ap);
+	if (a->hintlen)
+		snprintf(a->hint, a->hintlen, "%s", hint ? hint : "");
+	return err;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Connects to the socket with the JVM's effective ids when we are root
+ * and they differ: the JVM accepts a peer with its own euid and egid, or
+ * root in its user namespace (which host root is not, in a container
+ * with its own user namespace). SO_PEERCRED is taken at connect(), so the
+ * ids are switched back right after. */
+static int connect_as_target(struct attach *a, int *fdp)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	uid_t euid = geteuid();
+	gid_t egid = getegid();
+	int switched = 0, fd, err = 0;
+
+	memcpy(sa.sun_path, a->sock, sizeof(sa.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (euid == 0 && (a->proc.euid != 0 || a->proc.egid != egid)) {
+		if (setegid(a->proc.egid) || seteuid(a->proc.euid)) {
+			err = -errno;
+			if (setegid(egid))
+				err = -errno;
+			close(fd);
+			return err;
+		}
+		switched = 1;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = -errno;
+	if (switched && (seteuid(euid) || setegid(egid)))
+		abort(); /* cannot get root back: never go on with the wrong ids */
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+/* The trigger file .attach_pidNSPID: in the JVM's working directory (where
+ * HotSpot looks first), else in its /tmp. Owned by us: HotSpot accepts a
+ * trigger owned by its euid or root. Returns 0 and the path, or -errno. */
+static int create_trigger(struct attach *a, char *path, size_t len)
+{
+	const char *dirs[] = {"cwd", "root/tmp"};
+	int i, fd, err = -ENOENT;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, len, "/proc/%d/%s/.attach_pid%u", (int)a->pid, dirs[i],
+			 (unsigned)a->proc.nspid);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			/* Made by root, for a JVM running as another user; a
+			 * root-owned trigger is accepted too, so a failure here
+			 * does not matter. */
+			if (geteuid() == 0 && fchown(fd, a->proc.euid, a->proc.egid) < 0)
+				errno = 0;
+			close(fd);
+			return 0;
+		}
+		err = -errno;
+		if (err == -EEXIST) {
+			path[0] = '\0'; /* someone else's: leave it alone */
+			return 0;
+		}
+	}
+	return err;
+}
+
+static int socket_exists(const struct attach *a)
+{
+	struct stat st;
+
+	return !stat(a->sock, &st) && S_ISSOCK(st.st_mode);
+}
+
+/* Wakes up the attach listener and waits for its socket, with backoff:
+ * 10, 20, 40 ... 200 ms between looks. */
+static int trigger(struct attach *a)
+{
+	char trig[128];
+	uint64_t deadline;
+	unsigned wait = 10;
+	int err, alive = 1;
+
+	/* SIGQUIT's default action kills the process: send it only to a JVM
+	 * that handles it (not -Xrs / -XX:+ReduceSignalUsage). */
+	if (!a->proc.catches_sigquit)
+		return fail(a, -ENOTSUP, "restart it without -Xrs (-XX:+ReduceSignalUsage)",
+			    "JVM %d does not handle SIGQUIT (-Xrs?): cannot start its attach "
+			    "listener without killing it", (int)a->pid);
+	if (jvm_option_set(a->pid, "-XX:+DisableAttachMechanism"))
+		return fail(a, -ENOTSUP, "restart it without -XX:+DisableAttachMechanism",
+			    "JVM %d refuses dynamic attach (-XX:+DisableAttachMechanism)",
+			    (int)a->pid);
+	err = create_trigger(a, trig, sizeof(trig));
+	if (err)
+		return fail(a, err, NULL, "cannot create the attach trigger file for JVM %d: %s",
+			    (int)a->pid, strerror(-err));
+	if (kill(a->pid, SIGQUIT)) {
+		err = -errno;
+		if (trig[0])
+			unlink(trig);
+		return fail(a, err, NULL, "cannot signal JVM %d: %s", (int)a->pid, strerror(-err));
+	}
+	deadline = now_ms() + JVM_ATTACH_TIMEOUT_MS;
+	while (!socket_exists(a) && now_ms() < deadline &&
+	       (alive = !kill(a->pid, 0) || errno != ESRCH)) {
+		sleep_ms(wait);
+		if (wait < 200)
+			wait *= 2;
+	}
+	if (trig[0])
+		unlink(trig);
+	if (!alive)
+		return fail(a, -ESRCH, NULL, "JVM %d exited", (int)a->pid);
+	if (!socket_exists(a))
+		return fail(a, -ETIMEDOUT,
+			    "it may run with -XX:+DisableAttachMechanism, or be too busy: try again",
+			    "JVM %d did not open its attach socket within %d s", (int)a->pid,
+			    JVM_ATTACH_TIMEOUT_MS / 1000);
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Reads until EOF, the size cap or the deadline. */
+static int read_reply(int fd, char **buf, size_t *len)
+{
+	uint64_t deadline = now_ms() + JVM_REPLY_TIMEOUT_MS;
+	size_t cap = 0, n = 0;
+	char *b = NULL;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		uint64_t t = now_ms();
+		ssize_t r;
+
+		if (t >= deadline) {
+			free(b);
+			return -ETIMEDOUT;
+		}
+		if (GROW(b, cap, n + 65536 + 1)) {
+			free(b);
+			return -ENOMEM;
+		}
+		r = poll(&pfd, 1, (int)(deadline - t));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(b);
+			return r ? -errno : -ETIMEDOUT;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(b);
+			return err;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n >= JVM_MAX_REPLY)
+			break; /* keep what fits: the rest is dropped */
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* An answer: "STATUS\nOUTPUT". For jcmd the status is 0 even when the
+ * command failed (HotSpot prints the exception into the output), so the
+ * output is checked for the ones that say the command is unknown. */
+static int parse_reply(struct attach *a, const char *cmd, char *buf, size_t len, char **out,
+		       size_t *outlen)
+{
+	char *nl = memchr(buf, '\n', len), *end;
+	long status;
+
+	if (!nl)
+		return fail(a, -EPROTO, NULL, "JVM %d sent a reply without a status line",
+			    (int)a->pid);
+	*nl = '\0';
+	status = strtol(buf, &end, 10);
+	if (end == buf || *end)
+		return fail(a, -EPROTO, NULL, "JVM %d sent a reply we cannot read", (int)a->pid);
+	len -= (size_t)(nl + 1 - buf);
+	memmove(buf, nl + 1, len + 1);
+	if (status != 0) {
+		nl = strchr(buf, '\n');
+		if (nl)
+			*nl = '\0';
+		return fail(a, -EPROTO, NULL, "JVM %d failed '%s' (status %ld): %.200s", (int)a->pid,
+			    cmd, status, buf);
+	}
+	if (strstr(buf, "Unknown diagnostic command") ||
+	    (!strncmp(buf, "java.lang.IllegalArgumentException", 34) && len < 4096)) {
+		nl = strchr(buf, '\n');
+		if (nl)
+			*nl = '\0';
+		return fail(a, -ENOTSUP, "it is older than JDK 17: see docs/prof-jvm.md",
+			    "JVM %d does not know '%s': %.200s", (int)a->pid, cmd, buf);
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errbuf,
+	     size_t errlen, char *hintbuf, size_t hintlen)
+{
+	struct attach a = {.pid = pid, .err = errbuf, .errlen = errlen, .hint = hintbuf,
+			   .hintlen = hintlen};
+	char req[512], *reply = NULL;
+	size_t rlen = 0, qlen;
+	int err, fd = -1, n;
+
+	*out = NULL;
+	*len = 0;
+	if (errlen)
+		errbuf[0] = '\0';
+	if (hintlen)
+		hintbuf[0] = '\0';
+	err = jvm_is_jvm(pid);
+	if (err == 0)
+		return fail(&a, -ENOEXEC, NULL, "process %d is not a JVM (no libjvm.so mapped)",
+			    (int)pid);
+	if (err == -ESRCH)
+		return fail(&a, err, NULL, "process %d is gone", (int)pid);
+	if (err < 0)
+		return fail(&a, err, "run prof as root or as the JVM's user",
+			    "cannot read the mappings of process %d: %s", (int)pid, strerror(-err));
+	err = jvm_proc_status(pid, &a.proc);
+	if (err)
+		return fail(&a, err, NULL, "cannot read the status of process %d: %s", (int)pid,
+			    strerror(-err));
+	if (geteuid() != 0 && geteuid() != a.proc.euid)
+		return fail(&a, -EPERM, "run prof as root or as the JVM's user",
+			    "JVM %d runs as uid %u: only root or that user may attach to it",
+			    (int)pid, (unsigned)a.proc.euid);
+	n = snprintf(a.sock, sizeof(a.sock), "/proc/%d/root/tmp/.java_pid%u", (int)pid,
+		     (unsigned)a.proc.nspid);
+	if (n < 0 || (size_t)n >= sizeof(a.sock))
+		return fail(&a, -ENAMETOOLONG, NULL, "attach socket path too long");
+	qlen = (size_t)snprintf(req, sizeof(req), "1%cjcmd%c%s%c%c%c", 0, 0, command, 0, 0, 0);
+	if (qlen >= sizeof(req))
+		return fail(&a, -EINVAL, NULL, "jcmd command too long");
+	/* A socket left by an earlier JVM with the same pid refuses: trigger. */
+	err = socket_exists(&a) ? connect_as_target(&a, &fd) : -ENOENT;
+	if (err == -ECONNREFUSED)
+		unlink(a.sock); /* nobody listens: HotSpot would remove it too */
+	if (err) {
+		err = trigger(&a);
+		if (err)
+			return err;
+		err = connect_as_target(&a, &fd);
+	}
+	if (err == -EACCES || err == -EPERM)
+		return fail(&a, err, "run prof as root or as the JVM's user",
+			    "not allowed to connect to JVM %d's attach socket: %s", (int)pid,
+			    strerror(-err));
+	if (err)
+		return fail(&a, err, NULL, "cannot connect to JVM %d's attach socket: %s", (int)pid,
+			    strerror(-err));
+	err = write_all(fd, req, qlen);
+	if (!err)
+		err = read_reply(fd, &reply, &rlen);
+	close(fd);
+	if (err == -ETIMEDOUT)
+		return fail(&a, err, NULL, "JVM %d did not answer '%s' within %d s", (int)pid,
+			    command, JVM_REPLY_TIMEOUT_MS / 1000);
+	if (err)
+		return fail(&a, err, NULL, "talking to JVM %d: %s", (int)pid, strerror(-err));
+	err = parse_reply(&a, command, reply, rlen, out, len);
+	if (err)
+		free(reply);
+	return err;
+}
+
+int jvm_has_flag(pid_t pid, const char *flag)
+{
+	char *out, err[8], hint[8];
+	size_t len;
+	int r = jvm_jcmd(pid, "VM.flags", &out, &len, err, sizeof(err), hint, sizeof(hint));
+
+	if (r)
+		return r;
+	r = jvm_flags_value(out, len, flag);
+	free(out);
+	return r == -ENOENT ? 0 : r;
+}

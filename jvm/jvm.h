@@ -1,0 +1,115 @@
+/* jvm.h: the jvm/ module's public interface: asking a running HotSpot JVM
+ * for what a profile needs (its JIT symbol map, its threads' full names,
+ * its flags) over HotSpot's dynamic attach socket, in C, without any JDK
+ * tool; and reading what it answers (docs/prof-jvm.md).
+ *
+ * The attach protocol (HotSpot 8 to 21's "version 1"): the JVM listens on
+ * the UNIX socket /tmp/.java_pidNSPID (its /tmp and its own pid, as seen in
+ * its pid namespace). If the socket is not there, a file .attach_pidNSPID
+ * in its working directory or /tmp and a SIGQUIT make it start listening.
+ * A client connects, with the JVM's effective uid and gid or as root (the
+ * JVM checks SO_PEERCRED), writes "1\0jcmd\0COMMAND\0\0\0" and reads a
+ * status line ("0" = ok) and the command's output until EOF.
+ *
+ * SIGQUIT kills a process that does not handle it, so it is only ever sent
+ * to a process that maps libjvm.so and catches SIGQUIT (SigCgt in
+ * /proc/PID/status). */
+#ifndef PROF_JVM_H
+#define PROF_JVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Bounds: the wait for the socket after SIGQUIT, the wait for one
+ * command's answer, the largest answer read (a thread dump of a JVM with
+ * tens of thousands of threads fits). */
+#define JVM_ATTACH_TIMEOUT_MS 5000
+#define JVM_REPLY_TIMEOUT_MS 20000
+#define JVM_MAX_REPLY (64u << 20)
+
+/* Is `pid` a HotSpot JVM: does it map libjvm.so? 1 yes, 0 no, -errno when
+ * /proc/PID/maps cannot be read (-ESRCH: gone; -EACCES). Reads the maps. */
+int jvm_is_jvm(pid_t pid);
+
+/* Runs jcmd `command` (e.g. "Compiler.perfmap", "Thread.print") in JVM
+ * `pid`, triggering its attach listener first if needed (see above).
+ * Returns 0 and a malloc'ed, NUL-terminated copy of the output in *out
+ * (*len bytes, the caller frees), or -errno with a one-line reason in
+ * errbuf (and, when there is one, a "what to do" in hintbuf):
+ *   -ENOEXEC    not a JVM (no libjvm.so mapped): nothing was sent;
+ *   -ENOTSUP    the JVM refuses dynamic attach (-XX:+DisableAttachMechanism,
+ *               -Xrs) or does not know the command (too old);
+ *   -ETIMEDOUT  no attach socket within JVM_ATTACH_TIMEOUT_MS of SIGQUIT,
+ *               or no answer within JVM_REPLY_TIMEOUT_MS;
+ *   -EACCES/-EPERM  not allowed (another user's JVM, prof not root);
+ *   -ESRCH      the process is gone; -EPROTO  a reply we cannot read.
+ * Blocks (up to both timeouts). Not thread-safe when run as root: switches
+ * the effective uid and gid around connect(). */
+int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errbuf,
+	     size_t errlen, char *hintbuf, size_t hintlen);
+
+/* Does `pid`'s command line or its JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS /
+ * _JAVA_OPTIONS environment hold the exact option `opt` (e.g.
+ * "-XX:+PreserveFramePointer")? 1 / 0 (also when unreadable). The later of
+ * "-XX:+X" and "-XX:-X" wins, as in the JVM. */
+int jvm_option_set(pid_t pid, const char *opt);
+
+/* Is boolean flag `flag` (e.g. "DTraceAllocProbes", "PreserveFramePointer")
+ * on in JVM `pid`? Asks VM.flags over the attach socket: 1 on, 0 off (or
+ * at its default, which is off for these flags), -errno as jvm_jcmd(). */
+int jvm_has_flag(pid_t pid, const char *flag);
+
+/* ---- parsers of the JVM's answers (untrusted text; never crash) ---- */
+
+/* In VM.flags output: 1 "-XX:+FLAG", 0 "-XX:-FLAG", -ENOENT when the flag
+ * is not listed (VM.flags lists flags set away from their defaults). */
+int jvm_flags_value(const char *text, size_t len, const char *flag);
+
+struct jvm_thread {
+	char *name;   /* the Java thread name, as the JVM printed it (bytes) */
+	size_t len;
+	uint32_t nid; /* native thread id in the JVM's pid namespace */
+};
+
+/* Parses a Thread.print dump: every thread header `"NAME" ... nid=0xHEX
+ * ...`. Names may hold quotes, spaces, any bytes, even newlines: a name ends
+ * at the last quote before the header's fields. Malformed headers are
+ * skipped. Returns the number of threads (>= 0) with *threads malloc'ed
+ * (free with jvm_threads_free), or -ENOMEM. Names longer than
+ * JVM_MAX_THREAD_NAME bytes are cut there. */
+#define JVM_MAX_THREAD_NAME 4096
+long jvm_parse_threads(const char *text, size_t len, struct jvm_thread **threads);
+void jvm_threads_free(struct jvm_thread *threads, size_t n);
+
+/* Maps a tid in `pid`'s pid namespace to the host's (the last NSpid field
+ * of /proc/PID/task/TID/status): the host tid, or 0 when no thread of pid
+ * has it. The map caches the task list (read on the first lookup): pass a zeroed struct, release with
+ * jvm_tid_map_release(). */
+struct jvm_tid_pair {
+	uint32_t ns, host;
+};
+struct jvm_tid_map {
+	struct jvm_tid_pair *pairs; /* sorted by ns */
+	size_t n;
+	int loaded;
+};
+uint32_t jvm_tid_map_lookup(struct jvm_tid_map *m, pid_t pid, uint32_t nstid);
+void jvm_tid_map_release(struct jvm_tid_map *m);
+
+/* ---- Java frame names ---- */
+
+/* Cleans a JIT map name as HotSpot writes it into the name profiles show:
+ *   "int java.lang.String.hashCode()"          -> "java.lang.String.hashCode"
+ *   "void Service$Handler.<init>(int)"         -> "Service$Handler.<init>"
+ *   "Ljava/util/HashMap;::get" (agents' form)  -> "java.util.HashMap.get"
+ *   "java/util/HashMap.get"                    -> "java.util.HashMap.get"
+ *   "StubRoutines (1)"                         -> "StubRoutines"
+ *   "Interpreter"                              -> "Interpreter"
+ * With `signature` set, a method's parameter list is kept
+ * ("java.util.HashMap.get(java.lang.Object)"). Names that do not look like
+ * HotSpot's (other runtimes' maps) are copied unchanged. Writes at most
+ * cap - 1 bytes and a NUL into out; returns the cleaned length. */
+size_t jvm_clean_name(const char *name, size_t len, int signature, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,215 @@
+/* jvm-step.c: the end of a recording of JVMs (docs/prof-jvm.md). Before
+ * symbolization, every target process that maps libjvm.so and is still
+ * alive (an attached one, or a child of a launched command) is asked over
+ * HotSpot's attach socket (jvm/) for:
+ *   - Compiler.perfmap: it writes /tmp/perf-NSPID.map in its own /tmp,
+ *     which the symbolizer reads next (Java frames named, `_[j]`);
+ *   - Thread.print: the full name of every thread, written as
+ *     REC_THREAD_FULLNAME events (the kernel keeps 15 bytes of a name);
+ *   - VM.flags: without -XX:+PreserveFramePointer, frame-pointer stacks
+ *     stop at the first compiled Java frame: say so, once.
+ * Sampling is stopped first, so the attach listener's work is not in the
+ * profile. A JVM that already exited cannot be asked: its map is read if
+ * it wrote one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
+#include "recorder.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jvm/jvm.h"
+#include "lib/grow.h"
+
+struct jvm_step {
+	struct recorder *rc;
+	int quiet;
+	int fp_noticed;
+	uint64_t names, maps;
+};
+
+static void notice(const struct jvm_step *js, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void notice(const struct jvm_step *js, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (js->quiet)
+		return;
+	fputs("prof record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void fp_notice(struct jvm_step *js, pid_t pid)
+{
+	if (js->fp_noticed++ || js->quiet)
+		return;
+	fprintf(stderr, "prof record: JVM %d runs without -XX:+PreserveFramePointer: its Java "
+		"stacks stop at the first compiled frame\n", (int)pid);
+	fprintf(stderr, "hint: restart it with -XX:+PreserveFramePointer (costs it a few %%) for "
+		"whole Java stacks\n");
+}
+
+/* Thread.print -> one FULLNAME event per thread still there. */
+static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_t len)
+{
+	struct jvm_tid_map map = {0};
+	struct jvm_thread *t;
+	long n = jvm_parse_threads(dump, len, &t), i;
+	uint64_t now = monotonic_ns();
+
+	for (i = 0; i < n; i++) {
+		uint32_t tid = jvm_tid_map_lookup(&map, pid, t[i].nid), id;
+
+		if (!tid || rec_writer__string(js->rc->w, t[i].name, t[i].len, &id) ||
+		    rec_writer__thread(js->rc->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid, id))
+			continue;
+		js->names++;
+	}
+	if (n > 0)
+		jvm_threads_free(t, (size_t)n);
+	jvm_tid_map_release(&map);
+}
+
+static void ask_jvm(struct jvm_step *js, pid_t pid)
+{
+	char err[512], hint[512];
+	char *out;
+	size_t len;
+	int r;
+
+	r = jvm_jcmd(pid, "Compiler.perfmap", &out, &len, err, sizeof(err), hint, sizeof(hint));
+	if (r == -ENOTSUP && strstr(err, "does not know"))
+		snprintf(hint, sizeof(hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
+			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
+	if (r) {
+		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err);
+		if (hint[0] && !js->quiet)
+			fprintf(stderr, "hint: %s\n", hint);
+		if (!jvm_option_set(pid, "-XX:+PreserveFramePointer"))
+			fp_notice(js, pid);
+		return;
+	}
+	free(out);
+	js->maps++;
+	if (!jvm_jcmd(pid, "Thread.print", &out, &len, err, sizeof(err), hint, sizeof(hint))) {
+		thread_names(js, pid, out, len);
+		free(out);
+	} else {
+		notice(js, "%s: threads keep their kernel names", err);
+	}
+	if (!jvm_jcmd(pid, "VM.flags", &out, &len, err, sizeof(err), hint, sizeof(hint))) {
+		if (jvm_flags_value(out, len, "PreserveFramePointer") != 1)
+			fp_notice(js, pid);
+		free(out);
+	}
+}
+
+/* A process that mapped libjvm.so during the recording but is gone now. */
+static int mapped_jvm(const struct recorder *rc, uint32_t pid)
+{
+	const struct rec_mapping *m = rec_writer__mappings(rc->w);
+	size_t n = rec_writer__nmappings(rc->w), i;
+
+	for (i = 0; i < n; i++) {
+		const char *path = m[i].pid == pid ? rec_writer__str(rc->w, m[i].path) : "";
+		size_t l = strlen(path);
+
+		if (l >= 10 && !strcmp(path + l - 10, "/libjvm.so"))
+			return 1;
+	}
+	return 0;
+}
+
+static void exited_jvm(struct jvm_step *js, uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (!mapped_jvm(js->rc, pid))
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", (unsigned)pid);
+	if (!stat(path, &st))
+		return; /* written at its exit: the symbolizer reads it */
+	if (!js->quiet) {
+		fprintf(stderr, "prof record: JVM %u exited before prof could ask for its JIT map: "
+			"Java frames stay unnamed\n", (unsigned)pid);
+		fprintf(stderr, "hint: run it with -XX:+UnlockDiagnosticVMOptions "
+			"-XX:+DumpPerfMapAtExit, or record it with -d shorter than its run\n");
+	}
+}
+
+/* The processes to look at: the targets and every process seen. */
+static size_t candidates(const struct recorder *rc, pid_t **out)
+{
+	size_t n = 0, cap = 0, i, j;
+	pid_t *p = NULL;
+
+	for (i = 0; i < rc->ntargets; i++) {
+		if (GROW(p, cap, n + 1))
+			break;
+		p[n++] = rc->targets[i].pid;
+	}
+	for (i = 0; rc->seen_pids.slots && i <= rc->seen_pids.mask; i++) {
+		const struct keymap_slot *s = &rc->seen_pids.slots[i];
+
+		if (!s->hash || !s->a)
+			continue;
+		for (j = 0; j < n && p[j] != (pid_t)s->a; j++)
+			;
+		if (j < n || GROW(p, cap, n + 1))
+			continue;
+		p[n++] = (pid_t)s->a;
+	}
+	*out = p;
+	return n;
+}
+
+void recorder_jvm_step(struct recorder *rc)
+{
+	struct jvm_step js = {.rc = rc, .quiet = rc->opts->quiet};
+	uint64_t t0 = monotonic_ns();
+	pid_t *pids;
+	size_t n = candidates(rc, &pids), i;
+	int stopped = 0, jvms = 0;
+
+	for (i = 0; i < n; i++) {
+		int r = pids[i] > 0 ? jvm_is_jvm(pids[i]) : 0;
+
+		if (r == -ESRCH || (r == 0 && kill(pids[i], 0) && errno == ESRCH)) {
+			exited_jvm(&js, (uint32_t)pids[i]);
+			continue;
+		}
+		if (r != 1)
+			continue;
+		if (!stopped++) {
+			size_t k;
+
+			/* Nothing more is sampled: the attach work stays out. */
+			for (k = 0; k < rc->nfds; k++)
+				ioctl(rc->fds[k].fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
+		jvms++;
+		ask_jvm(&js, pids[i]);
+	}
+	free(pids);
+	if (!jvms)
+		return;
+	rec_writer__stat(rc->w, "jvm-processes", (uint64_t)jvms);
+	rec_writer__stat(rc->w, "jvm-perfmaps", js.maps);
+	rec_writer__stat(rc->w, "jvm-thread-names", js.names);
+	rec_writer__stat(rc->w, "jvm-attach-ns", monotonic_ns() - t0);
+	if (!js.quiet && js.maps)
+		fprintf(stderr, "prof record: asked %d JVM%s for JIT maps and %llu thread names "
+			"(%.1f ms)\n", jvms, jvms > 1 ? "s" : "", (unsigned long long)js.names,
+			(double)(monotonic_ns() - t0) / 1e6);
+}
