@@ -9,5 +9,6 @@ int cmd_svg(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
 
 #endif
