@@ -38,6 +38,7 @@ enum rec_chunk_type {
 	REC_CHUNK_END = 11,     /* empty: the recorder finished cleanly */
 	REC_CHUNK_SCHED = 12,   /* u64 base time, then struct rec_sched[] */
 	REC_CHUNK_INLINES = 13, /* struct rec_inline[]: inline chains, source lines */
+	REC_CHUNK_ARGS = 14,    /* probe arguments per sample: lib/rec-args.h */
 };
 
 struct rec_chunk_header {
@@ -51,6 +52,10 @@ enum rec_thread_kind {
 	REC_THREAD_START = 1, /* thread exists (seen at attach, or created) */
 	REC_THREAD_NAME = 2,  /* thread (re)named: comm */
 	REC_THREAD_EXIT = 3,
+	/* the thread's full name (a JVM's, from hotspot:thread__start; the
+	 * kernel keeps 15 characters): replaces any kernel name of the thread
+	 * that is a prefix of it */
+	REC_THREAD_FULLNAME = 4,
 };
 
 struct rec_thread_event {
