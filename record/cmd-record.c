@@ -159,6 +159,10 @@ static void print_summary(const struct record_summary *s, const char *out)
 {
 	if (s->probes)
 		print_probe_summary(s);
+	if (s->alloc_no_hit)
+		fprintf(stderr, "prof record: warning: no allocation was recorded: does the JVM run "
+			"with -XX:+DTraceAllocProbes, and did it allocate while the probes were "
+			"attached?\n");
 	double secs = (double)s->duration_ns / 1e9;
 	double kb = (double)s->bytes / 1024.0;
 

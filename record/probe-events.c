@@ -248,6 +248,21 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 				"hotspot:object__alloc) in process %d", (int)o->pids[0]);
 	if (err)
 		return err;
+	for (size_t i = 0; i < o->npids; i++) {
+		int state = alloc_flag_state(o->pids[i]);
+
+		if (state == ALLOC_FLAG_OFF)
+			return fail_msg(rc, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
+					"...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
+					"turned on in a running JVM",
+					"JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
+					"hotspot:object__alloc only with it, so no allocation would be "
+					"recorded", (int)o->pids[i]);
+		if (state == ALLOC_FLAG_UNKNOWN && !o->quiet)
+			fprintf(stderr, "prof record: cannot tell whether JVM %d runs with "
+				"-XX:+DTraceAllocProbes (options files are not read); without it "
+				"nothing is recorded\n", (int)o->pids[i]);
+	}
 	for (size_t i = before; i < *n; i++) {
 		(*defs)[i].role = PROBE_ROLE_ALLOC;
 		if ((*defs)[i].nargs != 4)
@@ -284,6 +299,8 @@ static void write_arg_meta(struct recorder *rc, const struct probe_site *s)
 	}
 	rec_writer__meta(rc->w, key, val);
 }
+
+static void new_periods(struct recorder *rc);
 
 int probes_setup(struct recorder *rc)
 {
@@ -382,33 +399,46 @@ int probes_setup(struct recorder *rc)
 	free(defs);
 	p->on = 1;
 	rc->sum->probes = 1;
+	p->rng = (uint64_t)monotonic_ns() ^ (uint64_t)getpid() << 32;
+	new_periods(rc);
+	p->last_period = monotonic_ns();
 	p->attached = 1; /* the first window opens with the targets' events */
 	p->window_start = monotonic_ns();
 	p->windows = 1;
 	return 0;
 }
 
+/* Thread starts are rare and cost nothing until one happens: that probe
+ * stays attached through the windows, which are for the hot ones. */
+static int windowed(const struct probe_site *s)
+{
+	return s->def.role != PROBE_ROLE_THREAD_START;
+}
+
 static int open_site(struct recorder *rc, struct probe_site *s, pid_t tid)
 {
 	struct probe_rec *p = &rc->probes;
+	int **fds = windowed(s) ? &p->fds : &p->cfds;
+	size_t *n = windowed(s) ? &p->nfds : &p->ncfds, *cap = windowed(s) ? &p->fds_cap
+									  : &p->cfds_cap;
 
 	for (size_t i = 0; i < rc->ncpus; i++) {
 		int fd = sys_perf_event_open(s->attr, tid, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0)
 			return -errno;
-		if (GROW(p->fds, p->fds_cap, p->nfds + 1)) {
+		if (GROW(*fds, *cap, *n + 1)) {
 			close(fd);
 			return -ENOMEM;
 		}
-		p->fds[p->nfds++] = fd;
+		(*fds)[(*n)++] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->holders[i]))
 			return -errno;
 	}
 	return 0;
 }
 
-int probes_open_thread(struct recorder *rc, pid_t tid)
+static int open_sites(struct recorder *rc, pid_t tid, int all)
 {
 	struct probe_rec *p = &rc->probes;
 	uint64_t t0;
@@ -418,7 +448,8 @@ int probes_open_thread(struct recorder *rc, pid_t tid)
 		return 0;
 	t0 = monotonic_ns();
 	for (size_t k = 0; k < p->nsites && !err; k++)
-		err = open_site(rc, &p->sites[k], tid);
+		if (all || windowed(&p->sites[k]))
+			err = open_site(rc, &p->sites[k], tid);
 	p->open_ns += monotonic_ns() - t0;
 	if (err == -EACCES || err == -EPERM)
 		fail_msg(rc, err, "run prof as root or give it CAP_PERFMON",
@@ -429,8 +460,41 @@ int probes_open_thread(struct recorder *rc, pid_t tid)
 	return err;
 }
 
+int probes_open_thread(struct recorder *rc, pid_t tid)
+{
+	return open_sites(rc, tid, 1);
+}
+
 /* Every thread of every target process (launched ones and their children
  * included): target_pids holds them all. */
+/* --every N as a period drawn uniformly from [N/2, 3N/2] (mean N): a fixed
+ * period aliases with a periodic workload (a loop allocating 6 byte[], 3
+ * String and 1 Object[] sampled 1 in 10 shows only Object[]). A new draw
+ * for each window, or each second when probing continuously. */
+static uint64_t jitter(struct probe_rec *p, uint64_t every)
+{
+	if (every < 2)
+		return every;
+	p->rng = p->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return every - every / 2 + (p->rng >> 33) % (every + 1);
+}
+
+static void new_periods(struct recorder *rc)
+{
+	struct probe_rec *p = &rc->probes;
+	uint64_t every = rc->opts->every;
+
+	if (every < 2)
+		return;
+	for (size_t k = 0; k < p->nsites; k++)
+		p->sites[k].attr->sample_period = jitter(p, every);
+	for (size_t i = 0; i < p->nfds; i++) {
+		uint64_t period = jitter(p, every);
+
+		ioctl(p->fds[i], PERF_EVENT_IOC_PERIOD, &period);
+	}
+}
+
 void probes_attach(struct recorder *rc)
 {
 	struct probe_rec *p = &rc->probes;
@@ -438,6 +502,7 @@ void probes_attach(struct recorder *rc)
 
 	if (!p->on || p->attached)
 		return;
+	new_periods(rc);
 	p->attached = 1;
 	p->window_start = monotonic_ns();
 	p->windows++;
@@ -448,7 +513,7 @@ void probes_attach(struct recorder *rc)
 		if (!m->slots[i].hash || proc_list_tids((pid_t)m->slots[i].a, &tids, &n))
 			continue;
 		for (size_t k = 0; k < n; k++)
-			if (probes_open_thread(rc, tids[k]) && !rc->write_err)
+			if (open_sites(rc, tids[k], 0) && !rc->write_err)
 				rc->err->msg[0] = '\0'; /* a thread that went: not an error */
 		free(tids);
 	}
@@ -512,6 +577,15 @@ void probes_wait_closed(void)
 	}
 }
 
+void probes_close_all(struct recorder *rc)
+{
+	struct probe_rec *p = &rc->probes;
+
+	probes_detach(rc);
+	close_all(p->cfds, p->ncfds);
+	p->ncfds = 0;
+}
+
 void probes_detach(struct recorder *rc)
 {
 	struct probe_rec *p = &rc->probes;
@@ -531,6 +605,10 @@ long probes_tick(struct recorder *rc, uint64_t now)
 	struct probe_rec *p = &rc->probes;
 	uint64_t next;
 
+	if (p->on && !p->window_ns && now - p->last_period >= 1000000000ULL) {
+		new_periods(rc); /* continuous: a new draw each second */
+		p->last_period = now;
+	}
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
 	if (p->attached && now - p->window_start >= p->window_ns) {
@@ -583,13 +661,14 @@ void probes_write_stats(struct recorder *rc)
 	rc->sum->probe_windows = p->windows;
 	rc->sum->probe_attached_ns = p->attached_ns > dur && dur ? dur : p->attached_ns;
 	rc->sum->probe_open_ns = p->open_ns;
+	rc->sum->alloc_no_hit = rc->opts->alloc && !p->alloc_first_hit_ns;
 }
 
 void probes_release(struct recorder *rc)
 {
 	struct probe_rec *p = &rc->probes;
 
-	probes_detach(rc);
+	probes_close_all(rc);
 	probes_wait_closed();
 	probe_tracefs_undefine(rc);
 	for (size_t k = 0; k < p->nsites; k++) {
@@ -606,6 +685,7 @@ void probes_release(struct recorder *rc)
 	}
 	free(p->sites);
 	free(p->fds);
+	free(p->cfds);
 	keymap__release(&p->strings);
 	memset(p, 0, sizeof(*p));
 }

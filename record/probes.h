@@ -70,6 +70,12 @@ int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char 
 /* Is `spec` one of the probe forms (else it may be cpu-clock, or bad)? */
 int probe_spec_is_probe(const char *spec);
 
+/* alloc-flag.c: was JVM pid started with -XX:+DTraceAllocProbes (which
+ * hotspot:object__alloc needs)? From its command line and its
+ * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
+enum { ALLOC_FLAG_OFF = 0, ALLOC_FLAG_ON = 1, ALLOC_FLAG_UNKNOWN = 2 };
+int alloc_flag_state(pid_t pid);
+
 /* ---- while recording (probe-events.c, probe-decode.c) ---- */
 
 struct recorder;
@@ -95,6 +101,8 @@ struct probe_rec {
 	size_t nsites;
 	int *fds;                /* the probe events open now (closed between windows) */
 	size_t nfds, fds_cap;
+	int *cfds;               /* those attached all along (thread starts) */
+	size_t ncfds, cfds_cap;
 	int attached;            /* inside a window (or continuous) */
 	uint64_t window_ns, period_ns; /* 0: continuous */
 	uint64_t window_start, next_switch;
@@ -105,6 +113,7 @@ struct probe_rec {
 	uint64_t alloc_first_hit_ns;
 	char tracefs[4096];      /* where uprobe_events is, "" until needed */
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
+	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
 };
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
@@ -125,6 +134,8 @@ int probes_open_thread(struct recorder *rc, pid_t tid);
  * detach (close: the kernel removes the breakpoints). */
 void probes_attach(struct recorder *rc);
 void probes_detach(struct recorder *rc);
+/* The end: every probe event closed, windowed or not. */
+void probes_close_all(struct recorder *rc);
 /* Waits (up to 5 s) until the events detach closed are gone: at the end of
  * a recording, so that the last drain holds every hit. */
 void probes_wait_closed(void);

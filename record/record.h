@@ -88,7 +88,7 @@ struct record_summary {
 	/* probes: hits kept, windows opened, time attached, of the time recorded */
 	uint64_t probe_hits, probe_windows, probe_attached_ns, probe_open_ns;
 	int probes;         /* probe events were recorded */
-	int alloc_no_flag;  /* --alloc: the JVM runs without -XX:+DTraceAllocProbes */
+	int alloc_no_hit;   /* --alloc: not one allocation recorded */
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;
 };

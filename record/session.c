@@ -681,7 +681,7 @@ static void stop_events(struct recorder *rc)
 {
 	size_t i;
 
-	probes_detach(rc); /* closing the probes removes their breakpoints */
+	probes_close_all(rc); /* closing the probes removes their breakpoints */
 	probes_wait_closed();
 	for (i = 0; i < rc->nfds; i++)
 		ioctl(rc->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -73,6 +73,30 @@ static int add_slot(struct builder *b, uint32_t tid, uint32_t first, uint32_t n,
 	return 0;
 }
 
+/* REC_THREAD_FULLNAME (a JVM thread's whole name, from
+ * hotspot:thread__start): it replaces the thread's kernel names that are a
+ * prefix of it (the kernel keeps 15 characters). Quadratic in the full
+ * names of a tid, which are one or two. */
+static void full_names(struct builder *b)
+{
+	const struct recording *r = b->r;
+
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct rec_thread_event *f = &r->threads[i];
+
+		if (f->kind != REC_THREAD_FULLNAME || f->name >= r->nstrs)
+			continue;
+		for (size_t k = 0; k < b->nevents; k++) {
+			struct name_event *e = &b->events[k];
+
+			if (e->tid == f->tid && e->name < r->nstrs && r->lens[e->name] &&
+			    r->lens[e->name] <= r->lens[f->name] &&
+			    !memcmp(r->strs[e->name], r->strs[f->name], r->lens[e->name]))
+				e->name = f->name;
+		}
+	}
+}
+
 /* Indexes the thread events: name events by tid, with a thread key each. */
 int builder__index_threads(struct builder *b)
 {
@@ -95,6 +119,7 @@ int builder__index_threads(struct builder *b)
 			.time = t->time, .tid = t->tid, .pid = t->pid,
 			.name = t->name, .order = (uint32_t)i};
 	}
+	full_names(b);
 	qsort(b->events, b->nevents, sizeof(*b->events), cmp_events);
 	for (i = 0; i < b->nevents; i = j) {
 		for (j = i; j < b->nevents && b->events[j].tid == b->events[i].tid; j++) {

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES="gcc g++ make pkg-config clang libclang-rt-14-dev
 libelf-dev libdw-dev libiberty-dev zlib1g-dev libtraceevent-dev libcapstone-dev libxml2-dev liblzma-dev xz-utils
 libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils libxml2-utils
-chromium time llvm libc6-dbg systemtap-sdt-dev"
+chromium time llvm libc6-dbg systemtap-sdt-dev openjdk-17-jdk-headless"
 
 missing=""
 for p in $PACKAGES; do
