@@ -132,6 +132,8 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/symbolize-speed.sh
 	@PROF=$(BUILD)/prof bash bench/debuginfo.sh
 	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
+	@PROF=$(BUILD)/prof bash bench/probe-cost.sh
+	@PROF=$(BUILD)/prof bash bench/alloc-overhead.sh
 
 clean:
 	rm -rf build build-san demo

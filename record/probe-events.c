@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,9 +82,15 @@ static int pmu_type(void)
 	return t;
 }
 
-static size_t probe_pages(const struct recorder *rc)
+/* A window's hits arrive in a burst (a JVM allocating in a loop: over a
+ * thousand in 10 ms, each with a few hundred bytes of registers and stack
+ * for the leaf fix): 4 MiB per CPU holds one; -m sets it. Thread starts
+ * are rare: 64 KiB. */
+static size_t probe_pages(const struct recorder *rc, const struct probe_site *s)
 {
-	return rc->opts->ring_pages ? rc->opts->ring_pages : RECORD_DEFAULT_RING_PAGES;
+	if (rc->opts->ring_pages)
+		return rc->opts->ring_pages;
+	return s->def.role == PROBE_ROLE_THREAD_START ? 16 : 1024;
 }
 
 /* The registers a site's hits carry: the arguments' and the stack
@@ -159,7 +167,7 @@ static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int r
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(probe_pages(rc) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	a->wakeup_watermark = (uint32_t)(probe_pages(rc, s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	a->disabled = rc->ev.attr.disabled;
 	a->enable_on_exec = rc->ev.attr.enable_on_exec;
 	return 0;
@@ -194,7 +202,7 @@ static int make_rings(struct recorder *rc, struct probe_site *s)
 		if (fd < 0)
 			return -errno;
 		s->holders[i] = fd;
-		err = ring__map(&s->rings[i], fd, probe_pages(rc));
+		err = ring__map(&s->rings[i], fd, probe_pages(rc, s));
 		if (err) {
 			s->rings[i].fd = -1;
 			return err;
@@ -302,6 +310,51 @@ static void write_arg_meta(struct recorder *rc, const struct probe_site *s)
 
 static void new_periods(struct recorder *rc);
 
+/* Does this process map the file at path (then a probe in it would trap
+ * here too)? */
+static int self_maps(const char *path)
+{
+	struct stat want;
+	char line[4400];
+	FILE *f;
+	int hit = 0;
+
+	if (stat(path, &want))
+		return 1;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 1;
+	while (!hit && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*x-%*x %*s %*x %x:%x %llu", &maj, &min, &ino) == 3 && ino &&
+		    ino == (unsigned long long)want.st_ino && makedev(maj, min) == want.st_dev)
+			hit = 1;
+	}
+	fclose(f);
+	return hit;
+}
+
+/* A tracefs uprobe is registered while some event uses it; the last event
+ * to close unregisters it, waiting for a grace period under the kernel's
+ * event_mutex, and the next window's first open registers it again. A
+ * disabled event on prof's own thread (which does not map the binary: no
+ * breakpoint here) keeps it registered, so that windows only add and
+ * remove the targets' breakpoints. */
+static void open_anchor(struct probe_site *s)
+{
+	struct perf_event_attr a = *s->attr;
+
+	s->anchor = -1;
+	if (a.type != PERF_TYPE_TRACEPOINT || self_maps(s->def.path))
+		return;
+	a.disabled = 1;
+	a.inherit = 0;
+	a.enable_on_exec = 0;
+	s->anchor = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 int probes_setup(struct recorder *rc)
 {
 	struct probe_rec *p = &rc->probes;
@@ -390,6 +443,8 @@ int probes_setup(struct recorder *rc)
 		err = fill_attr(rc, i, type, ret_bit, ref_bit);
 		if (!err)
 			err = make_rings(rc, s);
+		if (!err)
+			open_anchor(s);
 		if (err) {
 			free(defs);
 			return fail_msg(rc, err, NULL, "cannot set up probe %s: %s", s->def.event,
@@ -467,16 +522,17 @@ int probes_open_thread(struct recorder *rc, pid_t tid)
 
 /* Every thread of every target process (launched ones and their children
  * included): target_pids holds them all. */
-/* --every N as a period drawn uniformly from [N/2, 3N/2] (mean N): a fixed
+/* --every N as a period drawn uniformly from [N - N/8, N + N/8]: a fixed
  * period aliases with a periodic workload (a loop allocating 6 byte[], 3
  * String and 1 Object[] sampled 1 in 10 shows only Object[]). A new draw
- * for each window, or each second when probing continuously. */
+ * for each window, or each second when probing continuously; each event
+ * (thread and CPU) draws its own. */
 static uint64_t jitter(struct probe_rec *p, uint64_t every)
 {
-	if (every < 2)
+	if (every < 8)
 		return every;
 	p->rng = p->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	return every - every / 2 + (p->rng >> 33) % (every + 1);
+	return every - every / 8 + (p->rng >> 33) % (every / 4 + 1);
 }
 
 static void new_periods(struct recorder *rc)
@@ -670,6 +726,9 @@ void probes_release(struct recorder *rc)
 
 	probes_close_all(rc);
 	probes_wait_closed();
+	for (size_t k = 0; k < p->nsites; k++)
+		if (p->sites[k].anchor > 0)
+			close(p->sites[k].anchor);
 	probe_tracefs_undefine(rc);
 	for (size_t k = 0; k < p->nsites; k++) {
 		struct probe_site *s = &p->sites[k];

@@ -93,6 +93,7 @@ struct probe_site {
 	uint64_t regs_mask;
 	uint32_t stack_size;     /* user stack bytes copied per hit (0: none) */
 	int defined;             /* a tracefs uprobe_events definition to remove */
+	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
 };
 
 struct probe_rec {

@@ -143,7 +143,8 @@ ticks_of() { echo "$1" | sed 's/ticks=\([0-9]*\).*/\1/'; }
 		"$EXAMPLES/usdt-app" 20000
 	[ "$status" -eq 0 ]
 	n=$("$PROF" report -i e.data | folded_total)
-	assert_between "hits kept of 20000 with --every 10" "$n" 1800 2200
+	# The period is drawn in [9, 11] (against aliasing): 1818 to 2222.
+	assert_between "hits kept of 20000 with --every 10" "$n" 1750 2300
 }
 
 @test "record -p -e usdt: with a semaphore: set while attached, restored after" {
