@@ -3,12 +3,15 @@
 #
 #   bench/probe-cost.sh      PROF=path (default build/prof)
 #
-# 1. Trap cost: examples/usdt-app N calls counted_call() N times (N = CALLS,
-#    default 2,000,000). hyperfine (RUNS runs each) times it bare, under
-#    `prof record -e uprobe:...:counted_call` keeping every hit (--every 1),
-#    one hit in 1000 (--every 1000), and windowed (--probe-window 10/1000).
-#    The cost per hit is (probed - bare) / N: the kernel's trap, whatever
-#    --every keeps.
+# 1. Trap cost: examples/usdt-app N fires its USDT probe usdt_demo:tick N
+#    times (N = CALLS, default 1,000,000) and calls counted_call() N times.
+#    hyperfine (RUNS runs each) times it bare, under `prof record -e
+#    usdt:usdt_demo:tick` keeping every hit (--every 1), one hit in 1000
+#    (--every 1000), windowed (--probe-window 10/1000), and with a uprobe on
+#    counted_call's entry (--every 1000). The cost per hit is (probed -
+#    bare) / N: the kernel's trap, whatever --every keeps. A USDT probe is a
+#    nop, which the kernel emulates; a function's first instruction may
+#    have to be single-stepped out of line (a second trap).
 # 2. Attaching and detaching: examples/pingpong -d 30 (50 threads, asleep
 #    for 30 s) recorded for 5 s with a uprobe on pass_token (never hit while
 #    asleep) in windows of 10 ms every 100 ms: prof's summary gives the time
@@ -18,24 +21,26 @@
 #    time of the recording, whose end closes every event (PMU: one RCU grace
 #    period per event under the kernel's event_mutex).
 #
-# Env: CALLS (2000000), RUNS (3). Prints markdown on stdout.
+# Env: CALLS (1000000), RUNS (3). Prints markdown on stdout.
 set -eu
 BENCH_NAME=probe-cost
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_tools hyperfine
-CALLS=${CALLS:-2000000}
+CALLS=${CALLS:-1000000}
 RUNS=${RUNS:-3}
 APP=$(build_example usdt-app)
 PP=$(build_example pingpong)
 U="uprobe:$APP:counted_call"
+T=usdt:usdt_demo:tick
 
 say "trap cost: $CALLS calls, $RUNS runs each"
 hyperfine -N --runs "$RUNS" --export-json "$TMP/trap.json" \
 	-n bare "$APP $CALLS" \
-	-n every1 "$PROF record -q -e $U -o $TMP/a.data -- $APP $CALLS" \
-	-n every1000 "$PROF record -q -e $U --every 1000 -o $TMP/b.data -- $APP $CALLS" \
-	-n window "$PROF record -q -e $U --probe-window 10/1000 -o $TMP/c.data -- $APP $CALLS" \
+	-n "usdt, every hit" "$PROF record -q -e $T -o $TMP/a.data -- $APP $CALLS" \
+	-n "usdt, --every 1000" "$PROF record -q -e $T --every 1000 -o $TMP/b.data -- $APP $CALLS" \
+	-n "usdt, --probe-window 10/1000" "$PROF record -q -e $T --probe-window 10/1000 -o $TMP/c.data -- $APP $CALLS" \
+	-n "uprobe on entry, --every 1000" "$PROF record -q -e $U --every 1000 -o $TMP/d.data -- $APP $CALLS" \
 	>&2
 mean() {
 	python3 -c 'import json, sys
@@ -50,8 +55,9 @@ echo "$CALLS calls of a C function, bench/probe-cost.sh (2-CPU VM, shared with o
 echo
 echo "| recording | time (s) | slowdown | cost per call (µs) |"
 echo "|---|---|---|---|"
-for n in bare every1 every1000 window; do
-	t=$(mean $n)
+for n in bare "usdt, every hit" "usdt, --every 1000" "usdt, --probe-window 10/1000" \
+	"uprobe on entry, --every 1000"; do
+	t=$(mean "$n")
 	awk -v n="$n" -v t="$t" -v b="$bare" -v c="$CALLS" 'BEGIN {
 		printf "| %s | %.3f | %.2fx | %.3f |\n", n, t, t / b, (t - b) / c * 1e6 }'
 done

@@ -279,12 +279,13 @@ killed_prof_leaves_nothing() {
 
 @test "report --event: one event's stacks; the CPU samples stay the default" {
 	cd "$BATS_TEST_TMPDIR"
-	run "$PROF" record -F 999 -e cpu-clock -e "uprobe:$EXAMPLES/usdt-app:counted_call" -o c.data -- \
-		"$EXAMPLES/usdt-app" 3000000
+	# Each hit traps (a few microseconds here): a second of CPU to sample.
+	run "$PROF" record -F 999 -e cpu-clock -e usdt:usdt_demo:tick -o c.data -- \
+		"$EXAMPLES/usdt-app" 300000
 	[ "$status" -eq 0 ]
 	cpu=$("$PROF" report -i c.data | folded_total)
-	hits=$("$PROF" report -i c.data --event uprobe:usdt-app:counted_call | folded_total)
-	[ "$hits" -eq 3000000 ]
+	hits=$("$PROF" report -i c.data --event usdt:usdt_demo:tick | folded_total)
+	[ "$hits" -eq 300000 ]
 	[ "$cpu" -gt 0 ]
 	[ "$cpu" -lt 100000 ]
 	[ "$("$PROF" report -i c.data --event cpu-clock | folded_total)" -eq "$cpu" ]
