@@ -302,3 +302,12 @@ killed_prof_leaves_nothing() {
 	[ "$(echo "$a" | folded_sum ';main;tick;arg0=19 arg1=-19 arg2=18993 ')" -eq 1 ]
 	[ "$(echo "$a" | folded_total)" -eq 20 ]
 }
+
+@test "record -e with --call-graph dwarf: probe stacks unwound like CPU samples" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$PROF" record --call-graph dwarf -e "uprobe:$EXAMPLES/usdt-app:counted_call" -o d.data -- \
+		"$EXAMPLES/usdt-app" 100
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"100 of 100 user stacks unwound to their root"* ]]
+	[ "$("$PROF" report -i d.data | folded_sum '^_start;.*;main;tick;counted_call ?$')" -eq 100 ]
+}
