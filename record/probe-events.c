@@ -166,8 +166,15 @@ static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int r
 	a->inherit = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(probe_pages(rc, s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (s->def.role == PROBE_ROLE_THREAD_START) {
+		/* Rare, and its name is read from the JVM: wake us at once,
+		 * before the JVM reuses the memory the name is in. */
+		a->wakeup_events = 1;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark =
+			(uint32_t)(probe_pages(rc, s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	}
 	a->disabled = rc->ev.attr.disabled;
 	a->enable_on_exec = rc->ev.attr.enable_on_exec;
 	return 0;
