@@ -279,13 +279,18 @@ killed_prof_leaves_nothing() {
 
 @test "report --event: one event's stacks; the CPU samples stay the default" {
 	cd "$BATS_TEST_TMPDIR"
-	# Each hit traps (a few microseconds here): a second of CPU to sample.
+	# Each hit traps (a few microseconds here): CPU time to sample.
 	run "$PROF" record -F 999 -e cpu-clock -e usdt:usdt_demo:tick -o c.data -- \
-		"$EXAMPLES/usdt-app" 300000
+		"$EXAMPLES/usdt-app" 200000
 	[ "$status" -eq 0 ]
 	cpu=$("$PROF" report -i c.data | folded_total)
 	hits=$("$PROF" report -i c.data --event usdt:usdt_demo:tick | folded_total)
-	[ "$hits" -eq 300000 ]
+	# Every hit kept is there (a loaded machine may make the recorder lose
+	# some: they are counted, not hidden).
+	kept=$(echo "$output" | sed -n 's/.* \([0-9]*\) probe hits kept.*/\1/p')
+	lost=$(echo "$output" | sed -n 's/.* \([0-9]*\) lost.*/\1/p')
+	[ "$hits" -eq "$kept" ]
+	[ $((hits + lost)) -ge 200000 ]
 	[ "$cpu" -gt 0 ]
 	[ "$cpu" -lt 100000 ]
 	[ "$("$PROF" report -i c.data --event cpu-clock | folded_total)" -eq "$cpu" ]
