@@ -143,8 +143,19 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/annotate-speed.sh
 	@PROF=$(BUILD)/prof bash bench/check-speed.sh
 	@PROF=$(BUILD)/prof bash bench/jvm-overhead.sh
+	@PROF=$(BUILD)/prof bash bench/probe-cost.sh
+	@PROF=$(BUILD)/prof bash bench/alloc-overhead.sh
 
 clean:
 	rm -rf build build-san demo
 
 -include $(OBJS:.o=.d)
+
+# Java examples (tests/cli/t0610-alloc.bats, bench/alloc-overhead.sh):
+# class files next to the C examples, when a JDK is installed.
+ifneq ($(shell command -v javac 2>/dev/null),)
+all: $(BUILD)/examples/JavaAlloc.class
+endif
+$(BUILD)/examples/%.class: examples/%.java
+	@mkdir -p $(dir $@)
+	javac -d $(BUILD)/examples $<

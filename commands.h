@@ -11,5 +11,6 @@ int cmd_annotate(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
 
 #endif

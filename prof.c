@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
 	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
 	{"annotate", cmd_annotate, "show where a function spends its samples, instruction by instruction"},
+	{"probes", cmd_probes, "list the USDT probes of binaries or of a running process"},
 	{"symbolize", cmd_symbolize, "addresses to functions, inlines and source lines; name a recording (again)"},
 	{"check", cmd_check, "measure rules such as 'slow_path' <= 5% on a recording, for CI"},
 	{"diff", cmd_diff, "compare two recordings: folded stacks with both counts"},

@@ -10,6 +10,7 @@
 
 #include "grow.h"
 #include "keymap.h"
+#include "rec-args.h"
 #include "strtab.h"
 
 struct buf {
@@ -33,6 +34,10 @@ struct rec_writer {
 	uint32_t nevents;
 	struct buf meta, events, threads, stacks, samples, symbols, stats, sched, inlines;
 	uint64_t sample_base, sched_base;
+	struct buf args;        /* REC_CHUNK_ARGS being built */
+	uint64_t nsamples;      /* samples appended, all chunks */
+	uint64_t args_last;     /* sample of the last args record */
+	int args_any;           /* an args record was written (args_last valid) */
 };
 
 /* Samples may arrive up to this long before the first one of their chunk
@@ -189,6 +194,8 @@ int rec_writer__flush(struct rec_writer *w)
 	if (!err)
 		err = flush_buf(w, REC_CHUNK_SAMPLES, &w->samples);
 	if (!err)
+		err = flush_buf(w, REC_CHUNK_ARGS, &w->args);
+	if (!err)
 		err = flush_buf(w, REC_CHUNK_SCHED, &w->sched);
 	if (!err)
 		err = flush_buf(w, REC_CHUNK_SYMBOLS, &w->symbols);
@@ -221,6 +228,7 @@ static void free_all(struct rec_writer *w)
 	free(w->symbols.data);
 	free(w->inlines.data);
 	free(w->stats.data);
+	free(w->args.data);
 	free(w);
 }
 
@@ -387,7 +395,47 @@ int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32
 		.tid = tid, .stack = stack, .cpu = cpu, .event = event, .flags = flags,
 	};
 
-	return add_timed(w, &w->samples, &w->sample_base, time, &s, sizeof(s));
+	int err = add_timed(w, &w->samples, &w->sample_base, time, &s, sizeof(s));
+
+	if (!err)
+		w->nsamples++;
+	return err;
+}
+
+uint64_t rec_writer__nsamples(const struct rec_writer *w)
+{
+	return w->nsamples;
+}
+
+int rec_writer__args(struct rec_writer *w, uint64_t sample, unsigned n, uint32_t strmask,
+		     const int64_t *vals)
+{
+	unsigned char rec[REC_ARGS_RECORD_MAX];
+	uint64_t prev;
+	size_t len;
+	int err;
+
+	if (n > REC_ARGS_MAX || sample >= w->nsamples || sample > UINT32_MAX ||
+	    (w->args_any && sample <= w->args_last))
+		return -EINVAL;
+	if (!w->args.len) {
+		uint32_t first = (uint32_t)sample;
+
+		err = buf_add(&w->args, &first, sizeof(first));
+		if (err)
+			return err;
+		prev = sample;
+	} else {
+		prev = w->args_last;
+	}
+	len = rec_args_encode(rec, (uint32_t)(sample - prev), n, strmask, vals);
+	err = buf_add(&w->args, rec, len);
+	if (err)
+		return err;
+	w->args.count++;
+	w->args_last = sample;
+	w->args_any = 1;
+	return 0;
 }
 
 int rec_writer__sched(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t arg,

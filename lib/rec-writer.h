@@ -54,6 +54,13 @@ int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32
 /* A scheduler event (struct rec_sched without dt; time in ns). */
 int rec_writer__sched(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t arg,
 		      uint16_t cpu, uint8_t kind, uint8_t state);
+/* Samples appended so far: the index the next sample gets in the file. */
+uint64_t rec_writer__nsamples(const struct rec_writer *w);
+/* The decoded arguments of sample `sample` (an index from nsamples, in
+ * increasing order): n values, bit i of strmask set when value i is a
+ * string id (lib/rec-args.h). 0 or -errno (-EINVAL: out of order). */
+int rec_writer__args(struct rec_writer *w, uint64_t sample, unsigned n, uint32_t strmask,
+		     const int64_t *vals);
 int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym);
 /* One record of a frame's inline chain (recfile.h: a frame's records are
  * added consecutively, innermost first). */

@@ -38,6 +38,7 @@ enum rec_chunk_type {
 	REC_CHUNK_END = 11,     /* empty: the recorder finished cleanly */
 	REC_CHUNK_SCHED = 12,   /* u64 base time, then struct rec_sched[] */
 	REC_CHUNK_INLINES = 13, /* struct rec_inline[]: inline chains, source lines */
+	REC_CHUNK_ARGS = 14,    /* probe arguments per sample: lib/rec-args.h */
 };
 
 struct rec_chunk_header {

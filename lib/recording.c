@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "grow.h"
+#include "rec-args.h"
 
 int recording_is_recording(const void *data, size_t size)
 {
@@ -208,6 +209,70 @@ static int append_records(struct parse *ps, void *arr, size_t *n, size_t *cap, s
 
 #define APPEND(ps, arr, n, cap, p, size, count)                                            \
 	append_records(ps, &(arr), &(n), &(cap), sizeof(*(arr)), p, size, count)
+
+/* REC_CHUNK_ARGS (lib/rec-args.h): every record's sample must exist
+ * already and come after the previous record's; string arguments must name
+ * defined strings. */
+static int parse_args(struct parse *ps, const unsigned char *p, size_t size, uint32_t count)
+{
+	struct recording *r = ps->r;
+	uint64_t sample;
+	size_t pos = 4;
+	uint32_t first, i;
+
+	if (size < 4)
+		return BAD(ps, "args chunk is cut short (chunk at byte %zu)", ps->off);
+	memcpy(&first, p, 4);
+	sample = first;
+	if (count > (size - 4) / 3) /* a record takes 3 bytes at least */
+		return BAD(ps, "args chunk is too small for %u records (chunk at byte %zu)", count,
+			   ps->off);
+	if (GROW(r->args, r->args_cap, r->nargs + count))
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		int64_t vals[REC_ARGS_MAX];
+		uint32_t delta, mask;
+		unsigned n;
+		struct rec_args_ref *a;
+
+		if (rec_args_decode(p, size, &pos, &delta, &n, &mask, vals))
+			return BAD(ps, "args record %u is malformed (chunk at byte %zu)", i, ps->off);
+		sample += delta;
+		if (sample >= r->nsamples ||
+		    (r->nargs && sample <= r->args[r->nargs - 1].sample))
+			return BAD(ps, "args record for an undefined or repeated sample (chunk at byte %zu)",
+				   ps->off);
+		for (unsigned k = 0; k < n; k++)
+			if (((mask >> k) & 1) && (vals[k] < 0 || (uint64_t)vals[k] >= r->nstrs))
+				return BAD(ps, "args record refers to an undefined string (chunk at byte %zu)",
+					   ps->off);
+		if (GROW(r->argvals, r->argvals_cap, r->nargvals + n ? r->nargvals + n : 1))
+			return -ENOMEM;
+		a = &r->args[r->nargs++];
+		*a = (struct rec_args_ref){.sample = (uint32_t)sample, .first = (uint32_t)r->nargvals,
+					   .strmask = (uint16_t)mask, .n = (uint8_t)n};
+		memcpy(r->argvals + r->nargvals, vals, n * sizeof(*vals));
+		r->nargvals += n;
+	}
+	if (pos != size)
+		return BAD(ps, "args chunk has %zu stray bytes (chunk at byte %zu)", size - pos, ps->off);
+	return 0;
+}
+
+const struct rec_args_ref *recording__args(const struct recording *r, size_t sample)
+{
+	size_t lo = 0, hi = r->nargs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->args[mid].sample < sample)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nargs && r->args[lo].sample == sample ? &r->args[lo] : NULL;
+}
 
 static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const unsigned char *p)
 {
@@ -410,6 +475,8 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 			r->stats[j].value = s.value;
 		}
 		return 0;
+	case REC_CHUNK_ARGS:
+		return parse_args(ps, p, size, h->count);
 	case REC_CHUNK_END:
 		r->complete = 1;
 		return 0;
@@ -577,6 +644,8 @@ void recording__release(struct recording *r)
 	free(r->inlines);
 	free(r->inline_of);
 	free(r->stats);
+	free(r->args);
+	free(r->argvals);
 	memset(r, 0, sizeof(*r));
 }
 

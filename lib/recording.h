@@ -37,6 +37,17 @@ struct rec_inline_span {
 	uint32_t first, count;
 };
 
+/* The decoded arguments of one probe sample (REC_CHUNK_ARGS):
+ * recording.argvals[first .. first + n); bit i of strmask: value i is a
+ * string id (checked to exist). Sorted by sample, each sample once. */
+struct rec_args_ref {
+	uint32_t sample; /* index into recording.samples */
+	uint32_t first;
+	uint16_t strmask;
+	uint8_t n;
+	uint8_t reserved;
+};
+
 struct rec_meta_entry {
 	const char *key, *value;
 };
@@ -80,6 +91,10 @@ struct recording {
 	size_t inline_of_cap;
 	struct rec_stat_entry *stats;
 	size_t nstats, stats_cap;
+	struct rec_args_ref *args; /* probe arguments, by sample */
+	size_t nargs, args_cap;
+	int64_t *argvals;
+	size_t nargvals, argvals_cap;
 
 	int complete;  /* END chunk seen */
 	size_t cut_at; /* bytes read when incomplete */
@@ -100,6 +115,9 @@ const char *recording__str(const struct recording *r, uint32_t id);
 uint64_t recording__stat(const struct recording *r, const char *key);
 /* Meta value by key, or NULL. */
 const char *recording__meta(const struct recording *r, const char *key);
+
+/* The arguments of sample index `sample`, or NULL (binary search). */
+const struct rec_args_ref *recording__args(const struct recording *r, size_t sample);
 
 /* Reads a whole file ("-" = stdin) into a malloc'ed buffer. 0 or -errno. */
 int read_whole_file(const char *path, unsigned char **data, size_t *size);

@@ -13,8 +13,10 @@
 #include "record/record.h"
 
 static const char usage_text[] =
-	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] -p PID[,PID...]\n"
-	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] -- COMMAND [ARGS...]\n"
+	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
+	"                   [--every N] [--probe-window W/P] [--alloc] -p PID[,PID...]\n"
+	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
+	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
 	"\n"
 	"Samples the call stacks (kernel and user) of every thread of running\n"
 	"processes, or of a command and its children, into a recording file.\n"
@@ -42,6 +44,25 @@ static const char usage_text[] =
 	"      --no-leaf-fix       fp: do not look for the callers that frameless leaf\n"
 	"                          functions hide from the frame-pointer walk\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
+	"\n"
+	"probes (docs/prof-probes.md; root or CAP_PERFMON):\n"
+	"  -e, --event EVENT       record this event (repeat): usdt:PROVIDER:NAME,\n"
+	"                          usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF],\n"
+	"                          uretprobe:PATH:FUNCTION, cpu-clock. With -e, only the\n"
+	"                          events given are recorded: add -e cpu-clock for CPU\n"
+	"                          samples too\n"
+	"      --every N           keep one probe hit in N, chosen in the kernel\n"
+	"                          (default 1: every hit)\n"
+	"      --probe-window W/P  attach the probes W ms out of every P ms (their\n"
+	"                          breakpoints are removed in between: each hit traps,\n"
+	"                          whatever --every keeps); 'off': all the time (the\n"
+	"                          default, but with --alloc: 10/1000)\n"
+	"      --alloc             JVM allocations: -e usdt:hotspot:object__alloc on the\n"
+	"                          JVM's libjvm.so, with the class and size of each\n"
+	"                          (needs java -XX:+DTraceAllocProbes)\n"
+	"      --uprobe-pmu        place probes through the uprobe PMU rather than\n"
+	"                          tracefs definitions (slow to detach: about 80 ms\n"
+	"                          per thread and CPU)\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
@@ -92,8 +113,56 @@ static int parse_call_graph(const char *arg, struct record_opts *o)
 	return 0;
 }
 
+/* "W/P" in milliseconds, 0 < W < P; or "off". */
+static int parse_window(const char *arg, struct record_opts *o)
+{
+	char *end;
+	unsigned long w, p;
+
+	if (!strcmp(arg, "off")) {
+		o->window_ms = o->period_ms = RECORD_PROBE_WINDOW_OFF;
+		return 0;
+	}
+	errno = 0;
+	w = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end != '/')
+		return -1;
+	arg = end + 1;
+	p = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !w || w >= p || p > 3600000)
+		return -1;
+	o->window_ms = (uint32_t)w;
+	o->period_ms = (uint32_t)p;
+	return 0;
+}
+
+/* The shape of a probe event (the binary and probe are checked later). */
+static int probe_event_syntax_ok(const char *e)
+{
+	return !strncmp(e, "usdt:", 5) || !strncmp(e, "uprobe:", 7) || !strncmp(e, "uretprobe:", 10);
+}
+
+static void print_probe_summary(const struct record_summary *s)
+{
+	double secs = (double)s->duration_ns / 1e9;
+	double duty = s->duration_ns ? 100.0 * (double)s->probe_attached_ns / (double)s->duration_ns
+				     : 0;
+
+	fprintf(stderr, "prof record: %llu probe hits kept; probes attached %.2f%% of the time "
+		"(%llu window%s), %.1f ms opening and closing them\n",
+		(unsigned long long)s->probe_hits, duty, (unsigned long long)s->probe_windows,
+		s->probe_windows == 1 ? "" : "s", (double)s->probe_open_ns / 1e6);
+	(void)secs;
+}
+
 static void print_summary(const struct record_summary *s, const char *out)
 {
+	if (s->probes)
+		print_probe_summary(s);
+	if (s->alloc_no_hit)
+		fprintf(stderr, "prof record: warning: no allocation was recorded: does the JVM run "
+			"with -XX:+DTraceAllocProbes, and did it allocate while the probes were "
+			"attached?\n");
 	double secs = (double)s->duration_ns / 1e9;
 	double kb = (double)s->bytes / 1024.0;
 
@@ -153,8 +222,15 @@ int cmd_record(int argc, char **argv)
 		{"sched-per-thread", no_argument, NULL, 'T'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"event", required_argument, NULL, 'e'},
+		{"every", required_argument, NULL, 'E'},
+		{"probe-window", required_argument, NULL, 'W'},
+		{"alloc", no_argument, NULL, 'A'},
+		{"uprobe-pmu", no_argument, NULL, 'U'},
 		{NULL, 0, NULL, 0},
 	};
+	const char **events = NULL;
+	size_t nevents = 0, events_cap = 0;
 	struct record_opts opts;
 	struct record_summary sum;
 	struct record_error err;
@@ -168,8 +244,46 @@ int cmd_record(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so "-- CMD -x" reaches CMD. */
-	while ((c = getopt_long(argc, argv, "+p:F:d:o:m:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:F:d:o:m:e:qh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'e':
+			if (strcmp(optarg, "cpu-clock") && !probe_event_syntax_ok(optarg)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("unknown event '%s' (cpu-clock, usdt:PROVIDER:NAME, "
+						       "usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF] "
+						       "or uretprobe:PATH:FUNCTION)", optarg);
+			}
+			if (GROW(events, events_cap, nevents + 1)) {
+				free(pids);
+				free(events);
+				cli_error("out of memory");
+				return EXIT_FAIL;
+			}
+			events[nevents++] = optarg;
+			break;
+		case 'E':
+			if (cli_parse_u64(optarg, 1, 1000000000, &v)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --every '%s' (1 to 1000000000)", optarg);
+			}
+			opts.every = v;
+			break;
+		case 'W':
+			if (parse_window(optarg, &opts)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --probe-window '%s' (W/P in ms, 0 < W < P, "
+						       "or 'off')", optarg);
+			}
+			break;
+		case 'A':
+			opts.alloc = 1;
+			break;
+		case 'U':
+			opts.uprobe_pmu = 1;
+			break;
 		case 'p':
 			if (parse_pids(optarg, &pids, &npids, &pids_cap)) {
 				free(pids);
@@ -247,8 +361,17 @@ int cmd_record(int argc, char **argv)
 		opts.argv = argv + optind;
 	if (!npids && !opts.argv) {
 		free(pids);
+		free(events);
 		return cli_usage_error("nothing to record: give -p PID or -- COMMAND");
 	}
+	if ((opts.every || opts.window_ms) && !nevents && !opts.alloc) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT or "
+				       "--alloc");
+	}
+	opts.events = events;
+	opts.nevents = nevents;
 	if (npids && opts.argv) {
 		free(pids);
 		return cli_usage_error("give either -p PID or a command, not both");
@@ -260,6 +383,7 @@ int cmd_record(int argc, char **argv)
 	rc = record_run(&opts, &sum, &err);
 	free(cmdline);
 	free(pids);
+	free(events);
 	if (rc) {
 		cli_error("%s", err.msg);
 		if (err.hint[0])

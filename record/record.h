@@ -51,7 +51,26 @@ struct record_opts {
 	int no_leaf_fix;     /* fp mode: leave frameless leaves' callers out */
 	int quiet;          /* no notices on stderr (errors still go out) */
 	const char *cmdline; /* prof's own command line, for the file's meta */
+
+	/* -e: probe events ("usdt:...", "uprobe:...", "uretprobe:...") and
+	 * "cpu-clock"; with any -e, CPU samples are taken only when
+	 * cpu-clock is among them (docs/prof-record.md). */
+	const char *const *events;
+	size_t nevents;
+	uint64_t every;        /* --every N: one probe hit in N kept (0: 1) */
+	/* --probe-window W/P: probes attached W ms out of every P ms; 0/0:
+	 * the default (continuous, or RECORD_ALLOC_WINDOW_* with --alloc);
+	 * RECORD_PROBE_WINDOW_OFF: continuous. */
+	uint32_t window_ms, period_ms;
+	int alloc;             /* --alloc: JVM allocations (hotspot:object__alloc) */
+	int uprobe_pmu;        /* --uprobe-pmu: no tracefs definitions (probe-tracefs.c) */
 };
+
+#define RECORD_PROBE_WINDOW_OFF UINT32_MAX
+/* --alloc's default windows and sampling (docs/BENCHMARKS.md, "Probes"). */
+#define RECORD_ALLOC_WINDOW_MS 10
+#define RECORD_ALLOC_PERIOD_MS 1000
+#define RECORD_ALLOC_EVERY 1
 
 struct record_summary {
 	uint64_t duration_ns;
@@ -66,6 +85,10 @@ struct record_summary {
 	uint64_t leaf_ns;
 	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
+	/* probes: hits kept, windows opened, time attached, of the time recorded */
+	uint64_t probe_hits, probe_windows, probe_attached_ns, probe_open_ns;
+	int probes;         /* probe events were recorded */
+	int alloc_no_hit;   /* --alloc: not one allocation recorded */
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;
 };

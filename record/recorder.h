@@ -11,6 +11,7 @@
 #include "lib/keymap.h"
 #include "lib/rec-writer.h"
 #include "perf-events.h"
+#include "probes.h"
 #include "record.h"
 #include "ring.h"
 #include "symbolize/unwind.h"
@@ -108,6 +109,7 @@ struct recorder {
 
 	struct sched_rec sched;
 	struct ustack_rec ustack;
+	struct probe_rec probes; /* -e probes, --alloc (probe-events.c) */
 
 	struct rec_writer *w;
 	struct addr_spaces spaces;
@@ -176,6 +178,15 @@ void ustack_process(struct recorder *rc);
  * drained from another CPU's ring, wait for the new program's mappings). */
 void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before);
 void ustack_write_stats(struct recorder *rc);
+/* A sample taken elsewhere (a probe hit) whose user registers and stack are
+ * at hand: its user stack made as the recording's call-graph mode wants,
+ * then added for `event` at once (no queue). regs may be NULL. */
+void ustack_sample_now(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
+		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
+		       uint8_t event);
+/* perf's x86 register number -> the unwinder's (DWARF) number, or -1. */
+int ustack_perf_to_dwarf(int perf_reg);
 void ustack_release(struct recorder *rc);
 
 /* sched-events.c: --sched. setup finds the tracepoints and fills the

@@ -223,6 +223,12 @@ static int open_thread(struct recorder *rc, pid_t tid)
 		if (rc->sched.on && (err = sched_open_thread(rc, tid, i)))
 			return err;
 	}
+	if (rc->probes.on) {
+		int err = probes_open_thread(rc, tid);
+
+		if (err)
+			return err;
+	}
 	return keymap__set(&rc->opened_tids, (uint64_t)tid, 0, 1);
 }
 
@@ -257,6 +263,7 @@ static void drain_all(struct recorder *rc)
 
 	if (rc->cpu_wide) {
 		drain_cpu_wide(rc);
+		probes_drain(rc);
 		return;
 	}
 	for (i = 0; i < rc->ncpus; i++)
@@ -265,6 +272,7 @@ static void drain_all(struct recorder *rc)
 			rc->bad_ring = 1;
 	ustack_process(rc);
 	sched_drain(rc, NULL);
+	probes_drain(rc);
 }
 
 static void synth_map(void *ctx, const struct proc_map *m)
@@ -401,6 +409,20 @@ static void try_cpu_wide(struct recorder *rc)
 		rc->cpu_wide = 1;
 }
 
+/* -e without cpu-clock (or --alloc alone): probe hits only. */
+static int probes_only(const struct recorder *rc)
+{
+	const struct record_opts *o = rc->opts;
+	size_t i;
+
+	if (!o->nevents && !o->alloc)
+		return 0;
+	for (i = 0; i < o->nevents; i++)
+		if (!probe_spec_is_probe(o->events[i]))
+			return 0;
+	return 1;
+}
+
 static int setup_events(struct recorder *rc)
 {
 	uint64_t freq = rc->opts->freq ? rc->opts->freq : RECORD_DEFAULT_FREQ;
@@ -424,7 +446,7 @@ static int setup_events(struct recorder *rc)
 	if (err)
 		return fail(rc, err, NULL, "cannot open a sampling event: %s", strerror(-err));
 	if (!rc->opts->quiet) {
-		if (rc->ev.fell_back)
+		if (rc->ev.fell_back && !probes_only(rc))
 			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
 		if (rc->ev.user_only)
 			fprintf(stderr, "prof record: kernel sampling not allowed (%s, "
@@ -444,14 +466,25 @@ static int setup_events(struct recorder *rc)
 		return fail(rc, -ENOMEM, NULL, "out of memory");
 	for (i = 0; i < rc->ncpus; i++)
 		rc->rings[i].fd = -1;
-	memset(&desc, 0, sizeof(desc));
-	rec_writer__string(rc->w, rc->ev.name, strlen(rc->ev.name), &desc.name);
-	desc.type = rc->ev.attr.type;
-	desc.config = rc->ev.attr.config;
-	desc.freq = freq;
-	err = rec_writer__event(rc->w, &desc, &id);
+	if (probes_only(rc)) {
+		/* The side-band records (names, mappings, threads) still come
+		 * from an event on every thread: one that never samples. */
+		rc->ev.attr.type = PERF_TYPE_SOFTWARE;
+		rc->ev.attr.config = PERF_COUNT_SW_DUMMY;
+		rc->ev.name = "none";
+	} else {
+		memset(&desc, 0, sizeof(desc));
+		rec_writer__string(rc->w, rc->ev.name, strlen(rc->ev.name), &desc.name);
+		desc.type = rc->ev.attr.type;
+		desc.config = rc->ev.attr.config;
+		desc.freq = freq;
+		err = rec_writer__event(rc->w, &desc, &id);
+		if (err)
+			return fail(rc, err, NULL, "out of memory");
+	}
+	err = probes_setup(rc);
 	if (err)
-		return fail(rc, err, NULL, "out of memory");
+		return err;
 	if (!rc->opts->sched)
 		return 0;
 	err = sched_setup(rc);
@@ -593,6 +626,13 @@ static int run_loop(struct recorder *rc, uint64_t start)
 			if ((end - now) / 1000000 < (uint64_t)timeout_ms)
 				timeout_ms = (long)((end - now) / 1000000) + 1;
 		}
+		/* Wake for the next probe window to open or close. */
+		{
+			long w = probes_tick(rc, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
 		/* Wake for the next flush, so the file lags by at most FLUSH_NS. */
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)
@@ -641,6 +681,8 @@ static void stop_events(struct recorder *rc)
 {
 	size_t i;
 
+	probes_close_all(rc); /* closing the probes removes their breakpoints */
+	probes_wait_closed();
 	for (i = 0; i < rc->nfds; i++)
 		ioctl(rc->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(rc);
@@ -677,6 +719,7 @@ static void write_stats(struct recorder *rc, const struct symbolize_stats *ss)
 	if (rc->bad_ring)
 		rec_writer__stat(rc->w, "malformed-ring-data", 1);
 	ustack_write_stats(rc);
+	probes_write_stats(rc);
 }
 
 static void release(struct recorder *rc)
@@ -695,6 +738,7 @@ static void release(struct recorder *rc)
 	free(rc->scratch);
 	free(rc->pending);
 	sched_release(rc);
+	probes_release(rc);
 	ustack_release(rc);
 	keymap__release(&rc->opened_tids);
 	keymap__release(&rc->forked_tids);

@@ -41,7 +41,7 @@ struct ustack_entry {
 };
 
 /* perf's x86 register numbers to DWARF's; -1: not used. */
-static int perf_to_dwarf(int perf_reg)
+int ustack_perf_to_dwarf(int perf_reg)
 {
 	switch (perf_reg) {
 	case PERF_REG_X86_AX:
@@ -111,7 +111,7 @@ int ustack_setup(struct recorder *rc)
 	}
 	for (i = 0; i < 64; i++)
 		if (u->regs_mask & (1ULL << i))
-			u->reg_dwarf[u->nregs++] = (uint8_t)perf_to_dwarf(i);
+			u->reg_dwarf[u->nregs++] = (uint8_t)ustack_perf_to_dwarf(i);
 	err = event_choice__user_stack(&rc->ev, u->regs_mask, u->stack_size, u->dwarf);
 	if (err) {
 		if (!u->dwarf)
@@ -215,7 +215,7 @@ static size_t user_marker(const uint64_t *chain, size_t n)
 }
 
 static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
-			  const struct unwind_stack *st)
+			  const struct unwind_stack *st, uint8_t event)
 {
 	struct ustack_rec *u = &rc->ustack;
 	size_t k = user_marker(chain, e->nchain), n = 0, real = 0, i;
@@ -238,12 +238,12 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 			trunc = 1;
 		n = n ? n + 1 : 0;
 	}
-	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips, k + n, 0,
+	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips, k + n, event,
 			   trunc);
 }
 
 static void process_fp(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
-		       const struct unwind_stack *st)
+		       const struct unwind_stack *st, uint8_t event)
 {
 	struct ustack_rec *u = &rc->ustack;
 	size_t k = user_marker(chain, e->nchain);
@@ -260,12 +260,12 @@ static void process_fp(struct recorder *rc, const struct ustack_entry *e, const 
 			memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
 			u->leaf_fixed++;
 			recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc,
-					   u->ips, e->nchain + 1, 0, -1);
+					   u->ips, e->nchain + 1, event, -1);
 			return;
 		}
 	}
-	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain, 0,
-			   -1);
+	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
+			   event, -1);
 }
 
 void ustack_process(struct recorder *rc)
@@ -305,13 +305,36 @@ void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
 		    .cut = e.cut,
 		};
 		if (u->dwarf)
-			process_dwarf(rc, &e, chain, &st);
+			process_dwarf(rc, &e, chain, &st, 0);
 		else
-			process_fp(rc, &e, chain, &st);
+			process_fp(rc, &e, chain, &st, 0);
 		off += len;
 	}
 	u->len = kept;
 	u->ns += monotonic_ns() - t0;
+}
+
+void ustack_sample_now(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
+		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
+		       uint8_t event)
+{
+	struct ustack_entry e = {
+	    .time = time, .ip = ip, .pid = pid, .tid = tid, .cpu = cpu, .misc = misc,
+	    .nchain = (uint32_t)(nr > MAX_FRAMES ? MAX_FRAMES : nr),
+	};
+	struct unwind_stack none = {0};
+
+	if (!rc->ustack.on || !regs) {
+		recorder_add_chain(rc, pid, tid, time, cpu, ip, misc, chain, nr, event, -1);
+		return;
+	}
+	e.regs = *regs;
+	e.has_regs = 1;
+	if (rc->ustack.dwarf)
+		process_dwarf(rc, &e, chain, st ? st : &none, event);
+	else
+		process_fp(rc, &e, chain, st ? st : &none, event);
 }
 
 void ustack_write_stats(struct recorder *rc)

@@ -79,6 +79,10 @@ int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32
  * tracepoint; samples without an event description are)? */
 int builder__is_cpu_event(const struct recording *r, unsigned ev);
 
+/* The hits of one probe event (probe.c): opts->probe says which and how.
+ * 0 or -ENOMEM. */
+int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
+
 /* The off-CPU or wall profile (off-cpu.c): entries weighted in microseconds.
  * 0, -ENOMEM, -ENODATA (no scheduler records) or -EINVAL (wall: CPU samples
  * of an event without a known sampling rate). */

@@ -598,7 +598,8 @@ out:
 
 int builder__is_cpu_event(const struct recording *r, unsigned ev)
 {
-	return ev >= r->nevents || r->events[ev].type != SCHED_EVENT_TYPE_TRACEPOINT;
+	return ev >= r->nevents ||
+	       (r->events[ev].type != SCHED_EVENT_TYPE_TRACEPOINT && !recording_event_is_probe(r, ev));
 }
 
 static int build(struct builder *b, const struct profile_build_opts *opts)
@@ -627,6 +628,8 @@ static int build(struct builder *b, const struct profile_build_opts *opts)
 	if (err)
 		return err;
 	b->p->has_threads = by_thread;
+	if (opts && opts->probe && opts->probe->event >= 0)
+		return builder__probe(b, opts, by_thread);
 	if (weight != PROFILE_WEIGHT_CPU)
 		return builder__weighted(b, weight, by_thread);
 	return by_thread ? count_by_thread(b) : count_by_stack(b);

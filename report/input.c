@@ -43,7 +43,17 @@ const char profile_input_weight_help[] =
 	"                     for the state: [S sleeping], [D uninterruptible],\n"
 	"                     [R preempted], ...; and [R waiting for CPU] after\n"
 	"                     a wake-up\n"
-	"  --wall             wall-clock time: CPU samples as time, plus --off-cpu\n";
+	"  --wall             wall-clock time: CPU samples as time, plus --off-cpu\n"
+	"probes (recordings made with 'prof record -e' or '--alloc'):\n"
+	"  --event NAME       the hits of this event (usdt:PROVIDER:NAME, ...); the\n"
+	"                     default is the CPU samples, or the first probe event\n"
+	"                     of a recording without them\n"
+	"  --args             each hit's decoded arguments as its leaf frame\n"
+	"  --alloc            JVM allocations: the class allocated as the leaf\n"
+	"  --weight W         with --alloc: count (default: hits) or bytes\n"
+	"  --class RE         with --alloc: keep classes matching RE (repeat: any)\n"
+	"  --exclude-class RE with --alloc: drop classes matching RE\n"
+	"  --class-root       with --alloc: the class at the root, not the leaf\n";
 
 int profile_input__init(struct profile_input *in, int argc)
 {
@@ -68,6 +78,7 @@ void profile_input__release(struct profile_input *in)
 		recording__release(&in->rec);
 	profile__release(&in->prof);
 	profile_filter__release(&in->filter);
+	probe_input__release(in);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -145,7 +156,7 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	}
 	default:
-		return -1;
+		return probe_input__option(in, opt, arg);
 	}
 }
 
@@ -269,6 +280,10 @@ static int build_from_recording(struct profile_input *in)
 	}
 	if (!in->rec.nsamples)
 		cli_warn("%s holds no samples", in->shown);
+	err = probe_input__resolve(in);
+	if (err)
+		return err;
+	opts.probe = &in->probe;
 	lost = recording__stat(&in->rec, "lost");
 	if (lost)
 		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
@@ -292,7 +307,7 @@ static int build_from_recording(struct profile_input *in)
 		cli_error("out of memory building the profile of %s", in->shown);
 		return EXIT_FAIL;
 	}
-	return 0;
+	return probe_input__after_build(in);
 }
 
 /* Folded text into in->prof; of two-column (diff) text, the count of
@@ -329,6 +344,8 @@ static int build_from_folded(struct profile_input *in)
 				       in->shown);
 	if (in->lines)
 		return cli_usage_error("--lines needs a recording; %s is folded text", in->shown);
+	if (probe_input__folded(in))
+		return EXIT_USAGE;
 	if (in->roots_asked)
 		return cli_usage_error("--threads and --tids need a recording; %s is folded text "
 				       "(make it with 'prof report --threads')",

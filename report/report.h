@@ -103,9 +103,32 @@ enum profile_weight {
 	PROFILE_WEIGHT_WALL,    /* microseconds: CPU samples as time, plus off CPU */
 };
 
+/* Which samples of a recording with probe events (`prof record -e`,
+ * `--alloc`) make the profile, and how (report/probe.c, probe-input.c). */
+struct probe_view {
+	int event;        /* event id; -1: the CPU events (the default) */
+	int args;         /* --args: the decoded arguments as a leaf frame */
+	int alloc;        /* --alloc: the allocated class as the leaf */
+	int weight_bytes; /* --weight bytes: allocation sizes, not counts */
+	int class_root;   /* --class-root: the class at the root instead */
+	void *class_res;  /* regex_t[]: --class (any), then --exclude-class */
+	size_t nclass, nexclude;
+};
+
+/* Does class name `cls` pass --class / --exclude-class? */
+int probe_view__class_ok(const struct probe_view *v, const char *cls);
+/* Is event ev of r a probe event (usdt:, uprobe:, uretprobe:)? */
+int recording_event_is_probe(const struct recording *r, unsigned ev);
+/* The id of the event named `name`, or -1. */
+int recording_find_event(const struct recording *r, const char *name);
+/* Moves each stack's leaf frame to its root (--class-root). 0 or -ENOMEM. */
+int profile__leaf_to_root(struct profile *p);
+
 struct profile_build_opts {
 	enum profile_by by;
 	enum profile_weight weight;
+	/* NULL or event -1: CPU samples; else that event's hits (probe.c). */
+	const struct probe_view *probe;
 	/* Frames with source lines (INLINES records) are named
 	 * "function (file.c:42)", file without its directories: one frame per
 	 * line, so a flamegraph splits a function by its lines. */
@@ -304,6 +327,13 @@ enum profile_input_opt {
 	PROFILE_OPT_WALL,
 	PROFILE_OPT_PERIOD, /* perf script input (formats.h) */
 	PROFILE_OPT_PIDS,
+	PROFILE_OPT_EVENT,
+	PROFILE_OPT_ARGS,
+	PROFILE_OPT_ALLOC,
+	PROFILE_OPT_WEIGHT_BY,
+	PROFILE_OPT_CLASS,
+	PROFILE_OPT_EXCLUDE_CLASS,
+	PROFILE_OPT_CLASS_ROOT,
 	PROFILE_OPT_END,
 };
 
@@ -330,7 +360,14 @@ enum profile_input_opt {
  * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
 #define PROFILE_WEIGHT_LONG_OPTIONS                                                                \
 	{"off-cpu", no_argument, NULL, PROFILE_OPT_OFF_CPU},                                       \
-		{"wall", no_argument, NULL, PROFILE_OPT_WALL}
+		{"wall", no_argument, NULL, PROFILE_OPT_WALL},                                     \
+		{"event", required_argument, NULL, PROFILE_OPT_EVENT},                             \
+		{"args", no_argument, NULL, PROFILE_OPT_ARGS},                                     \
+		{"alloc", no_argument, NULL, PROFILE_OPT_ALLOC},                                   \
+		{"weight", required_argument, NULL, PROFILE_OPT_WEIGHT_BY},                        \
+		{"class", required_argument, NULL, PROFILE_OPT_CLASS},                             \
+		{"exclude-class", required_argument, NULL, PROFILE_OPT_EXCLUDE_CLASS},             \
+		{"class-root", no_argument, NULL, PROFILE_OPT_CLASS_ROOT}
 
 /* The "filters" block of -h, the same for every command. */
 extern const char profile_input_filter_help[];
@@ -376,7 +413,23 @@ struct profile_input {
 	int column;     /* the count read: enum diff_column, 0 = NEW (the last) */
 	int two_column; /* set by loading: the input was two-column */
 	int preloaded;  /* data and size were set before loading: not read again */
+	/* --event, --args, --alloc and their options (probe-input.c) */
+	const char *event_name;
+	const char **class_patterns; /* --class, then --exclude-class marked '!' */
+	size_t nclass_patterns;
+	struct probe_view probe;
 };
+
+/* probe-input.c, for input.c: takes a probe option (as
+ * profile_input__option does: 0, -1 not ours, else an exit status);
+ * resolves them against a parsed recording (which event; errors printed;
+ * 0 or an exit status); applies --class-root after building; refuses them
+ * for folded input; frees. */
+int probe_input__option(struct profile_input *in, int opt, const char *arg);
+int probe_input__resolve(struct profile_input *in);
+int probe_input__after_build(struct profile_input *in);
+int probe_input__folded(struct profile_input *in);
+void probe_input__release(struct profile_input *in);
 
 /* Zeroes `in` and sizes its option lists for `argc` arguments (each option
  * takes at most one slot). 0, or EXIT_FAIL after printing. */

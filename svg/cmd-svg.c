@@ -279,6 +279,15 @@ static void weight_defaults(struct svg_cmd *c)
 {
 	struct svg_opts *o = &c->opts;
 
+	if (c->in.probe.alloc) { /* JVM allocations: the mem palette */
+		if (!o->title)
+			o->title = "Allocation Flame Graph";
+		if (!o->countname)
+			o->countname = c->in.probe.weight_bytes ? "bytes" : "allocations";
+		if (!c->colors_given)
+			o->palette = SVG_PALETTE_MEM;
+		return;
+	}
 	if (c->in.weight == PROFILE_WEIGHT_CPU)
 		return;
 	if (!o->countname)

@@ -199,6 +199,27 @@ static int copy_events_threads(struct resym *c)
 	return err;
 }
 
+/* A probe sample's arguments (ARGS), string ids renumbered. */
+static int copy_args(struct resym *c, size_t sample)
+{
+	const struct rec_args_ref *a = recording__args(&c->r, sample);
+	int64_t vals[16];
+	int err = 0;
+
+	if (!a || a->n > 16)
+		return 0;
+	for (unsigned k = 0; k < a->n && !err; k++) {
+		uint32_t id;
+
+		vals[k] = c->r.argvals[a->first + k];
+		if ((a->strmask >> k) & 1) {
+			err = str_id(c, (uint32_t)vals[k], &id);
+			vals[k] = id;
+		}
+	}
+	return err ? err : rec_writer__args(c->w, sample, a->n, a->strmask, vals);
+}
+
 static int copy_samples_sched(struct resym *c)
 {
 	size_t i;
@@ -209,6 +230,8 @@ static int copy_samples_sched(struct resym *c)
 
 		err = rec_writer__sample(c->w, s->time, s->tid, c->stackmap[s->stack], s->cpu,
 					 s->event, s->flags);
+		if (!err)
+			err = copy_args(c, i);
 	}
 	for (i = 0; i < c->r.nsched && !err; i++) {
 		const struct rec_sched_full *s = &c->r.sched[i];

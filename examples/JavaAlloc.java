@@ -1,0 +1,92 @@
+// JavaAlloc.java: a JVM allocating a known mix, for `prof record --alloc`
+// (tests/cli/t0610-alloc.bats, bench/alloc-overhead.sh).
+//
+//   java -XX:+DTraceAllocProbes -cp build/examples JavaAlloc [SECONDS | -n COUNT [-d MS]]
+//
+// Each round allocates, and keeps reachable for a while (so that no
+// compiler can take the allocations away):
+//   6 byte[16] in allocBytes()        60% of the allocations
+//   3 java.lang.String in allocStrings()   30% (new String(): no byte[] of its own)
+//   1 java.lang.Object[4] in allocOther()  10%
+// With SECONDS (default 30) it runs that long, printing "ready" on stderr
+// once warmed up, and one second later starts a thread named
+// "AsyncAppender-Worker-async-console-appender" (longer than the kernel's
+// 15 characters) that allocates the same mix, printing "started" on
+// stderr; with -n COUNT it does COUNT allocations in a tight loop and
+// prints "allocations/s N" (the benchmark: 10 million), after
+// printing "ready PID" and sleeping MS milliseconds with -d.
+public class JavaAlloc {
+	static final Object[] sink = new Object[4096];
+	static int slot;
+
+	static void keep(Object o) {
+		sink[slot] = o;
+		slot = (slot + 1) & (sink.length - 1);
+	}
+
+	static void allocBytes() {
+		for (int i = 0; i < 6; i++)
+			keep(new byte[16]);
+	}
+
+	static void allocStrings() {
+		for (int i = 0; i < 3; i++)
+			keep(new String());
+	}
+
+	static void allocOther() {
+		keep(new Object[4]);
+	}
+
+	static void round() {
+		allocBytes();
+		allocStrings();
+		allocOther();
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length >= 2 && args[0].equals("-n")) {
+			long n = Long.parseLong(args[1]) / 10;
+			if (args.length == 4 && args[2].equals("-d")) { // time for a recorder to attach
+				System.err.println("ready " + ProcessHandle.current().pid());
+				Thread.sleep(Long.parseLong(args[3]));
+			}
+			long t0 = System.nanoTime();
+			for (long i = 0; i < n; i++)
+				round();
+			double s = (System.nanoTime() - t0) / 1e9;
+			System.out.printf("allocations/s %.0f%n", n * 10 / s);
+			return;
+		}
+		double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 30;
+		long end = System.nanoTime() + (long) (seconds * 1e9);
+		long warm = System.nanoTime() + 300_000_000L;
+		boolean ready = false, started = false;
+		while (System.nanoTime() < end) {
+			work();
+			if (!ready && System.nanoTime() > warm) {
+				System.err.println("ready");
+				ready = true;
+			}
+			if (!started && System.nanoTime() > warm + 1_000_000_000L) {
+				Thread t = new Thread(() -> {
+					try {
+						while (System.nanoTime() < end)
+							work();
+					} catch (InterruptedException e) {
+					}
+				}, "AsyncAppender-Worker-async-console-appender");
+				t.setDaemon(true);
+				t.start();
+				System.err.println("started");
+				started = true;
+			}
+		}
+	}
+
+	static void work() throws InterruptedException {
+		for (int i = 0; i < 1000; i++)
+			round();
+		Thread.sleep(1); // a service, not a benchmark: leave CPU to others
+	}
+}

@@ -1,0 +1,153 @@
+/* probes.h: inside record/: probe events (uprobes and USDT probes through
+ * the kernel's uprobe PMU) for `prof record -e`, `--alloc` and
+ * `prof probes`. See docs/prof-probes.md and docs/prof-record.md.
+ *
+ * A probe is resolved once (probe-spec.c: which binary, which file offset,
+ * which semaphore, which arguments), then opened on every target thread for
+ * each CPU (probe-events.c), its hits going into a ring per (probe, CPU)
+ * owned by a dummy event on prof's own thread, so that the probe's events
+ * can be closed (removing the breakpoints) between windows while the ring
+ * stays. probe-decode.c turns each hit into a sample with its stack and its
+ * decoded arguments. */
+#ifndef PROF_RECORD_PROBES_H
+#define PROF_RECORD_PROBES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include "lib/keymap.h"
+#include "symbolize/usdt.h"
+
+/* One file a process maps with execute permission. */
+struct probe_binary {
+	char *path;      /* as the process sees it (/proc/PID/maps) */
+	char *open_path; /* where prof opens it: /proc/PID/root/PATH when readable */
+};
+
+/* The binaries of pid, each once. 0 or -errno (-ESRCH: no such process). */
+int probe_binaries_of(pid_t pid, struct probe_binary **bins, size_t *n);
+void probe_binaries_free(struct probe_binary *bins, size_t n);
+
+enum probe_kind {
+	PROBE_USDT = 1,
+	PROBE_UPROBE,
+	PROBE_URETPROBE,
+};
+
+/* What the recorder does with a probe's arguments. */
+enum probe_role {
+	PROBE_ROLE_ARGS = 0,     /* store the decoded arguments */
+	PROBE_ROLE_ALLOC,        /* hotspot:object__alloc: class (string) + size */
+	PROBE_ROLE_THREAD_START, /* hotspot:thread__start: full thread names */
+};
+
+/* A probe event, resolved. */
+struct probe_def {
+	char event[512];    /* name in the recording: "usdt:PROVIDER:NAME", ... */
+	enum probe_kind kind;
+	enum probe_role role;
+	char path[4200];    /* the binary, as prof opens it */
+	uint64_t offset;    /* file offset of the probed instruction */
+	uint64_t ref_ctr;   /* file offset of the USDT semaphore, 0: none */
+	int nargs;
+	struct usdt_arg arg[USDT_MAX_ARGS];
+	int stack_args;     /* some argument is read from the stack (rsp/rbp based) */
+};
+
+/* A parsed -e: "usdt:[PATH:]PROVIDER:NAME", "uprobe:PATH:SYMBOL[+OFF]",
+ * "uretprobe:PATH:SYMBOL". Resolves the binary (for usdt without a path:
+ * the one among `pids`' mappings, or `cmd`'s program in launch mode that
+ * has the probe) and appends a definition per probe site to *defs (*ndefs
+ * of *cap, grown). 0, or -errno with a one-line reason and a hint in
+ * msg/hint (unknown probe or symbol, missing binary, a binary none of the
+ * targets maps). */
+int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char *cmd,
+		  struct probe_def **defs, size_t *ndefs, size_t *cap, char *msg, size_t msglen,
+		  char *hint, size_t hintlen);
+
+/* Is `spec` one of the probe forms (else it may be cpu-clock, or bad)? */
+int probe_spec_is_probe(const char *spec);
+
+/* alloc-flag.c: was JVM pid started with -XX:+DTraceAllocProbes (which
+ * hotspot:object__alloc needs)? From its command line and its
+ * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
+enum { ALLOC_FLAG_OFF = 0, ALLOC_FLAG_ON = 1, ALLOC_FLAG_UNKNOWN = 2 };
+int alloc_flag_state(pid_t pid);
+
+/* ---- while recording (probe-events.c, probe-decode.c) ---- */
+
+struct recorder;
+struct ring;
+
+/* One probe site being recorded. */
+struct probe_site {
+	struct probe_def def;
+	uint8_t event;           /* event id in the recording */
+	struct perf_event_attr *attr;
+	struct ring *rings;      /* per CPU index, owned by holders[i] */
+	int *holders;            /* per CPU: a dummy event on prof's thread */
+	uint8_t reg_pos[USDT_NREGS]; /* perf register -> position in a sample, 0xff */
+	unsigned nregs;          /* registers in a sample */
+	uint64_t regs_mask;
+	uint32_t stack_size;     /* user stack bytes copied per hit (0: none) */
+	int defined;             /* a tracefs uprobe_events definition to remove */
+	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
+};
+
+struct probe_rec {
+	int on;
+	struct probe_site *sites;
+	size_t nsites;
+	int *fds;                /* the probe events open now (closed between windows) */
+	size_t nfds, fds_cap;
+	int *cfds;               /* those attached all along (thread starts) */
+	size_t ncfds, cfds_cap;
+	int attached;            /* inside a window (or continuous) */
+	uint64_t window_ns, period_ns; /* 0: continuous */
+	uint64_t window_start, next_switch;
+	uint64_t attached_ns, windows, open_ns, hits, unreadable;
+	size_t cur;              /* the site being drained */
+	int have_thread_start;   /* hotspot:thread__start: full thread names */
+	struct keymap strings;   /* (pid, address) -> string id (class names) */
+	uint64_t alloc_first_hit_ns;
+	char tracefs[4096];      /* where uprobe_events is, "" until needed */
+	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
+	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
+};
+
+/* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
+ * in uprobe_events (removing first the definitions of dead prof
+ * processes) and gives its tracepoint id. 0 or -errno. */
+int probe_tracefs_define(struct recorder *rc, size_t k, uint64_t *id);
+/* Removes this process's definitions (after its events are closed). */
+void probe_tracefs_undefine(struct recorder *rc);
+
+/* probe-events.c. setup: resolves opts->events (and --alloc) into sites,
+ * writes their EVENTS descriptions, makes the rings; 0 or -errno with
+ * rc->err filled. */
+int probes_setup(struct recorder *rc);
+/* Opens every site on thread tid, for every CPU, while attached; called
+ * for each target thread found. 0, -ESRCH (gone) or -errno. */
+int probes_open_thread(struct recorder *rc, pid_t tid);
+/* Windows: attach (open on every thread of every target process) or
+ * detach (close: the kernel removes the breakpoints). */
+void probes_attach(struct recorder *rc);
+void probes_detach(struct recorder *rc);
+/* The end: every probe event closed, windowed or not. */
+void probes_close_all(struct recorder *rc);
+/* Waits (up to 5 s) until the events detach closed are gone: at the end of
+ * a recording, so that the last drain holds every hit. */
+void probes_wait_closed(void);
+/* After each drain: opens or closes a window when it is time. Returns the
+ * ms until the next switch (for the poll timeout), or -1 for none. */
+long probes_tick(struct recorder *rc, uint64_t now);
+void probes_drain(struct recorder *rc);
+void probes_write_stats(struct recorder *rc);
+void probes_release(struct recorder *rc);
+
+/* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rc). */
+void probes_handle_record(void *ctx, const struct perf_event_header *h);
+
+#endif

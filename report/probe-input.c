@@ -1,0 +1,209 @@
+/* probe-input.c: the probe options of the commands that read a profile
+ * (`prof report`, `prof svg`): --event, --args, --alloc, --weight,
+ * --class, --exclude-class, --class-root (see report.h). Like input.c, it
+ * prints its errors and returns exit statuses. */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cli.h"
+#include "lib/grow.h"
+#include "report/report.h"
+
+#define ALLOC_EVENT "usdt:hotspot:object__alloc"
+
+int probe_view__class_ok(const struct probe_view *v, const char *cls)
+{
+	const regex_t *res = v->class_res;
+	int keep = !v->nclass;
+
+	for (size_t i = 0; i < v->nclass && !keep; i++)
+		keep = !regexec(&res[i], cls, 0, NULL, 0);
+	for (size_t i = 0; i < v->nexclude && keep; i++)
+		keep = regexec(&res[v->nclass + i], cls, 0, NULL, 0) != 0;
+	return keep;
+}
+
+static int add_class(struct profile_input *in, const char *arg, int exclude)
+{
+	const char **p = realloc(in->class_patterns,
+				 (in->nclass_patterns + 1) * sizeof(*in->class_patterns));
+	char *copy = malloc(strlen(arg) + 2);
+
+	if (!p || !copy) {
+		free(copy);
+		if (p)
+			in->class_patterns = p;
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	in->class_patterns = p;
+	copy[0] = exclude ? '!' : '+';
+	strcpy(copy + 1, arg);
+	in->class_patterns[in->nclass_patterns++] = copy;
+	return 0;
+}
+
+int probe_input__option(struct profile_input *in, int opt, const char *arg)
+{
+	switch (opt) {
+	case PROFILE_OPT_EVENT:
+		in->event_name = arg;
+		return 0;
+	case PROFILE_OPT_ARGS:
+		in->probe.args = 1;
+		return 0;
+	case PROFILE_OPT_ALLOC:
+		in->probe.alloc = 1;
+		return 0;
+	case PROFILE_OPT_WEIGHT_BY:
+		if (!strcmp(arg, "bytes"))
+			in->probe.weight_bytes = 1;
+		else if (!strcmp(arg, "count"))
+			in->probe.weight_bytes = 0;
+		else
+			return cli_usage_error("--weight takes count or bytes, not '%s'", arg);
+		return 0;
+	case PROFILE_OPT_CLASS:
+	case PROFILE_OPT_EXCLUDE_CLASS:
+		return add_class(in, arg, opt == PROFILE_OPT_EXCLUDE_CLASS);
+	case PROFILE_OPT_CLASS_ROOT:
+		in->probe.class_root = 1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int compile_classes(struct profile_input *in)
+{
+	struct probe_view *v = &in->probe;
+	regex_t *res;
+	size_t k = 0;
+
+	if (!in->nclass_patterns)
+		return 0;
+	res = calloc(in->nclass_patterns, sizeof(*res));
+	if (!res) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	v->class_res = res;
+	/* --class patterns first, then the --exclude-class ones. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < in->nclass_patterns; i++) {
+			const char *pt = in->class_patterns[i];
+			char msg[256];
+			int err;
+
+			if ((pt[0] == '!') != pass)
+				continue;
+			err = regcomp(&res[k], pt + 1, REG_EXTENDED | REG_NOSUB |
+				      (in->ignore_case ? REG_ICASE : 0));
+			if (err) {
+				regerror(err, &res[k], msg, sizeof(msg));
+				return cli_usage_error("invalid regular expression '%s' for %s: %s", pt + 1,
+						       pass ? "--exclude-class" : "--class", msg);
+			}
+			k++;
+			if (pass)
+				v->nexclude++;
+			else
+				v->nclass++;
+		}
+	return 0;
+}
+
+/* The first event with samples, CPU or not. */
+static int first_event_with_samples(const struct recording *r, int want_probe)
+{
+	for (size_t i = 0; i < r->nsamples; i++) {
+		unsigned ev = r->samples[i].event;
+
+		if (ev < r->nevents && recording_event_is_probe(r, ev) == want_probe)
+			return (int)ev;
+	}
+	return -1;
+}
+
+int probe_input__resolve(struct profile_input *in)
+{
+	const struct recording *r = &in->rec;
+	struct probe_view *v = &in->probe;
+	int rc;
+
+	v->event = -1;
+	if (!v->alloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
+		return cli_usage_error("--weight, --class, --exclude-class and --class-root go "
+				       "with --alloc");
+	if (v->alloc && v->args)
+		return cli_usage_error("--alloc and --args cannot be combined");
+	if (v->alloc && in->weight != PROFILE_WEIGHT_CPU)
+		return cli_usage_error("--alloc cannot be combined with --off-cpu or --wall");
+	rc = compile_classes(in);
+	if (rc)
+		return rc;
+	if (v->alloc && !in->event_name)
+		in->event_name = ALLOC_EVENT;
+	if (in->event_name) {
+		v->event = recording_find_event(r, in->event_name);
+		if (v->event < 0) {
+			cli_error("%s has no event '%s'", in->shown, in->event_name);
+			if (v->alloc)
+				cli_hint("record JVM allocations with 'prof record -p PID --alloc'");
+			else
+				cli_hint("'prof report --event NAME' takes a name its recording holds");
+			return EXIT_FAIL;
+		}
+		if (!recording_event_is_probe(r, (unsigned)v->event)) {
+			v->event = -1; /* a CPU event: the usual profile */
+			if (v->args || v->alloc)
+				return cli_usage_error("--args and --alloc need a probe event, not '%s'",
+						       in->event_name);
+		}
+	} else if (first_event_with_samples(r, 0) < 0) {
+		/* No CPU samples: show the probe hits rather than nothing. */
+		v->event = first_event_with_samples(r, 1);
+	}
+	if (v->args && v->event < 0)
+		return cli_usage_error("--args needs a probe event: name it with --event");
+	if (in->weight != PROFILE_WEIGHT_CPU && v->event >= 0)
+		return cli_usage_error("--off-cpu and --wall are about CPU samples, not probe hits");
+	return 0;
+}
+
+int probe_input__after_build(struct profile_input *in)
+{
+	if (in->probe.class_root && profile__leaf_to_root(&in->prof)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+int probe_input__folded(struct profile_input *in)
+{
+	if (in->event_name || in->probe.args || in->probe.alloc || in->nclass_patterns) {
+		cli_usage_error("--event, --args and --alloc need a recording; %s is folded text",
+				in->shown);
+		return 1;
+	}
+	return 0;
+}
+
+void probe_input__release(struct profile_input *in)
+{
+	regex_t *res = in->probe.class_res;
+
+	for (size_t i = 0; i < in->probe.nclass + in->probe.nexclude; i++)
+		regfree(&res[i]);
+	free(res);
+	for (size_t i = 0; i < in->nclass_patterns; i++)
+		free((char *)in->class_patterns[i]);
+	free(in->class_patterns);
+	in->class_patterns = NULL;
+	in->nclass_patterns = 0;
+	memset(&in->probe, 0, sizeof(in->probe));
+}

@@ -1,0 +1,235 @@
+/* probe.c: profiles of probe events (`prof record -e usdt:...`, `--alloc`)
+ * on the builder of from-recording.c: the stacks of one event's hits,
+ * optionally with their decoded arguments as a leaf frame ("arg0=5
+ * arg1=-3", names from META "probe-args:EVENT"), and allocation profiles:
+ * the class as the leaf, counted in hits or weighed in bytes, filtered by
+ * class.
+ *
+ * Work: one pass over the samples with one binary search per sample into
+ * the ARGS records (sorted by sample) and one hash update per sample; each
+ * distinct leaf text is interned once per (string) argument tuple. */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+#include "lib/keymap.h"
+#include "report/builder.h"
+
+int recording_event_is_probe(const struct recording *r, unsigned ev)
+{
+	const char *n;
+
+	if (ev >= r->nevents)
+		return 0;
+	n = recording__str(r, r->events[ev].name);
+	return !strncmp(n, "usdt:", 5) || !strncmp(n, "uprobe:", 7) ||
+	       !strncmp(n, "uretprobe:", 10);
+}
+
+int recording_find_event(const struct recording *r, const char *name)
+{
+	for (size_t i = 0; i < r->nevents && i < 256; i++)
+		if (!strcmp(recording__str(r, r->events[i].name), name))
+			return (int)i;
+	return -1;
+}
+
+/* The argument names of an event, from its META "probe-args:EVENT"
+ * ("arg0:s32 arg1:u64", "class:str size:s64"): name k into buf. */
+static void arg_name(const struct recording *r, unsigned ev, unsigned k, char *buf, size_t len)
+{
+	char key[600];
+	const char *v, *p;
+	unsigned i = 0;
+
+	snprintf(buf, len, "arg%u", k);
+	if (ev >= r->nevents)
+		return;
+	snprintf(key, sizeof(key), "probe-args:%s", recording__str(r, r->events[ev].name));
+	v = recording__meta(r, key);
+	for (p = v; p && *p; i++) {
+		const char *colon = strchr(p, ':'), *sp = strchr(p, ' ');
+
+		if (!colon || (sp && sp < colon))
+			return;
+		if (i == k) {
+			snprintf(buf, len, "%.*s", (int)(colon - p), p);
+			return;
+		}
+		p = sp ? sp + 1 : NULL;
+	}
+}
+
+/* The leaf text of a sample's arguments, interned into the profile. */
+static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
+		     const struct rec_args_ref *a, uint32_t *id)
+{
+	char name[64];
+	size_t len = 0;
+
+	if (GROW(b->text, b->text_cap, 64))
+		return -ENOMEM;
+	b->text[0] = '\0';
+	for (unsigned k = 0; k < a->n; k++) {
+		int64_t v = r->argvals[a->first + k];
+		size_t need;
+		const char *s = NULL;
+
+		arg_name(r, ev, k, name, sizeof(name));
+		if ((a->strmask >> k) & 1)
+			s = recording__str(r, (uint32_t)v);
+		need = len + strlen(name) + (s ? strlen(s) : 24) + 4;
+		if (GROW(b->text, b->text_cap, need))
+			return -ENOMEM;
+		if (s)
+			len += (size_t)snprintf(b->text + len, b->text_cap - len, "%s%s=%s",
+						k ? " " : "", name, s);
+		else
+			len += (size_t)snprintf(b->text + len, b->text_cap - len, "%s%s=%" PRId64,
+						k ? " " : "", name, v);
+	}
+	if (!len)
+		len = (size_t)snprintf(b->text, b->text_cap, "[no arguments]");
+	return profile__intern(b->p, b->text, len, id);
+}
+
+struct acc {
+	uint64_t stack2;
+	uint32_t tkey, leaf;
+	uint64_t weight;
+};
+
+static int add_weight(struct keymap *m, struct acc **accs, size_t *n, size_t *cap,
+		      uint64_t stack2, uint32_t tkey, uint32_t leaf, uint64_t w)
+{
+	uint32_t idx;
+	int r = keymap__put(m, stack2, (uint64_t)tkey << 32 | leaf, (uint32_t)*n, &idx);
+
+	if (r < 0)
+		return r;
+	if (r == 1) {
+		if (GROW(*accs, *cap, *n + 1))
+			return -ENOMEM;
+		(*accs)[*n] = (struct acc){stack2, tkey, leaf, 0};
+		idx = (uint32_t)(*n)++;
+	}
+	(*accs)[idx].weight += w;
+	if ((*accs)[idx].weight < w)
+		(*accs)[idx].weight = UINT64_MAX;
+	return 0;
+}
+
+/* --class / --exclude-class on a class name id (a recording string id):
+ * 1 keep, 0 drop; cached per string. */
+static int class_kept(const struct probe_view *v, const struct recording *r, uint32_t str,
+		      int8_t *cache)
+{
+	int keep;
+
+	if (cache[str])
+		return cache[str] > 0;
+	keep = probe_view__class_ok(v, recording__str(r, str));
+	cache[str] = keep ? 1 : -1;
+	return keep;
+}
+
+int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread)
+{
+	const struct recording *r = b->r;
+	const struct probe_view *v = opts->probe;
+	unsigned ev = (unsigned)v->event;
+	struct keymap m;
+	struct acc *accs = NULL;
+	size_t nacc = 0, cap = 0, ai = 0;
+	int8_t *cache = NULL;
+	uint32_t no_args = 0;
+	char key[600];
+	const char *spec;
+	int err, has_args;
+
+	snprintf(key, sizeof(key), "probe-args:%s", recording__str(r, r->events[ev].name));
+	spec = recording__meta(r, key);
+	has_args = spec && *spec;
+	if (keymap__init(&m, 1024))
+		return -ENOMEM;
+	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
+	err = cache ? 0 : -ENOMEM;
+	for (size_t i = 0; i < r->nsamples && !err; i++) {
+		const struct rec_sample_full *s = &r->samples[i];
+		const struct rec_args_ref *a;
+		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
+		uint64_t w = 1;
+
+		if (s->event != ev)
+			continue;
+		/* Both are sorted by sample: walk the ARGS records along. */
+		while (ai < r->nargs && r->args[ai].sample < i)
+			ai++;
+		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
+		if (v->alloc) {
+			if (!a || a->n < 2 || !(a->strmask & 1))
+				continue; /* a hit whose class could not be read */
+			if (!class_kept(v, r, (uint32_t)r->argvals[a->first], cache))
+				continue;
+			if (v->weight_bytes)
+				w = r->argvals[a->first + 1] > 0 ? (uint64_t)r->argvals[a->first + 1] : 0;
+			err = profile__intern(b->p, recording__str(r, (uint32_t)r->argvals[a->first]),
+					      r->lens[(uint32_t)r->argvals[a->first]], &leaf);
+		} else if (v->args) {
+			if (a)
+				err = args_leaf(b, r, ev, a, &leaf);
+			else if (has_args && !no_args)
+				err = profile__intern(b->p, "[arguments unreadable]", 22, &no_args);
+			if (!a)
+				leaf = no_args; /* 0 (none) for a probe without arguments */
+		}
+		if (!err && by_thread)
+			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
+		if (!err && w)
+			err = add_weight(&m, &accs, &nacc, &cap,
+					 (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED),
+					 tkey, leaf, w);
+	}
+	for (size_t i = 0; i < nacc && !err; i++)
+		err = builder__add_entry(b, accs[i].stack2, accs[i].leaf, accs[i].tkey,
+					 accs[i].weight);
+	free(cache);
+	free(accs);
+	keymap__release(&m);
+	return err;
+}
+
+int profile__leaf_to_root(struct profile *p)
+{
+	uint32_t *tmp = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < p->nentries; i++) {
+		struct profile_entry *e = &p->entries[i];
+		const struct profile_stack *st = &p->stacks[e->stack];
+		uint32_t depth = st->depth, ns;
+		int err;
+
+		if (depth < 2)
+			continue;
+		if (GROW(tmp, cap, depth)) {
+			free(tmp);
+			return -ENOMEM;
+		}
+		tmp[0] = p->frames[st->first + depth - 1];
+		memcpy(tmp + 1, p->frames + st->first, (depth - 1) * sizeof(*tmp));
+		err = profile__add_stack(p, tmp, depth, &ns);
+		if (err) {
+			free(tmp);
+			return err;
+		}
+		p->entries[i].stack = ns;
+	}
+	free(tmp);
+	return 0;
+}
