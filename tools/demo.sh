@@ -51,6 +51,21 @@ echo "per-thread Java stacks (demo/java-threads.folded, roots):"
 awk '{ n = $NF; split($0, a, ";"); s[a[1]] += n } END { for (r in s) print s[r] "\t" r }' \
 	demo/java-threads.folded | sort -rn | head -6
 echo "wrote demo/java-threads.svg (Java frames green, interpreter pale, libjvm yellow, kernel orange)"
-# HOOK (engineer P, issue 6 --alloc): the allocation flamegraph goes here, e.g.
-#   prof record --alloc -d 3 -o demo/java-alloc.data -- "$JAVA" -XX:+DTraceAllocProbes ...
-#   prof svg -i demo/java-alloc.data --alloc --colors mem -o demo/java-alloc.svg
+# JVM allocations (docs/prof-probes.md): hotspot:object__alloc, probed in
+# windows, on a running JVM started with -XX:+DTraceAllocProbes.
+echo "recording the allocations of examples/JavaAlloc (a JVM) for 3 seconds..."
+"$JAVA" -XX:+DTraceAllocProbes -XX:+PreserveFramePointer -XX:CompileCommand=quiet \
+	'-XX:CompileCommand=dontinline,JavaAlloc::*' -cp "$BUILD"/examples JavaAlloc 30 \
+	2>demo/java-alloc.log &
+jvm=$!
+for _ in $(seq 400); do grep -q ready demo/java-alloc.log && break; sleep 0.05; done
+"$BUILD"/prof record -p "$jvm" --alloc -d 3 -o demo/java-alloc.data
+kill "$jvm" 2>/dev/null || true
+wait "$jvm" 2>/dev/null || true
+"$BUILD"/prof svg -i demo/java-alloc.data --alloc --title "examples/JavaAlloc, allocations" \
+	-o demo/java-alloc.svg
+echo "allocations by class (prof report --alloc, leaf = class):"
+"$BUILD"/prof report -i demo/java-alloc.data --alloc |
+	awk '{ n = $NF; $NF = ""; k = split($0, f, ";"); sub(/ +$/, "", f[k]); s[f[k]] += n }
+	     END { for (c in s) print s[c] "\t" c }' | sort -rn | head -4
+echo "wrote demo/java-alloc.svg (allocation flamegraph, mem palette)"
