@@ -118,6 +118,45 @@ int check__compare(double v, enum check_op op, double limit)
 	return 0;
 }
 
+/* An alloc: rule's regex as it runs against class names: the JVM's
+ * internal form `java/lang/String` (what heap tools print) also matches the
+ * dotted `java.lang.String` recordings hold, so each '/' outside a bracket
+ * expression becomes [/.]. malloc'ed, NULL without memory. */
+static char *class_regex(const char *re)
+{
+	char *out = malloc(4 * strlen(re) + 1), *o = out;
+	int in_bracket = 0;
+
+	if (!out)
+		return NULL;
+	for (const char *p = re; *p; p++) {
+		if (*p == '\\' && p[1] && !in_bracket) {
+			*o++ = *p++;
+			*o++ = *p;
+			continue;
+		}
+		if (*p == '[' && !in_bracket) {
+			in_bracket = 1;
+			*o++ = *p;
+			if (p[1] == '^')
+				*o++ = *++p;
+			if (p[1] == ']')
+				*o++ = *++p;
+			continue;
+		}
+		if (*p == ']' && in_bracket)
+			in_bracket = 0;
+		if (*p == '/' && !in_bracket) {
+			memcpy(o, "[/.]", 4);
+			o += 4;
+			continue;
+		}
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
+}
+
 static const char *missing_reason(enum check_profile_kind kind, int baseline)
 {
 	if (kind == CHECK_PROFILE_ALLOC)
@@ -207,7 +246,16 @@ int check__evaluate(const struct check_rule *rules, size_t nrules, const struct 
 			err = measure(r, NULL, cur, base, &results[i]);
 			continue;
 		}
-		rc = regcomp(&re, r->regex, cflags);
+		if (r->profile == CHECK_PROFILE_ALLOC) {
+			char *cls = class_regex(r->regex);
+
+			if (!cls)
+				return -ENOMEM;
+			rc = regcomp(&re, cls, cflags);
+			free(cls);
+		} else {
+			rc = regcomp(&re, r->regex, cflags);
+		}
 		if (rc) {
 			if (errbuf && errlen)
 				regerror(rc, &re, errbuf, errlen);

@@ -79,6 +79,10 @@ struct rule_src {
 struct check_cmd {
 	struct profile_input in;   /* options, input, the filtered profile */
 	struct profile_input base; /* the baseline, same options */
+	/* alloc: rules: the allocation profiles (prof report --alloc) of the
+	 * input and the baseline, when they are recordings that hold one */
+	struct profile_input alloc, base_alloc;
+	int have_alloc, have_base_alloc;
 	const char *baseline;
 	int json;
 	const char **rule_files;
@@ -300,6 +304,31 @@ static int load_baseline(struct check_cmd *c)
 	return rc;
 }
 
+/* The allocation profile of `from`'s file into *dst (a second load, with
+ * --alloc), when any rule asks for one and the file is a recording with
+ * JVM allocation samples; else *have stays 0 and alloc: rules say the
+ * input holds none. */
+static int load_alloc(struct check_cmd *c, const struct profile_input *from,
+		      struct profile_input *dst, int *have)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->nrules && c->rules[i].profile != CHECK_PROFILE_ALLOC; i++)
+		;
+	if (i == c->nrules || !from->is_recording ||
+	    recording_find_event(&from->rec, "usdt:hotspot:object__alloc") < 0)
+		return 0;
+	rc = profile_input__clone(dst, from, from->input);
+	if (rc)
+		return rc;
+	dst->probe.alloc = 1;
+	rc = profile_input__load(dst);
+	if (!rc)
+		*have = 1;
+	return rc;
+}
+
 static int evaluate(struct check_cmd *c)
 {
 	struct check_profiles cur = {.time = c->in.weight != PROFILE_WEIGHT_CPU};
@@ -308,9 +337,10 @@ static int evaluate(struct check_cmd *c)
 	size_t bad = 0;
 	int err;
 
-	/* The allocation profile joins here once recordings hold one. */
 	cur.p[CHECK_PROFILE_CPU] = &c->in.prof;
 	base.p[CHECK_PROFILE_CPU] = c->baseline ? &c->base.prof : NULL;
+	cur.p[CHECK_PROFILE_ALLOC] = c->have_alloc ? &c->alloc.prof : NULL;
+	base.p[CHECK_PROFILE_ALLOC] = c->have_base_alloc ? &c->base_alloc.prof : NULL;
 	err = check__evaluate(c->rules, c->nrules, &cur, c->baseline ? &base : NULL,
 			      c->in.ignore_case, c->results, &bad, msg, sizeof(msg));
 	if (err == -EINVAL) {
@@ -350,6 +380,10 @@ static int run(struct check_cmd *c, int argc, char **argv)
 	if (!rc)
 		rc = load_baseline(c);
 	if (!rc)
+		rc = load_alloc(c, &c->in, &c->alloc, &c->have_alloc);
+	if (!rc && c->baseline)
+		rc = load_alloc(c, &c->base, &c->base_alloc, &c->have_base_alloc);
+	if (!rc)
 		rc = evaluate(c);
 	return rc;
 }
@@ -372,6 +406,8 @@ int cmd_check(int argc, char **argv)
 	free(c.results);
 	free(c.src);
 	free(c.rule_files);
+	profile_input__release(&c.base_alloc);
+	profile_input__release(&c.alloc);
 	profile_input__release(&c.base);
 	profile_input__release(&c.in);
 	return rc;

@@ -166,3 +166,17 @@ share() { # share CLASS, from class_totals on stdin
 	[ "$status" -eq 1 ]
 	[[ "${lines[0]}" == "prof record: no HotSpot JVM (libjvm.so with hotspot:object__alloc) in process $EXAMPLE_PID" ]]
 }
+
+@test "alloc: prof check measures alloc: rules on the allocation samples" {
+	cd "$BATS_FILE_TMPDIR"
+	"$PROF" report -i alloc.data --alloc | class_totals > classes.txt
+	want=$(share java.lang.String < classes.txt)
+	# The JVM's internal name (java/lang/String) matches the dotted one.
+	run "$PROF" check -i alloc.data --format json "'alloc:java/lang/String' <= 10%" \
+		"'alloc:^byte\\[\\]\$' >= 40%"
+	[ "$status" -eq 1 ]
+	got=$(echo "$output" | jq -r '.[0].measured')
+	assert_between "String share, check over report" "$(ratio "$got" "$(awk -v w="$want" 'BEGIN { print w * 100 }')")" 0.99 1.01
+	[ "$(echo "$output" | jq -r '.[0].result')" = fail ]
+	[ "$(echo "$output" | jq -r '.[1].result')" = pass ]
+}
