@@ -123,6 +123,7 @@ done
 # moves more between rounds than within one.
 paired() {
 	awk -v f="$1" '
+		BEGIN {r = 0}
 		{split($1, a, "-")} a[2] != f {next}
 		{v[a[1]] = $2; n++}
 		n % 3 == 0 {pe[r] = (v["perf"] / v["bare"] - 1) * 100
