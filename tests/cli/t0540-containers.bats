@@ -51,11 +51,15 @@ start_container() {
 		2> "$D/container.log" &
 	UNSHARE_PID=$!
 	JIT_PID="" HOT_PID=""
-	for _ in $(seq 100); do
-		JIT_PID=$(tr -d ' ' < "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children" 2>/dev/null || true)
-		[ -n "$JIT_PID" ] &&
-			HOT_PID=$(tr -d ' ' < "/proc/$JIT_PID/task/$JIT_PID/children" 2>/dev/null || true)
-		grep -q '^ready 1' "$D/container.log" && [ -n "$HOT_PID" ] && return 0
+	# Read the pids once jit said ready: before its exec, sh's child can
+	# be the cp of container.sh, not hotloop.
+	for _ in $(seq 200); do
+		if grep -q '^ready 1' "$D/container.log"; then
+			JIT_PID=$(tr -d ' ' < "/proc/$UNSHARE_PID/task/$UNSHARE_PID/children" 2>/dev/null || true)
+			[ -n "$JIT_PID" ] &&
+				HOT_PID=$(tr -d ' ' < "/proc/$JIT_PID/task/$JIT_PID/children" 2>/dev/null || true)
+			[ -n "$HOT_PID" ] && grep -q hotloop "/proc/$HOT_PID/cmdline" 2>/dev/null && return 0
+		fi
 		sleep 0.05
 	done
 	cat "$D/container.log" >&2
