@@ -11,7 +11,7 @@
  * rbp. In a function that has not set up its frame (a frameless leaf, which
  * gcc makes even with -fno-omit-frame-pointer, or any function in its
  * prologue or epilogue) rbp is still the caller's, so the walk skips the
- * caller. With each sample come rip, rsp, rbp and 256 bytes of stack; the
+ * caller. With each sample come rip, rsp, rbp and 64 bytes of stack; the
  * CFI row of the leaf pc gives its return address, which is put back into
  * the chain when the kernel's walk missed it.
  *
