@@ -16,6 +16,9 @@ setup_file() {
 	export D="$BATS_FILE_TMPDIR"
 	mkdir -p "$D/app" "$D/real"
 	cp "$EXAMPLES/hotloop" "$D/real/hotloop"
+	# Run from a copy: the container's own /tmp hides the host's, where
+	# BATS_FILE_TMPDIR is, and where a CI checkout (so $EXAMPLES) may be.
+	cp "$EXAMPLES/jit" "$D/real/jit"
 	# The host's file at the path the container runs its binary from.
 	cat > "$D/impostor.c" <<'EOF'
 volatile long impostor_sink;
@@ -29,13 +32,13 @@ EOF
 	# real binary at the impostor's path there, start it, become the JIT.
 	cat > "$D/container.sh" <<'EOF'
 set -e
-dir=$1 jit=$2
+dir=$1
 mount --bind "$dir" /mnt
 mount -t tmpfs container-tmp /tmp
 mkdir -p "$dir/app"
 cp /mnt/real/hotloop "$dir/app/hotloop"
 "$dir/app/hotloop" 20 > /dev/null &
-exec "$jit" 20
+exec /mnt/real/jit 20
 EOF
 }
 
@@ -47,7 +50,7 @@ setup() {
 
 # Starts the container; sets UNSHARE_PID, JIT_PID and HOT_PID (host pids).
 start_container() {
-	unshare --pid --fork --mount --mount-proc sh "$D/container.sh" "$D" "$EXAMPLES/jit" \
+	unshare --pid --fork --mount --mount-proc sh "$D/container.sh" "$D" \
 		2> "$D/container.log" &
 	UNSHARE_PID=$!
 	JIT_PID="" HOT_PID=""
