@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,20 +36,6 @@
 #define PROBE_STACK_SLICE 512 /* bytes of stack for stack-based arguments */
 #define PROBE_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			   PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN)
-
-static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
-	return err;
-}
 
 /* "config:N" or "config:A-B" of a PMU format file: the first bit, or -1. */
 static int format_bit(const char *name)
@@ -251,14 +236,14 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 	int err;
 
 	if (!o->npids)
-		return fail_msg(rc, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
+		return recorder_fail(rc, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
 				"'prof record -p PID --alloc'", "%s",
 				"--alloc attaches to a running JVM: give -p PID");
 	err = probe_resolve("usdt:hotspot:object__alloc", o->pids, o->npids, NULL, defs, n, cap,
 			    rc->err->msg, sizeof(rc->err->msg), rc->err->hint,
 			    sizeof(rc->err->hint));
 	if (err == -ENOENT)
-		return fail_msg(rc, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
+		return recorder_fail(rc, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
 				"DTrace probes", "no HotSpot JVM (libjvm.so with "
 				"hotspot:object__alloc) in process %d", (int)o->pids[0]);
 	if (err)
@@ -267,7 +252,7 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 		int state = alloc_flag_state(o->pids[i]);
 
 		if (state == ALLOC_FLAG_OFF)
-			return fail_msg(rc, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
+			return recorder_fail(rc, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
 					"...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
 					"turned on in a running JVM",
 					"JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
@@ -281,7 +266,7 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 	for (size_t i = before; i < *n; i++) {
 		(*defs)[i].role = PROBE_ROLE_ALLOC;
 		if ((*defs)[i].nargs != 4)
-			return fail_msg(rc, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
+			return recorder_fail(rc, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
 					"here, not 4: an unknown JVM", (*defs)[i].nargs);
 	}
 	before = *n;
@@ -376,7 +361,7 @@ int probes_setup(struct recorder *rc)
 	if (err) {
 		free(defs);
 		if (err == -ENOMEM && !rc->err->msg[0])
-			return fail_msg(rc, err, NULL, "%s", "out of memory");
+			return recorder_fail(rc, err, NULL, "%s", "out of memory");
 		return err;
 	}
 	if (!n) {
@@ -388,18 +373,18 @@ int probes_setup(struct recorder *rc)
 	ref_bit = format_bit("ref_ctr_offset");
 	if (type < 0 || ret_bit < 0) {
 		free(defs);
-		return fail_msg(rc, -ENOENT, "uprobes need Linux 4.17 or later with "
+		return recorder_fail(rc, -ENOENT, "uprobes need Linux 4.17 or later with "
 				"CONFIG_UPROBE_EVENTS", "%s", "this kernel has no uprobe PMU ("
 				UPROBE_PMU ")");
 	}
 	if (keymap__init(&p->strings, 1024)) {
 		free(defs);
-		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->sites = calloc(n, sizeof(*p->sites));
 	if (!p->sites) {
 		free(defs);
-		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->nsites = n;
 	p->pmu = o->uprobe_pmu;
@@ -438,7 +423,7 @@ int probes_setup(struct recorder *rc)
 				err = -E2BIG;
 			if (err) {
 				free(defs);
-				return fail_msg(rc, err, NULL, "%s", err == -E2BIG ?
+				return recorder_fail(rc, err, NULL, "%s", err == -E2BIG ?
 						"too many events (255 at most)" : "out of memory");
 			}
 			s->event = (uint8_t)id;
@@ -454,7 +439,7 @@ int probes_setup(struct recorder *rc)
 			open_anchor(s);
 		if (err) {
 			free(defs);
-			return fail_msg(rc, err, NULL, "cannot set up probe %s: %s", s->def.event,
+			return recorder_fail(rc, err, NULL, "cannot set up probe %s: %s", s->def.event,
 					strerror(-err));
 		}
 	}
@@ -514,10 +499,10 @@ static int open_sites(struct recorder *rc, pid_t tid, int all)
 			err = open_site(rc, &p->sites[k], tid);
 	p->open_ns += monotonic_ns() - t0;
 	if (err == -EACCES || err == -EPERM)
-		fail_msg(rc, err, "run prof as root or give it CAP_PERFMON",
+		recorder_fail(rc, err, "run prof as root or give it CAP_PERFMON",
 			 "not allowed to place uprobes: %s", strerror(-err));
 	else if (err == -EINVAL || err == -ENOENT)
-		fail_msg(rc, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
+		recorder_fail(rc, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
 			 strerror(-err));
 	return err;
 }

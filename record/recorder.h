@@ -143,6 +143,10 @@ void recorder_learn_fork(void *ctx, const struct perf_event_header *h);
 /* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
  * counts THROTTLE records; other records are ignored. */
 void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost);
+/* session.c: fills rc->err (the message from fmt, and hint, which may be
+ * NULL) for the caller to print, and returns err. */
+int recorder_fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* decode.c: retries the mapping of pending frames; `flushed` counts a flush. */
 void recorder_resolve_pending(struct recorder *rc, int flushed);
 /* decode.c: the name / start of a thread known from /proc or launch. */

@@ -28,7 +28,6 @@
 #include "recorder.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,20 +73,6 @@ static void fill(struct recorder *rc, struct perf_event_attr *a, uint64_t id, ui
 	a->enable_on_exec = rc->ev.attr.enable_on_exec;
 }
 
-static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail_msg(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
-	return err;
-}
-
 /* Opens attr on the calling thread to learn whether we may. */
 static int probe(struct perf_event_attr *a)
 {
@@ -115,16 +100,16 @@ int sched_setup(struct recorder *rc)
 
 	if (keymap__init(&s->ids, 256) || keymap__init(&s->task_names, 256) ||
 	    keymap__init(&s->unnamed, 64))
-		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
 	err = tracefs_find(dir, sizeof(dir), why, sizeof(why));
 	if (err)
-		return fail_msg(rc, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
+		return recorder_fail(rc, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
 				"(as root)", "%s", why);
 	err = tracepoint_load(dir, "sched", "sched_switch", switch_fields, &s->sw);
 	if (!err && (!s->sw.field[0].size || !s->sw.field[2].size || s->sw.field[1].size < 2))
 		err = -EBADMSG;
 	if (err)
-		return fail_msg(rc, err, err == -EACCES ? "run prof as root" : NULL,
+		return recorder_fail(rc, err, err == -EACCES ? "run prof as root" : NULL,
 				"cannot use tracepoint sched:sched_switch under %s: %s", dir,
 				err == -EBADMSG ? "format not understood" : strerror(-err));
 	err = tracepoint_load(dir, "sched", "sched_waking", wake_fields, &s->wake);
@@ -133,7 +118,7 @@ int sched_setup(struct recorder *rc)
 	if (!err && !s->wake.field[1].size)
 		err = -EBADMSG;
 	if (err)
-		return fail_msg(rc, err, err == -EACCES ? "run prof as root" : NULL,
+		return recorder_fail(rc, err, err == -EACCES ? "run prof as root" : NULL,
 				"cannot use tracepoint sched:sched_waking under %s: %s", dir,
 				err == -EBADMSG ? "format not understood" : strerror(-err));
 	fill(rc, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
@@ -149,16 +134,16 @@ int sched_setup(struct recorder *rc)
 	}
 	err = probe(&s->attr[SCHED_EV_SWITCH]);
 	if (err == -EACCES || err == -EPERM)
-		return fail_msg(rc, err, "scheduler tracepoints with their fields need root or "
+		return recorder_fail(rc, err, "scheduler tracepoints with their fields need root or "
 				"CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
 				"%s", "not allowed to record scheduler events");
 	if (err)
-		return fail_msg(rc, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
+		return recorder_fail(rc, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
 				strerror(-err));
 	s->rings = calloc(rc->ncpus, sizeof(*s->rings));
 	s->tp_out = calloc(rc->ncpus, sizeof(*s->tp_out));
 	if (!s->rings || !s->tp_out)
-		return fail_msg(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
 	for (size_t i = 0; i < rc->ncpus; i++)
 		s->rings[i].fd = -1;
 	if (every != RECORD_SCHED_STACKS_NONE) {
@@ -169,7 +154,7 @@ int sched_setup(struct recorder *rc)
 		desc.period = every;
 		err = rec_writer__event(rc->w, &desc, &id);
 		if (err)
-			return fail_msg(rc, err, NULL, "%s", "out of memory");
+			return recorder_fail(rc, err, NULL, "%s", "out of memory");
 		s->stack_event = (uint8_t)id;
 	}
 	s->on = 1;

@@ -908,3 +908,14 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 			    "before)", out, strerror(-err));
 	return 0;
 }
+
+int recorder_fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
+	va_end(ap);
+	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
+	return err;
+}
