@@ -4,24 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64 finalizer: cheap and good enough to spread pointers. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-uint64_t keymap_hash(uint64_t a, uint64_t b)
-{
-	uint64_t h = mix64(a ^ mix64(b + 0x9e3779b97f4a7c15ULL));
-
-	return h ? h : 1;
-}
-
 int keymap__init(struct keymap *m, size_t expected)
 {
 	size_t cap = 64;
@@ -56,19 +38,6 @@ static struct keymap_slot *find_slot(struct keymap_slot *slots, size_t mask, uin
 			return s;
 		i = (i + 1) & mask;
 	}
-}
-
-int keymap__get(const struct keymap *m, uint64_t a, uint64_t b, uint32_t *value)
-{
-	const struct keymap_slot *s;
-
-	if (!m->slots)
-		return 0;
-	s = find_slot(m->slots, m->mask, keymap_hash(a, b), a, b);
-	if (!s->hash)
-		return 0;
-	*value = s->value;
-	return 1;
 }
 
 static int grow(struct keymap *m)

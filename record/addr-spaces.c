@@ -55,6 +55,7 @@ int addr_spaces__add(struct addr_spaces *s, uint32_t pid, uint64_t start, uint64
 	struct addr_space *as = get(s, pid, 1);
 	size_t i = 0, j;
 
+	s->generation++;
 	if (!as)
 		return -ENOMEM;
 	if (end <= start)
@@ -121,6 +122,7 @@ int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child)
 
 	if (!get(s, parent, 0))
 		return 0;
+	s->generation++;
 	c = get(s, child, 1); /* may move spaces: look the parent up after */
 	if (!c)
 		return -ENOMEM;
@@ -138,6 +140,7 @@ void addr_spaces__clear(struct addr_spaces *s, uint32_t pid)
 {
 	struct addr_space *as = get(s, pid, 0);
 
+	s->generation++;
 	if (as)
 		as->n = 0;
 }
@@ -148,6 +151,7 @@ void addr_spaces__clear_before(struct addr_spaces *s, uint32_t pid, uint64_t tim
 	struct addr_space *as = get(s, pid, 0);
 	size_t i, kept = 0;
 
+	s->generation++;
 	if (!as)
 		return;
 	for (i = 0; i < as->n; i++) {

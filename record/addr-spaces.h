@@ -24,6 +24,8 @@ struct addr_spaces {
 	struct keymap index; /* pid -> slot in spaces */
 	struct addr_space *spaces;
 	size_t n, cap;
+	uint64_t generation; /* changes with every change of a range: lets
+				callers memoize finds (the unwinder does) */
 };
 
 int addr_spaces__init(struct addr_spaces *s);

@@ -186,8 +186,21 @@ void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_
 	if (trunc < 0 ? real >= rc->max_stack || i < nr : trunc || i < nr)
 		flags |= REC_SAMPLE_TRUNCATED;
 
-	/* Intern root first: each prefix of the stack is a node of the tree. */
-	for (i = nframes; i-- > 0;) {
+	/* Intern root first: each prefix of the stack is a node of the tree.
+	 * The root part shared with the last stack interned is known. */
+	i = nframes;
+	if (rc->last.pid == pid) {
+		uint64_t j = 0;
+
+		while (j < rc->last.n && j < nframes && rc->last.addr[j] == rc->frame_addr[i - 1] &&
+		       rc->last.flags[j] == rc->frame_flags[i - 1]) {
+			parent = rc->last.node[j++];
+			i--;
+		}
+	}
+	rc->last.pid = pid;
+	rc->last.n = (uint32_t)(nframes - i);
+	for (; i-- > 0;) {
 		uint32_t fl = rc->frame_flags[i];
 		uint32_t space = (fl & REC_FRAME_KERNEL) ? 0 : pid;
 		uint64_t addr = rc->frame_addr[i];
@@ -202,7 +215,12 @@ void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_
 		}
 		note_err(rc, rec_writer__stack(rc->w, parent, frame, &node));
 		parent = node;
+		rc->last.addr[rc->last.n] = addr;
+		rc->last.flags[rc->last.n] = fl;
+		rc->last.node[rc->last.n++] = node;
 	}
+	if (rc->write_err)
+		rc->last.n = 0; /* nodes not made: nothing to reuse */
 	if (nr && !rc->write_err && parent < CACHED_TRUNCATED)
 		note_err(rc, keymap__set(&rc->chains, ka, kb,
 					 parent | ((flags & REC_SAMPLE_TRUNCATED) ? CACHED_TRUNCATED : 0)));

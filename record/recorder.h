@@ -133,6 +133,16 @@ struct recorder {
 	/* Per-sample scratch: frames of the sample being decoded, leaf first. */
 	uint64_t frame_addr[MAX_FRAMES];
 	uint32_t frame_flags[MAX_FRAMES];
+
+	/* The last stack interned frame by frame, root first: the next one
+	 * (mostly the same thread's) shares its root part, whose nodes need
+	 * no lookups (decode.c). */
+	struct last_stack {
+		uint32_t pid, n;
+		uint64_t addr[MAX_FRAMES];
+		uint32_t flags[MAX_FRAMES];
+		uint32_t node[MAX_FRAMES];
+	} last;
 };
 
 /* decode.c: one perf record from a ring into the writer (ring_record_fn). */

@@ -89,7 +89,9 @@ static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m
 int ustack_setup(struct recorder *rc)
 {
 	struct ustack_rec *u = &rc->ustack;
-	struct unwind_opts uo = {.find_map = find_map, .ctx = rc};
+	struct unwind_opts uo = {
+	    .find_map = find_map, .ctx = rc, .map_generation = &rc->spaces.generation,
+	};
 	int i, err;
 
 	u->dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF;

@@ -358,8 +358,37 @@ static void compile_row(struct unwinder *u, struct unw_binary *b, uint64_t vaddr
 	free(fr);
 }
 
+static const struct unw_row *find_row(struct unwinder *u, uint32_t pid, uint64_t pc,
+				     enum unwind_status *status);
+
 const struct unw_row *unw_find_row(struct unwinder *u, uint32_t pid, uint64_t pc,
 				   enum unwind_status *status)
+{
+	const struct unw_row *row;
+	struct unw_memo *me;
+	uint64_t gen;
+
+	if (!u->opts.map_generation)
+		return find_row(u, pid, pc, status);
+	gen = *u->opts.map_generation;
+	me = &u->memo[(keymap_mix64(pc ^ (uint64_t)pid << 48)) & (UNW_MEMO_SIZE - 1)];
+	if (me->used && me->pc == pc && me->pid == pid && me->generation == gen) {
+		*status = (enum unwind_status)me->status;
+		return me->row ? &u->rows[me->row - 1] : NULL;
+	}
+	row = find_row(u, pid, pc, status);
+	if (!row && *status == UNWIND_BAD_CFI)
+		return NULL; /* out of memory: ask again next time */
+	*me = (struct unw_memo){
+	    .pc = pc, .generation = gen, .pid = pid,
+	    .row = row ? (uint32_t)(row - u->rows) + 1 : 0,
+	    .status = row ? 0 : (uint8_t)*status, .used = 1,
+	};
+	return row;
+}
+
+static const struct unw_row *find_row(struct unwinder *u, uint32_t pid, uint64_t pc,
+				     enum unwind_status *status)
 {
 	struct unwind_map m;
 	struct unw_binary *b;

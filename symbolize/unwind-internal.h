@@ -63,6 +63,8 @@ struct unw_binary {
 	size_t nsegs;
 };
 
+#define UNW_MEMO_SIZE 1024 /* power of two */
+
 struct unwinder {
 	struct unwind_opts opts;
 	struct unw_binary *bins;
@@ -77,6 +79,15 @@ struct unwinder {
 	int vdso_tried;
 	uint32_t vdso_bin; /* + 1; 0: none */
 	struct unwinder_stats st;
+	/* unw_find_row's answers for recent (pid, pc), direct-mapped, valid
+	 * while *opts.map_generation is `generation`. */
+	struct unw_memo {
+		uint64_t pc, generation;
+		uint32_t pid;
+		uint32_t row;   /* + 1; 0: the answer was no row */
+		uint8_t status; /* with no row */
+		uint8_t used;
+	} memo[UNW_MEMO_SIZE];
 };
 
 /* The row for pc (exact: the address looked up) in process pid. NULL with

@@ -73,6 +73,10 @@ struct unwind_opts {
 	void *ctx;
 	const char *root_prefix; /* NULL: open binaries as /proc/PID/root/PATH
 				    when that works, else PATH */
+	/* A counter that changes whenever find_map's answers may change;
+	 * while it does not, the row found for a (pid, pc) is remembered
+	 * (samples repeat pcs: a hot loop's). NULL: no memo. */
+	const uint64_t *map_generation;
 };
 
 /* How an unwind ended. */
