@@ -1341,6 +1341,7 @@ static int split_unit(struct dw_reader *r, const struct unit *u, const struct di
 	struct dw_unit_info su;
 	struct dw_reader *sr;
 	struct dw_secs secs;
+	size_t funcs_from, ranges_from;
 	int rc, found = 0;
 
 	if (die->has & HAS_DWO_NAME)
@@ -1360,6 +1361,8 @@ static int split_unit(struct dw_reader *r, const struct unit *u, const struct di
 		return rc;
 	if (rc)
 		return dwarf_split__missing(r->d, &ref);
+	funcs_from = r->d->nfuncs;
+	ranges_from = r->d->nranges;
 	rc = dwarf_die__open(r->d, &secs, &sr);
 	if (!rc) {
 		sr->split = 1;
@@ -1379,8 +1382,16 @@ static int split_unit(struct dw_reader *r, const struct unit *u, const struct di
 			out->plain_names = su.plain_names;
 	}
 	dwarf_die__close(sr);
-	if (rc < 0)
+	if (rc == -ENOMEM)
 		return rc;
+	if (rc < 0) {
+		/* A form the reader leaves to libdw (type-unit references
+		 * from -fdebug-types-section...): not the whole binary's
+		 * load, only this unit's inlines are lost. */
+		r->d->nfuncs = funcs_from;
+		r->d->nranges = ranges_from;
+		return 0;
+	}
 	return found ? 0 : dwarf_split__missing(r->d, &ref);
 }
 
