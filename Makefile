@@ -94,6 +94,40 @@ $(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
 		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
 
+# Split DWARF (tests/cli/t0550-split-rust.bats): the C++ example built as
+# above with -gsplit-dwarf, DWARF 5 and GNU DWARF 4 (its DIEs in a .dwo file
+# beside it), and a DWARF 4 twin without split DWARF (the same code, the
+# reference addr2line reads).
+SPLIT_EXAMPLES := $(addprefix $(BUILD)/examples/split-dwarf/cxx-inline-,dwarf5 dwarf4 dwarf4-plain)
+all: $(SPLIT_EXAMPLES)
+$(BUILD)/examples/split-dwarf/cxx-inline-dwarf5: examples/cxx-inline.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -gdwarf-5 -gsplit-dwarf -fno-omit-frame-pointer -Wall -Wextra \
+		-Werror -o $@ $<
+$(BUILD)/examples/split-dwarf/cxx-inline-dwarf4: examples/cxx-inline.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -gdwarf-4 -gsplit-dwarf -fno-omit-frame-pointer -Wall -Wextra \
+		-Werror -o $@ $<
+$(BUILD)/examples/split-dwarf/cxx-inline-dwarf4-plain: examples/cxx-inline.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -gdwarf-4 -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+
+# Rust examples (examples/rust/), when /usr/bin/rustc exists (make deps
+# installs Debian's): -g, frame pointers, opt-level 2, with legacy symbol
+# mangling (rustc's default) and v0. Without rustc they are not built (the
+# tests that need them fail, saying so).
+RUSTC ?= /usr/bin/rustc
+RUST_FLAGS := -g -C force-frame-pointers=yes -C opt-level=2
+ifneq ($(wildcard $(RUSTC)),)
+all: $(BUILD)/examples/rust/rust-example $(BUILD)/examples/rust/rust-example-v0
+endif
+$(BUILD)/examples/rust/rust-example: examples/rust/rust-example.rs
+	@mkdir -p $(dir $@)
+	$(RUSTC) $(RUST_FLAGS) -o $@ $<
+$(BUILD)/examples/rust/rust-example-v0: examples/rust/rust-example.rs
+	@mkdir -p $(dir $@)
+	$(RUSTC) $(RUST_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
+
 # Java examples (examples/java/, for the JVM support): compiled with JDK 17's
 # javac into build/examples/java/ (run with java -cp build/examples/java).
 JAVA_HOME ?= /usr/lib/jvm/java-17-openjdk-amd64

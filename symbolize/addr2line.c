@@ -298,6 +298,12 @@ fail:
 	return NULL;
 }
 
+size_t addr2line__split_missing(const struct addr2line *a, const char **first)
+{
+	*first = NULL;
+	return a->dwarf ? dwarf_info__split_missing(a->dwarf, first) : 0;
+}
+
 void addr2line__free(struct addr2line *a)
 {
 	if (!a)

@@ -33,6 +33,10 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile,
 				  int *dwarf_errno);
 void addr2line__free(struct addr2line *a);
 
+/* Split DWARF: how many units' .dwo files were not found, *first the
+ * first one's path (dwarf_info__split_missing()). */
+size_t addr2line__split_missing(const struct addr2line *a, const char **first);
+
 /* Prints what addr2line prints for address `pc` to `out` (does not flush).
  * 0, or -errno when writing or allocating failed. */
 int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,

@@ -140,6 +140,20 @@ static int parse_options(struct symbolize_cmd *c, int argc, char **argv)
 	return 0;
 }
 
+/* Split DWARF whose .dwo files are gone: said once, on stderr. */
+static void split_note(const struct addr2line *a)
+{
+	const char *first;
+	size_t n = addr2line__split_missing(a, &first);
+
+	if (!n)
+		return;
+	cli_warn("split DWARF: %zu %s .dwo files not found (first: %s)", n,
+		 n == 1 ? "unit's" : "units'", first ? first : "?");
+	cli_hint("their functions get no inlined frames: keep the .dwo files where the "
+		 "build wrote them or beside the binary, or pack them into BINARY.dwp");
+}
+
 static int open_binary(struct symbolize_cmd *c)
 {
 	char debugfile[PATH_MAX];
@@ -157,8 +171,10 @@ static int open_binary(struct symbolize_cmd *c)
 			addr2line__free(with_debug);
 		}
 	}
-	if (c->a2l)
+	if (c->a2l) {
+		split_note(c->a2l);
 		return 0;
+	}
 	if (errno == ENOEXEC) {
 		cli_error("'%s' is not an ELF file", c->binary);
 		cli_hint("give the executable or shared library the addresses come from");

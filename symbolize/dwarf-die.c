@@ -101,6 +101,7 @@ struct unit {
 	int table_bad;       /* its table cannot be read */
 	uint64_t str_offsets_base, addr_base, rnglists_base, base;
 	int have_bases;      /* the unit DIE was read for its bases */
+	uint64_t dwo_id;     /* DWARF 5 skeleton and split units' header */
 };
 
 #define UNIT_BLOCK 1024 /* units are kept in blocks: pointers stay valid */
@@ -125,6 +126,10 @@ struct dw_reader {
 	size_t next_index;  /* the next unit to read */
 	struct memo *memo;     /* see func_name() */
 	size_t nmemo, memo_mask;
+	/* A reader of a .dwo's split unit (dwarf-split.c): the bases its
+	 * skeleton gives, the dwo_id it must have. */
+	int split;
+	uint64_t split_addr_base, split_base, split_id;
 };
 
 static struct unit *unit_n(const struct dw_reader *r, size_t i)
@@ -370,6 +375,8 @@ again:
 	case DW_FORM_addrx:
 	case DW_FORM_loclistx:
 	case DW_FORM_rnglistx:
+	case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
 		v->u = dw_uleb(c);
 		break;
 	case DW_FORM_string:
@@ -459,7 +466,8 @@ static const struct abbrev *abbrev_of(const struct atable *t, uint64_t code)
 struct die {
 	const struct abbrev *ab;
 	struct val low, high, ranges, linkage, mips, name, origin, spec, call_file, call_line,
-		sibling, lang, comp_dir, stmt, str_off, addr_base, rng_base, entry_pc, dwo_id;
+		sibling, lang, comp_dir, stmt, str_off, addr_base, rng_base, entry_pc, dwo_id,
+		dwo_name;
 	unsigned has; /* HAS_* bits */
 };
 
@@ -469,7 +477,7 @@ enum {
 	HAS_CALL_FILE = 1 << 8, HAS_CALL_LINE = 1 << 9, HAS_SIBLING = 1 << 10,
 	HAS_LANG = 1 << 11, HAS_COMP_DIR = 1 << 12, HAS_STMT = 1 << 13, HAS_STR_OFF = 1 << 14,
 	HAS_ADDR_BASE = 1 << 15, HAS_RNG_BASE = 1 << 16, HAS_ENTRY_PC = 1 << 17,
-	HAS_DWO_ID = 1 << 18,
+	HAS_DWO_ID = 1 << 18, HAS_DWO_NAME = 1 << 19,
 };
 
 /* Reads all attributes of the DIE whose abbreviation is `a`, keeping the
@@ -510,9 +518,12 @@ static int read_attrs(struct dw_cursor *c, const struct unit *u, const struct at
 		case DW_AT_str_offsets_base: slot = &die->str_off; bit = HAS_STR_OFF; break;
 		case DW_AT_addr_base:
 		case DW_AT_GNU_addr_base: slot = &die->addr_base; bit = HAS_ADDR_BASE; break;
-		case DW_AT_rnglists_base: slot = &die->rng_base; bit = HAS_RNG_BASE; break;
+		case DW_AT_rnglists_base:
+		case DW_AT_GNU_ranges_base: slot = &die->rng_base; bit = HAS_RNG_BASE; break;
 		case DW_AT_entry_pc: slot = &die->entry_pc; bit = HAS_ENTRY_PC; break;
 		case DW_AT_GNU_dwo_id: slot = &die->dwo_id; bit = HAS_DWO_ID; break;
+		case DW_AT_dwo_name:
+		case DW_AT_GNU_dwo_name: slot = &die->dwo_name; bit = HAS_DWO_NAME; break;
 		default: continue;
 		}
 		if (!(die->has & bit)) {
@@ -543,7 +554,8 @@ static const char *str_of(const struct dw_reader *r, const struct unit *u, const
 	case DW_FORM_strx1:
 	case DW_FORM_strx2:
 	case DW_FORM_strx3:
-	case DW_FORM_strx4: {
+	case DW_FORM_strx4:
+	case DW_FORM_GNU_str_index: {
 		const struct dw_sec *so = &r->s->sec[DW_SEC_STR_OFFSETS];
 		uint64_t at = u->str_offsets_base + off * u->offset_size;
 		struct dw_cursor c;
@@ -584,6 +596,7 @@ static int addr_of(const struct dw_reader *r, const struct unit *u, const struct
 	case DW_FORM_addrx2:
 	case DW_FORM_addrx3:
 	case DW_FORM_addrx4:
+	case DW_FORM_GNU_addr_index:
 		at = u->addr_base + v->u * u->addr_size;
 		if (!sec->p || v->u > sec->size || at > sec->size)
 			return -1;
@@ -1300,11 +1313,86 @@ static int unit_bases(struct dw_reader *r, struct unit *u)
 		udata_of(&die.addr_base, &u->addr_base);
 	if (die.has & HAS_RNG_BASE)
 		udata_of(&die.rng_base, &u->rnglists_base);
+	if (r->split) {
+		/* A split unit: addresses and the base are its skeleton's; its
+		 * rnglistx index starts after .debug_rnglists.dwo's header. */
+		u->addr_base = r->split_addr_base;
+		if (!(die.has & HAS_RNG_BASE))
+			u->rnglists_base = u->offset_size == 8 ? 20 : 12;
+	}
 	if (!(die.has & HAS_LOW) || addr_of(r, u, &die.low, &u->base)) {
 		if (!(die.has & HAS_ENTRY_PC) || addr_of(r, u, &die.entry_pc, &u->base))
-			u->base = 0;
+			u->base = r->split ? r->split_base : 0;
 	}
 	return 0;
+}
+
+static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *out, int walk_dies);
+
+/* A skeleton unit's split unit (split DWARF): found by dwarf-split.c, read
+ * by a reader of its own over the .dwo's sections, its funcs and ranges
+ * appended to d as the unit's. Without `walk_dies`, only whether it is
+ * there (for the count of missing ones). A split unit that cannot be
+ * found or read leaves the unit without funcs: 0 all the same. */
+static int split_unit(struct dw_reader *r, const struct unit *u, const struct die *die,
+		      int walk_dies, struct dw_unit_info *out)
+{
+	struct dw_split_ref ref = {0};
+	struct dw_unit_info su;
+	struct dw_reader *sr;
+	struct dw_secs secs;
+	size_t funcs_from, ranges_from;
+	int rc, found = 0;
+
+	if (die->has & HAS_DWO_NAME)
+		ref.dwo_name = str_of(r, u, &die->dwo_name);
+	if (die->has & HAS_COMP_DIR)
+		ref.comp_dir = str_of(r, u, &die->comp_dir);
+	if (u->version >= 5) {
+		ref.dwo_id = u->dwo_id;
+		ref.have_id = 1;
+	} else if (die->has & HAS_DWO_ID) {
+		ref.dwo_id = die->dwo_id.u;
+		ref.have_id = 1;
+		ref.ranges_base = u->rnglists_base; /* DW_AT_GNU_ranges_base */
+	}
+	rc = dwarf_split__secs(r->d, r->s, &ref, &secs);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		return dwarf_split__missing(r->d, &ref);
+	funcs_from = r->d->nfuncs;
+	ranges_from = r->d->nranges;
+	rc = dwarf_die__open(r->d, &secs, &sr);
+	if (!rc) {
+		sr->split = 1;
+		sr->split_addr_base = u->addr_base;
+		sr->split_base = u->base;
+		sr->split_id = ref.dwo_id;
+		/* The unit with the skeleton's dwo_id (read_unit() says 2 for
+		 * the others): only its DIE, unless walking. */
+		while (!found && (rc = next_header(sr)) > 0) {
+			rc = read_unit(sr, unit_n(sr, sr->nunits - 1), &su, walk_dies);
+			if (rc < 0)
+				break;
+			found = rc == 0;
+			rc = 0;
+		}
+		if (found)
+			out->plain_names = su.plain_names;
+	}
+	dwarf_die__close(sr);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		/* A form the reader leaves to libdw (type-unit references
+		 * from -fdebug-types-section...): not the whole binary's
+		 * load, only this unit's inlines are lost. */
+		r->d->nfuncs = funcs_from;
+		r->d->nranges = ranges_from;
+		return 0;
+	}
+	return found ? 0 : dwarf_split__missing(r->d, &ref);
 }
 
 /* Reads a unit: its DIE, then, when `walk_dies`, its DIEs (the walk). 0
@@ -1322,7 +1410,7 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 	struct dw_cursor c;
 	uint64_t lang, code;
 	size_t n = 0;
-	int err;
+	int err, skeleton = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->funcs_from = d->nfuncs;
@@ -1343,12 +1431,20 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 		return err;
 	if (c.bad)
 		return 1;
-	/* libdw's unit types, from the unit DIE before DWARF 5. */
+	/* libdw's unit types, from the unit DIE before DWARF 5. A split
+	 * reader reads the split unit with its skeleton's dwo_id only. */
 	if (u->version < 5) {
 		if (a->tag == DW_TAG_type_unit)
 			return 2;
-		if (a->tag == DW_TAG_skeleton_unit || (die.has & HAS_DWO_ID))
+		if (r->split && (!(die.has & HAS_DWO_ID) || die.dwo_id.u != r->split_id))
 			return 2;
+		if (!r->split && (a->tag == DW_TAG_skeleton_unit || (die.has & HAS_DWO_ID)))
+			skeleton = 1;
+	} else if (r->split) {
+		if (u->type != DW_UT_split_compile || u->dwo_id != r->split_id)
+			return 2;
+	} else if (u->type == DW_UT_skeleton) {
+		skeleton = 1;
 	} else if (u->type != DW_UT_compile && u->type != DW_UT_partial) {
 		return 2;
 	}
@@ -1358,7 +1454,9 @@ static int read_unit(struct dw_reader *r, struct unit *u, struct dw_unit_info *o
 		out->comp_dir = str_of(r, u, &die.comp_dir);
 	out->has_stmt = (die.has & HAS_STMT) && !udata_of(&die.stmt, &out->stmt);
 	out->plain_names = r->plain_names;
-	if (a->children && walk_dies) {
+	if (skeleton) {
+		err = split_unit(r, u, &die, walk_dies, out);
+	} else if (a->children && walk_dies) {
 		err = unit_table(r, u);
 		if (err)
 			return err;
@@ -1420,7 +1518,7 @@ static int next_header(struct dw_reader *r)
 		u.addr_size = (uint8_t)dw_rd(&c, 1);
 		u.abbrev_off = dw_rd(&c, u.offset_size);
 		if (u.type == DW_UT_skeleton || u.type == DW_UT_split_compile)
-			dw_rd(&c, 8);
+			u.dwo_id = dw_rd(&c, 8);
 		else if (u.type == DW_UT_type || u.type == DW_UT_split_type)
 			dw_rd(&c, 8 + u.offset_size);
 	} else {

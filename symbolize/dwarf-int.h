@@ -111,6 +111,7 @@ struct dwarf_info {
 	uint32_t nunits;
 	struct strtab files; /* joined file names; id 0 = "" (unknown) */
 	struct dw_lazy *lazy; /* the lazy mode's state, or NULL */
+	struct dw_split *split; /* split DWARF's .dwo/.dwp files (dwarf-split.c) */
 	int pending;          /* a lazy load's unit DIEs are still to read */
 	int failed;           /* and reading them failed: -errno */
 };
@@ -304,6 +305,32 @@ int dwarf_lines__read(struct dwarf_info *d, const struct dw_sections *s, uint64_
  * ("<unknown>" for pre-DWARF 5 number 0 or a number out of range). */
 int dwarf_lines__file(struct dwarf_info *d, const struct dw_file_table *files, uint64_t num,
 		      uint32_t *id);
+
+/* Split DWARF (dwarf-split.c). What a skeleton unit says of its split
+ * unit: the .dwo's name (DW_AT_dwo_name / DW_AT_GNU_dwo_name), its
+ * comp_dir, the dwo_id (header or DW_AT_GNU_dwo_id), DW_AT_GNU_ranges_base. */
+struct dw_split_ref {
+	const char *dwo_name, *comp_dir;
+	uint64_t dwo_id;
+	int have_id;
+	uint64_t ranges_base;
+};
+/* The split unit's sections for dwarf-die.c's reader: the .dwo's (or the
+ * unit's slices of BINARY.dwp), with .debug_addr and .debug_ranges those
+ * of `main`. 0 (*out filled), 1 (not found), -ENOMEM. The files stay
+ * open until dwarf_split__free(). */
+int dwarf_split__secs(struct dwarf_info *d, const struct dw_secs *main,
+		      const struct dw_split_ref *ref, struct dw_secs *out);
+/* Counts the skeleton as one whose split unit was not found (once per
+ * dwo_id). 0 or -ENOMEM. */
+int dwarf_split__missing(struct dwarf_info *d, const struct dw_split_ref *ref);
+void dwarf_split__free(struct dwarf_info *d);
+/* A .dwp's .debug_cu_index lookup: the contributions of unit `id` to
+ * whole[] = .debug_info.dwo, .debug_abbrev.dwo, .debug_str_offsets.dwo,
+ * .debug_rnglists.dwo, as slices in out[]. 0, or 1 (not in the index, or
+ * the index is malformed). */
+int dwarf_split__dwp_unit(const struct dw_sec *index, uint64_t id, const struct dw_sec whole[4],
+			  struct dw_sec out[4]);
 
 /* dwarf-load.c: BFD's mangle_style() == 0 for a unit's DW_AT_language:
  * DW_AT_name is then the symbol's name (C, Pascal, assembler...); other

@@ -677,6 +677,7 @@ static void reset(struct dwarf_info *d)
 	d->nunits = 0;
 	strtab__release(&d->files);
 	dwarf_secs__free(&d->secs);
+	dwarf_split__free(d);
 }
 
 /* prof's own reader (dwarf-die.c); -ENOTSUP: use libdw's. */
@@ -737,8 +738,8 @@ static int load_libdw(struct dwarf_info *d)
 			err = read_unit(&ld, &cudie);
 			break;
 		default:
-			/* Type units hold no code. Split DWARF (skeleton units and
-			 * their .dwo files) is not read yet. */
+			/* Type units hold no code. Split DWARF is read by prof's
+			 * own reader only (dwarf-split.c). */
 			break;
 		}
 	}
@@ -923,6 +924,7 @@ void dwarf_info__free(struct dwarf_info *d)
 		close(d->fd);
 	strtab__release(&d->files);
 	dwarf_secs__free(&d->secs);
+	dwarf_split__free(d);
 	free(d->lines);
 	free(d->funcs);
 	free(d->ranges);

@@ -13,8 +13,9 @@
  * `prof symbolize -e` can print the same thing; see docs/symbolize-notes.md
  * ("DWARF") for the rules and where they come from. Handles DWARF 2 to 5
  * (DW_AT_ranges, rnglists, strx forms; dwz's alternate files through
- * libdw); type units, split (.dwo) and partial units that carry no code
- * are skipped. */
+ * libdw); split DWARF (skeleton units whose DIEs are in .dwo files or a
+ * BINARY.dwp package: dwarf-split.c); type units and partial units that
+ * carry no code are skipped. */
 #ifndef PROF_SYMBOLIZE_DWARF_H
 #define PROF_SYMBOLIZE_DWARF_H
 
@@ -98,6 +99,13 @@ int dwarf_info__ready(const struct dwarf_info *d);
 int dwarf_info__failed(const struct dwarf_info *d);
 
 void dwarf_info__free(struct dwarf_info *d);
+
+/* Split DWARF: how many skeleton units' split units were not found (no
+ * .dwo file under the name it has, relative to DW_AT_comp_dir or beside
+ * the binary, no BINARY.dwp, or a dwo_id that does not match); *first:
+ * the first such .dwo's path (NULL when none). Their functions keep the
+ * symbol table's names, without inlines or lines from those units. */
+size_t dwarf_info__split_missing(const struct dwarf_info *d, const char **first);
 
 /* Fills out[0..] with the frames at ELF virtual address `vaddr`, INNERMOST
  * FIRST (the order addr2line -i prints): out[0] is the function (inlined or

@@ -228,6 +228,18 @@ static struct dwarf_info *load_dwarf(const char *file, const struct elf_symtab *
 	return dw;
 }
 
+/* Split DWARF whose .dwo files are gone: the first such binary says so. */
+static void split_notice(struct symbolizer *s, const struct dwarf_info *dw)
+{
+	const char *first;
+	size_t n = dw ? dwarf_info__split_missing(dw, &first) : 0;
+
+	if (n && !s->st.notice[0])
+		snprintf(s->st.notice, sizeof(s->st.notice),
+			 "split DWARF: %zu %s .dwo files not found (first: %.200s)", n,
+			 n == 1 ? "unit's" : "units'", first ? first : "?");
+}
+
 static int kernel_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
 {
 	const char *name;
@@ -313,6 +325,7 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 		b->ino = st.st_ino;
 		b->tab = t;
 		b->dw = t && !s->ids_only ? load_dwarf(file, t) : NULL;
+		split_notice(s, b->dw);
 		if (t)
 			s->st.binaries++;
 		if (t && (!strcmp(elf_symtab__source(t), "debuginfo") ||
