@@ -31,6 +31,23 @@ start_jvm() {
 	return 1
 }
 
+# task_cpu PID: "COMM NANOSECONDS" per thread of PID, the CPU time each has
+# run (schedstat), summed by kernel name (15 bytes: "AsyncAppender-W").
+task_cpu() {
+	local t comm ns
+	for t in /proc/"$1"/task/*; do
+		read -r comm <"$t/comm" 2>/dev/null && read -r ns _ <"$t/schedstat" 2>/dev/null &&
+			printf '%s\t%s\n' "$comm" "$ns"
+	done | awk -F'\t' '{ s[$1] += $2 } END { for (c in s) print c "\t" s[c] }'
+}
+
+# cpu_during COMM: the seconds of CPU threads named COMM used while recorded.
+cpu_during() {
+	awk -F'\t' -v c="$1" 'FNR == NR { if ($1 == c) b = $2; next }
+		$1 == c { printf "%.4f\n", ($2 - b) / 1e9 }' \
+		"$BATS_FILE_TMPDIR/cpu.before" "$BATS_FILE_TMPDIR/cpu.after"
+}
+
 # The JVMs' pids, so that the JIT maps they wrote in /tmp are removed.
 export PIDS="$BATS_FILE_TMPDIR/jvm-pids"
 
@@ -45,8 +62,10 @@ setup_file() {
 	export REC="$BATS_FILE_TMPDIR/jvm.data" ERR="$BATS_FILE_TMPDIR/jvm.err"
 	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR start_jvm -XX:+PreserveFramePointer -- 60 3
 	sleep 1 # let the JIT compile the hot methods
+	task_cpu "$JVM_PID" >"$BATS_FILE_TMPDIR/cpu.before"
 	"$PROF" record -F 299 -d 3 -p "$JVM_PID" -o "$REC" 2>"$ERR"
 	echo $? >"$BATS_FILE_TMPDIR/rc"
+	task_cpu "$JVM_PID" >"$BATS_FILE_TMPDIR/cpu.after"
 	# still running, and still answering (its attach listener works)
 	kill -0 "$JVM_PID" && "$PROF" record -q -d 0.2 -p "$JVM_PID" -o "$REC.2" &&
 		echo alive >"$BATS_FILE_TMPDIR/alive"
@@ -81,7 +100,7 @@ setup_file() {
 	assert_between "parseRequest samples with the whole stack" "$(ratio "$whole" "$parse")" 0.9 1
 }
 
-@test "the pools' shares hold (3 handlers at 30%, logger and reporter at 10%)" {
+@test "the pools' shares are the CPU each thread got (built 3 handlers at 30%, logger and reporter at 10%)" {
 	roots=$("$PROF" report -i "$REC" --threads | folded_roots)
 	h1=$(echo "$roots" | awk '$1 == "http-handler-1" { print $2 }')
 	h2=$(echo "$roots" | awk '$1 == "http-handler-2" { print $2 }')
@@ -89,11 +108,18 @@ setup_file() {
 	log=$(echo "$roots" | awk '$1 == "AsyncAppender-Worker-async-console-appender" { print $2 }')
 	met=$(echo "$roots" | awk '$1 == "metrics-reporter-1" { print $2 }')
 	[ "$log" -ge 20 ] && [ "$met" -ge 20 ]
-	# each handler 3x the logger, the reporter 1x: +-40% (sampled, shared machine)
-	for h in "$h1" "$h2" "$h3"; do
-		assert_between "handler/logger" "$(ratio "$h" "$log")" 1.8 4.2
+	# Designed 3:1:1 (each handler, the logger, the reporter), but a loaded
+	# machine can starve some threads more than others: the samples must
+	# follow the CPU each thread really got while recorded (schedstat),
+	# within 30% (sampled at 299 Hz).
+	cpu_log=$(cpu_during AsyncAppender-W)
+	for i in 1 2 3; do
+		h=$(eval echo "\$h$i")
+		want=$(ratio "$(cpu_during "http-handler-$i")" "$cpu_log")
+		assert_between "handler-$i/logger samples over CPU" "$(ratio "$(ratio "$h" "$log")" "$want")" 0.7 1.3
 	done
-	assert_between "reporter/logger" "$(ratio "$met" "$log")" 0.6 1.6
+	want=$(ratio "$(cpu_during metrics-reporte)" "$cpu_log")
+	assert_between "reporter/logger samples over CPU" "$(ratio "$(ratio "$met" "$log")" "$want")" 0.7 1.3
 }
 
 @test "--threads shows full Java thread names, not the kernel's 15 bytes" {
