@@ -173,12 +173,36 @@ NOINLINE static void napper_loop(uint64_t until)
 	}
 }
 
+/* The thread's run and run-queue wait times so far, in ns (schedstat). */
+static void thread_schedstat(unsigned long long *run, unsigned long long *wait)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+
+	*run = *wait = 0;
+	if (f) {
+		if (fscanf(f, "%llu %llu", run, wait) != 2)
+			*run = *wait = 0;
+		fclose(f);
+	}
+}
+
 static void *napper_thread(void *arg)
 {
+	unsigned long long run0, wait0, run1, wait1;
+	uint64_t t0;
+
 	(void)arg;
 	pthread_setname_np(pthread_self(), "napper");
 	pthread_barrier_wait(&named);
+	thread_schedstat(&run0, &wait0);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	napper_loop(end_ns);
+	thread_schedstat(&run1, &wait1);
+	/* What the napper really did: on a loaded machine it waits for a CPU
+	 * after each nap, and tests compare prof's states with this. */
+	fprintf(stderr, "napper wall_ms %.1f run_ms %.1f wait_ms %.1f\n",
+		(double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, (double)(run1 - run0) / 1e6,
+		(double)(wait1 - wait0) / 1e6);
 	return NULL;
 }
 
