@@ -68,6 +68,9 @@
  * Prints "ready PID" on stderr once all threads are named (a few ms after
  * the start; the spinners are started last and wait for that too), exits 0
  * SECONDS after the start (the lockers finish their current 20 ms first).
+ * Before that the napper prints "napper wall_ms W run_ms R wait_ms Q": its
+ * run time and run-queue wait from schedstat over its loop, so that tests
+ * can compare prof's S share with 1 - (R + Q) / W on a loaded machine.
  */
 #include <errno.h>
 #include <fcntl.h>
