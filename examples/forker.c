@@ -15,8 +15,10 @@
  * SPIN_CPU), so the shares hold on a busy machine; 0.75 of a CPU together.
  *
  * Prints "child PID" and then "ready PID" (the parent's pid) on stderr once
- * the child is renamed; both run SECONDS from the start, the parent reaps
- * the child and exits 0 (1 if the child failed). The child gets SIGTERM if
+ * the child is renamed; both run SECONDS from the start, then each prints
+ * "cpu NAME SECONDS", the CPU it used (tests compare sample shares with
+ * it: on an overloaded machine a duty cycle can fall short); the parent
+ * reaps the child and exits 0 (1 if the child failed). The child gets SIGTERM if
  * the parent dies first.
  */
 #include <errno.h>
@@ -87,6 +89,8 @@ NOINLINE static int child_main(uint64_t until, int ready_fd)
 		return 1;
 	close(ready_fd);
 	child_work(until);
+	/* What it really ran: tests compare sample shares with it. */
+	fprintf(stderr, "cpu forker-child %.3f\n", (double)clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1e9);
 	return 0;
 }
 
@@ -128,6 +132,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "child %d\nready %d\n", (int)child, (int)getpid());
 
 	parent_work(until);
+	fprintf(stderr, "cpu forker-parent %.3f\n", (double)clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1e9);
 	while (waitpid(child, &status, 0) < 0)
 		if (errno != EINTR) {
 			perror("forker: waitpid");

@@ -31,8 +31,13 @@ load helpers
 	parent=$(echo "$folded" | folded_sum '^forker-parent;.*parent_work')
 	[ "$child" -gt 50 ]
 	[ "$parent" -gt 25 ]
-	# The child spins twice as much as the parent (50% vs 25% duty).
-	assert_between "child/parent" "$(ratio "$child" "$parent")" 1.5 2.5
+	# The child spins twice as much as the parent (50% vs 25% duty) when it
+	# gets the CPU: the samples follow the CPU each really used (forker
+	# prints it), within 25%.
+	cpu() { echo "$output" | awk -v t="$1" '$1 == "cpu" && $2 == t { print $3 }'; }
+	want=$(ratio "$(cpu forker-child)" "$(cpu forker-parent)")
+	assert_between "child/parent CPU" "$want" 1.0 3.0
+	assert_between "child/parent samples over CPU" "$(ratio "$(ratio "$child" "$parent")" "$want")" 0.75 1.25
 }
 
 @test "--pid keeps one process of several" {
