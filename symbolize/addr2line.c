@@ -379,18 +379,36 @@ static const struct a2l_sym *find_function(const struct addr2line *a, size_t sec
 	return s ? s : nearest(&a->main, sec, pc);
 }
 
+/* Output without stdio's per-call lock and format parsing: a run prints
+ * several lines per address (errors show in ferror() at the end). */
+static void put_str(const char *str, FILE *out)
+{
+	fwrite_unlocked(str, 1, strlen(str), out);
+}
+
+static void put_u32(uint32_t v, FILE *out)
+{
+	char buf[10];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, out);
+}
+
 static int print_name(const char *name, const struct addr2line_opts *o, FILE *out)
 {
 	char *d = NULL;
-	int rc;
 
 	if (!name || !*name)
 		name = "??";
 	else if (o->demangle)
 		d = demangle(name);
-	rc = fputs(d ? d : name, out);
+	put_str(d ? d : name, out);
 	free(d);
-	return rc < 0 ? -EIO : 0;
+	return ferror(out) ? -EIO : 0;
 }
 
 static void print_location(const char *file, uint32_t line, uint32_t disc,
@@ -402,13 +420,31 @@ static void print_location(const char *file, uint32_t line, uint32_t disc,
 		if (slash)
 			file = slash + 1;
 	}
-	fprintf(out, "%s:", file ? file : "??");
-	if (!line)
-		fputs("?\n", out);
-	else if (disc)
-		fprintf(out, "%" PRIu32 " (discriminator %" PRIu32 ")\n", line, disc);
-	else
-		fprintf(out, "%" PRIu32 "\n", line);
+	put_str(file ? file : "??", out);
+	putc_unlocked(':', out);
+	if (!line) {
+		put_str("?\n", out);
+		return;
+	}
+	put_u32(line, out);
+	if (disc) {
+		put_str(" (discriminator ", out);
+		put_u32(disc, out);
+		putc_unlocked(')', out);
+	}
+	putc_unlocked('\n', out);
+}
+
+void addr2line__prefetch(struct addr2line *a, const uint64_t *pcs, size_t n)
+{
+	size_t i;
+
+	if (!a->dwarf)
+		return;
+	/* Only addresses addr2line__print() asks DWARF about. */
+	for (i = 0; i < n; i++)
+		if (find_section(a, pcs[i]))
+			dwarf_info__prefetch(a->dwarf, &pcs[i], 1);
 }
 
 int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,
@@ -474,7 +510,7 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 			err = print_name(name, o, out);
 			if (err)
 				return err;
-			fputs(o->pretty ? " at " : "\n", out);
+			put_str(o->pretty ? " at " : "\n", out);
 		}
 		print_location(file, line, disc, o, out);
 		if (!o->inlines || k + 1 >= n)

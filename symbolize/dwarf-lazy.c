@@ -35,6 +35,7 @@ struct dw_unit_tab {
 	size_t lines_from, nlines, ranges_from, nranges;
 	uint8_t state;
 	uint8_t no_ranges; /* its unit DIE states none */
+	uint8_t wanted;    /* given to the read-ahead */
 };
 
 struct dw_lazy {
@@ -46,6 +47,8 @@ struct dw_lazy {
 	size_t merge_cap;
 	int err;   /* the first failure to read a unit (-ENOMEM) */
 	int libdw; /* PROF_DWARF_LIBDW: units are read by libdw */
+	struct dw_prefetch *ahead; /* units read ahead (dwarf-prefetch.c) */
+	int ahead_failed;          /* it could not be set up: none */
 };
 
 /* Unit i read by libdw instead (dwarf-load.c), when prof's reader gives
@@ -74,13 +77,33 @@ static int read_unit(struct dwarf_info *d, size_t i)
 	struct dw_lazy *lz = d->lazy;
 	struct dw_unit_tab *t = &lz->units[i];
 	struct dw_unit_info u;
+	struct dw_rows rows;
+	struct dw_program p;
 	size_t nrows = 0;
-	int rc, err;
+	int rc, err, ahead = 0;
 
 	t->state = UNIT_NONE;
 	t->lines_from = d->nlines;
 	u.funcs_from = d->nfuncs;
 	u.ranges_from = d->nranges;
+	if (lz->ahead) {
+		ahead = dwarf_prefetch__take(lz->ahead, d, (uint32_t)i, &u, &rows, &p, &err);
+		if (ahead < 0)
+			return ahead;
+	}
+	if (ahead) {
+		/* Read by the other thread, its ranges nested already. */
+		err = dwarf_build__unit_rows(d, &u, &rows, &p, err, &nrows);
+		if (!err)
+			err = dwarf_load__seq_spans(d, (uint32_t)i, rows.v, nrows);
+		free(rows.v);
+		t->ranges_from = u.ranges_from;
+		t->nranges = u.ranges_to - u.ranges_from;
+		t->nlines = d->nlines - t->lines_from;
+		if (!err)
+			t->state = UNIT_READ;
+		return err;
+	}
 	rc = lz->libdw ? -ENOTSUP : dwarf_die__unit(lz->reader, i, 1, &u);
 	if (rc == -ENOTSUP) {
 		err = read_with_libdw(d, i, &u);
@@ -167,6 +190,23 @@ int dwarf_lazy__read_all(struct dwarf_info *d)
 	return d->lazy->err;
 }
 
+void dwarf_lazy__want(struct dwarf_info *d, uint32_t unit)
+{
+	struct dw_lazy *lz = d->lazy;
+
+	/* Units without ranges of their own were read at load. */
+	if (!lz || lz->libdw || unit >= lz->nunits || lz->units[unit].state != UNIT_UNREAD ||
+	    lz->units[unit].no_ranges || lz->units[unit].wanted || lz->ahead_failed)
+		return;
+	if (!lz->ahead) {
+		lz->ahead = dwarf_prefetch__new(&d->secs, lz->nunits);
+		lz->ahead_failed = !lz->ahead;
+	}
+	/* Out of memory here only means not reading ahead. */
+	if (lz->ahead && !dwarf_prefetch__want(lz->ahead, unit))
+		lz->units[unit].wanted = 1;
+}
+
 int dwarf_lazy__error(const struct dwarf_info *d)
 {
 	return d->lazy ? d->lazy->err : 0;
@@ -227,6 +267,7 @@ void dwarf_lazy__free(struct dwarf_info *d)
 
 	if (!lz)
 		return;
+	dwarf_prefetch__free(lz->ahead);
 	dwarf_die__close(lz->reader);
 	free(lz->units);
 	free(lz->rows.v);

@@ -71,17 +71,21 @@ static uint32_t seq_unit(const struct dwarf_info *d, uint64_t addr, const unsign
 /* The line row in force at addr among lines[0..n), or NULL. */
 static const struct dw_line *find_line(const struct dw_line *lines, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
+	const struct dw_line *base = lines;
+	size_t len = n, lo;
 
-	/* The first row above addr; the row before it is the last at or below. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!n)
+		return NULL;
+	/* The first row above addr; the row before it is the last at or
+	 * below. Without branches: a lookup's searches are cache misses
+	 * whose outcome no predictor guesses. */
+	while (len > 1) {
+		size_t half = len / 2;
 
-		if (lines[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half].addr <= addr ? base + half : base;
+		len -= half;
 	}
+	lo = (size_t)(base - lines) + (base->addr <= addr);
 	if (!lo || lines[lo - 1].end)
 		return NULL;
 	return &lines[lo - 1];
@@ -91,18 +95,20 @@ static const struct dw_line *find_line(const struct dw_line *lines, size_t n, ui
  * DWARF_NONE. */
 static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n, uint64_t addr)
 {
-	size_t lo = from, hi = from + n;
+	const struct dw_range *base = d->ranges + from;
+	size_t len = n, lo;
 	uint32_t r;
 	size_t steps = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!n)
+		return DWARF_NONE;
+	while (len > 1) { /* as in find_line() */
+		size_t half = len / 2;
 
-		if (d->ranges[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half].lo <= addr ? base + half : base;
+		len -= half;
 	}
+	lo = (size_t)(base - d->ranges) + (base->lo <= addr);
 	if (lo == from)
 		return DWARF_NONE;
 	r = (uint32_t)(lo - 1);
@@ -211,6 +217,21 @@ size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 	if (u == DWARF_NONE)
 		return 0;
 	return lookup_in(d, u, vaddr, out, max);
+}
+
+void dwarf_info__prefetch(struct dwarf_info *d, const uint64_t *vaddrs, size_t n)
+{
+	size_t i;
+
+	if (!d || !d->lazy || dwarf_info__ready(d))
+		return;
+	/* The unit dwarf_info__lookup_bfd() would read first. */
+	for (i = 0; i < n; i++) {
+		uint32_t u = span_unit(d->spans, d->nspans, vaddrs[i], NULL);
+
+		if (u != DWARF_NONE)
+			dwarf_lazy__want(d, u);
+	}
 }
 
 int dwarf_info__failed(const struct dwarf_info *d)
