@@ -64,6 +64,12 @@ struct symtab {
 	size_t nsyms, syms_cap;
 };
 
+struct text {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
 struct addr2line {
 	int fd, debug_fd;
 	Elf *elf, *debug_elf;
@@ -80,6 +86,7 @@ struct addr2line {
 	const char **renamed;
 	size_t nfuncs;
 	unsigned char *decoded; /* per unit: see dwarf_info__lookup_bfd() */
+	struct text text;       /* the answer being put together */
 };
 
 static int read_sections(struct addr2line *a)
@@ -315,6 +322,7 @@ void addr2line__free(struct addr2line *a)
 	free(a->settled);
 	free(a->renamed);
 	free(a->decoded);
+	free(a->text.p);
 	free(a);
 }
 
@@ -379,14 +387,37 @@ static const struct a2l_sym *find_function(const struct addr2line *a, size_t sec
 	return s ? s : nearest(&a->main, sec, pc);
 }
 
-/* Output without stdio's per-call lock and format parsing: a run prints
- * several lines per address (errors show in ferror() at the end). */
-static void put_str(const char *str, FILE *out)
+/* One address's answer is put together in a->text and written with one
+ * fwrite(): a run prints several lines per address, and stdio's per-call
+ * lock and format parsing were a tenth of a run. */
+static void put_mem(struct text *t, const char *p, size_t len)
 {
-	fwrite_unlocked(str, 1, strlen(str), out);
+	if (t->oom)
+		return;
+	if (t->n + len > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		char *q;
+
+		while (cap < t->n + len)
+			cap *= 2;
+		q = realloc(t->p, cap);
+		if (!q) {
+			t->oom = 1;
+			return;
+		}
+		t->p = q;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->n, p, len);
+	t->n += len;
 }
 
-static void put_u32(uint32_t v, FILE *out)
+static void put_str(struct text *t, const char *str)
+{
+	put_mem(t, str, strlen(str));
+}
+
+static void put_u32(struct text *t, uint32_t v)
 {
 	char buf[10];
 	size_t i = sizeof(buf);
@@ -395,10 +426,10 @@ static void put_u32(uint32_t v, FILE *out)
 		buf[--i] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, out);
+	put_mem(t, buf + i, sizeof(buf) - i);
 }
 
-static int print_name(const char *name, const struct addr2line_opts *o, FILE *out)
+static void print_name(struct text *t, const char *name, const struct addr2line_opts *o)
 {
 	char *d = NULL;
 
@@ -406,13 +437,12 @@ static int print_name(const char *name, const struct addr2line_opts *o, FILE *ou
 		name = "??";
 	else if (o->demangle)
 		d = demangle(name);
-	put_str(d ? d : name, out);
+	put_str(t, d ? d : name);
 	free(d);
-	return ferror(out) ? -EIO : 0;
 }
 
-static void print_location(const char *file, uint32_t line, uint32_t disc,
-			   const struct addr2line_opts *o, FILE *out)
+static void print_location(struct text *t, const char *file, uint32_t line, uint32_t disc,
+			   const struct addr2line_opts *o)
 {
 	if (o->basenames && file) {
 		const char *slash = strrchr(file, '/');
@@ -420,19 +450,19 @@ static void print_location(const char *file, uint32_t line, uint32_t disc,
 		if (slash)
 			file = slash + 1;
 	}
-	put_str(file ? file : "??", out);
-	putc_unlocked(':', out);
+	put_str(t, file ? file : "??");
 	if (!line) {
-		put_str("?\n", out);
+		put_str(t, ":?\n");
 		return;
 	}
-	put_u32(line, out);
+	put_mem(t, ":", 1);
+	put_u32(t, line);
 	if (disc) {
-		put_str(" (discriminator ", out);
-		put_u32(disc, out);
-		putc_unlocked(')', out);
+		put_str(t, " (discriminator ");
+		put_u32(t, disc);
+		put_mem(t, ")", 1);
 	}
-	putc_unlocked('\n', out);
+	put_mem(t, "\n", 1);
 }
 
 void addr2line__prefetch(struct addr2line *a, const uint64_t *pcs, size_t n)
@@ -456,7 +486,8 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 	const char *name = NULL, *file = NULL;
 	uint32_t line = 0, disc = 0;
 	size_t n = 0, k;
-	int found = 0, err;
+	int found = 0;
+	struct text *t = &a->text;
 
 	if (o->addresses) {
 		fprintf(out, "0x%016" PRIx64, pc);
@@ -505,14 +536,13 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		fputs("??:0\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
+	t->n = 0;
 	for (k = 0;; k++) {
 		if (o->functions) {
-			err = print_name(name, o, out);
-			if (err)
-				return err;
-			put_str(o->pretty ? " at " : "\n", out);
+			print_name(t, name, o);
+			put_str(t, o->pretty ? " at " : "\n");
 		}
-		print_location(file, line, disc, o, out);
+		print_location(t, file, line, disc, o);
 		if (!o->inlines || k + 1 >= n)
 			break;
 		name = frames[k + 1].function;
@@ -521,8 +551,11 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		file = frames[k + 1].file;
 		line = frames[k + 1].line;
 		if (o->pretty)
-			fputs(" (inlined by) ", out);
+			put_str(t, " (inlined by) ");
 	}
+	if (t->oom)
+		return -ENOMEM;
+	fwrite_unlocked(t->p, 1, t->n, out);
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -126,7 +126,12 @@ int dwarf_load__finish(struct dwarf_info *d);
  * d->ranges[ranges_from, +nranges). */
 struct dw_slice {
 	size_t lines_from, nlines, ranges_from, nranges;
+	/* The lazy mode's sampled keys, or NULL: line_keys[j] is the address
+	 * of row lines_from + j * DW_KEY_STEP, range_keys[j] the lo of range
+	 * ranges_from + j * DW_KEY_STEP (see dwarf-lookup.c). */
+	const uint64_t *line_keys, *range_keys;
 };
+#define DW_KEY_STEP 8
 
 /* The lazy mode (dwarf-lazy.c). dwarf_lazy__open(): once the sections are
  * read, reads the unit DIEs into d's unit spans (0, -ENOMEM, -ENOEXEC, or

@@ -33,6 +33,8 @@ enum { UNIT_UNREAD, UNIT_READ, UNIT_NONE };
 
 struct dw_unit_tab {
 	size_t lines_from, nlines, ranges_from, nranges;
+	uint64_t *keys; /* sampled: DW_KEY_STEP-th line addresses, then
+			   range starts (struct dw_slice) */
 	uint8_t state;
 	uint8_t no_ranges; /* its unit DIE states none */
 	uint8_t wanted;    /* given to the read-ahead */
@@ -71,8 +73,24 @@ static int read_with_libdw(struct dwarf_info *d, size_t i, struct dw_unit_info *
 	return err;
 }
 
+/* The unit's sampled keys for the lookup (dwarf-lookup.c); without them
+ * (no memory) lookups search the whole slices. */
+static void sample_keys(const struct dwarf_info *d, struct dw_unit_tab *t)
+{
+	size_t nl = (t->nlines + DW_KEY_STEP - 1) / DW_KEY_STEP;
+	size_t nr = (t->nranges + DW_KEY_STEP - 1) / DW_KEY_STEP, j;
+
+	t->keys = malloc((nl + nr ? nl + nr : 1) * sizeof(*t->keys));
+	if (!t->keys)
+		return;
+	for (j = 0; j < nl; j++)
+		t->keys[j] = d->lines[t->lines_from + j * DW_KEY_STEP].addr;
+	for (j = 0; j < nr; j++)
+		t->keys[nl + j] = d->ranges[t->ranges_from + j * DW_KEY_STEP].lo;
+}
+
 /* Reads unit i's DIEs and line program into d's arrays. */
-static int read_unit(struct dwarf_info *d, size_t i)
+static int read_tables(struct dwarf_info *d, size_t i)
 {
 	struct dw_lazy *lz = d->lazy;
 	struct dw_unit_tab *t = &lz->units[i];
@@ -126,6 +144,15 @@ static int read_unit(struct dwarf_info *d, size_t i)
 	return err;
 }
 
+static int read_unit(struct dwarf_info *d, size_t i)
+{
+	int err = read_tables(d, i);
+
+	if (d->lazy->units[i].state == UNIT_READ)
+		sample_keys(d, &d->lazy->units[i]);
+	return err;
+}
+
 /* Merges the unsorted tail of d->seqs into its sorted part. */
 static int merge_seqs(struct dwarf_info *d)
 {
@@ -175,6 +202,8 @@ int dwarf_lazy__unit(struct dwarf_info *d, uint32_t unit, struct dw_slice *out)
 	out->nlines = t->state == UNIT_READ ? t->nlines : 0;
 	out->ranges_from = t->ranges_from;
 	out->nranges = t->state == UNIT_READ ? t->nranges : 0;
+	out->line_keys = t->keys;
+	out->range_keys = t->keys ? t->keys + (t->nlines + DW_KEY_STEP - 1) / DW_KEY_STEP : NULL;
 	return t->state == UNIT_READ ? 0 : -ENOENT;
 }
 
@@ -223,6 +252,8 @@ int dwarf_lazy__open(struct dwarf_info *d)
 		return -ENOMEM;
 	d->lazy = lz;
 	lz->libdw = getenv("PROF_DWARF_LIBDW") != NULL;
+	/* PROF_DWARF_ONE_THREAD: no read-ahead (for comparisons). */
+	lz->ahead_failed = getenv("PROF_DWARF_ONE_THREAD") != NULL;
 	/* The unit DIEs are spread over all of .debug_info. */
 	err = dwarf_secs__finish(&d->secs);
 	if (!err)
@@ -264,11 +295,14 @@ int dwarf_lazy__open(struct dwarf_info *d)
 void dwarf_lazy__free(struct dwarf_info *d)
 {
 	struct dw_lazy *lz = d->lazy;
+	size_t i;
 
 	if (!lz)
 		return;
 	dwarf_prefetch__free(lz->ahead);
 	dwarf_die__close(lz->reader);
+	for (i = 0; i < lz->nunits; i++)
+		free(lz->units[i].keys);
 	free(lz->units);
 	free(lz->rows.v);
 	free(lz->merge);

@@ -68,24 +68,62 @@ static uint32_t seq_unit(const struct dwarf_info *d, uint64_t addr, const unsign
 	return best ? best->unit : DWARF_NONE;
 }
 
-/* The line row in force at addr among lines[0..n), or NULL. */
-static const struct dw_line *find_line(const struct dw_line *lines, size_t n, uint64_t addr)
+/* How many of keys[0..n) (sorted) are at or below addr. */
+static size_t count_keys(const uint64_t *keys, size_t n, uint64_t addr)
 {
-	const struct dw_line *base = lines;
-	size_t len = n, lo;
+	size_t lo = 0, hi = n;
 
-	if (!n)
-		return NULL;
-	/* The first row above addr; the row before it is the last at or
-	 * below. Without branches: a lookup's searches are cache misses
-	 * whose outcome no predictor guesses. */
-	while (len > 1) {
-		size_t half = len / 2;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		base = base[half].addr <= addr ? base + half : base;
-		len -= half;
+		if (keys[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	lo = (size_t)(base - lines) + (base->addr <= addr);
+	return lo;
+}
+
+/* Where to search for the first element above addr among n sorted
+ * elements whose every DW_KEY_STEP-th key is in keys[] (NULL: all n):
+ * [*lo, *hi). A lookup's searches over the whole rows are a chain of
+ * cache misses (one per step of a binary search, a few hundred ns each
+ * on a busy VM); the sampled keys are a few KB per unit and stay cached,
+ * and the block they leave is a few adjacent cache lines. */
+static void key_block(const uint64_t *keys, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+{
+	size_t j;
+
+	*lo = 0;
+	*hi = n;
+	if (!keys)
+		return;
+	j = count_keys(keys, (n + DW_KEY_STEP - 1) / DW_KEY_STEP, addr);
+	if (!j) {
+		*hi = 0; /* all above addr */
+		return;
+	}
+	*lo = (j - 1) * DW_KEY_STEP;
+	if (j * DW_KEY_STEP < n)
+		*hi = j * DW_KEY_STEP;
+}
+
+/* The line row in force at addr among lines[0..n), or NULL. */
+static const struct dw_line *find_line(const struct dw_line *lines, size_t n, const uint64_t *keys,
+				       uint64_t addr)
+{
+	size_t lo, hi;
+
+	/* The first row above addr; the row before it is the last at or below. */
+	key_block(keys, n, addr, &lo, &hi);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lines[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	if (!lo || lines[lo - 1].end)
 		return NULL;
 	return &lines[lo - 1];
@@ -93,22 +131,24 @@ static const struct dw_line *find_line(const struct dw_line *lines, size_t n, ui
 
 /* The innermost range holding addr among d->ranges[from, from + n), or
  * DWARF_NONE. */
-static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n, uint64_t addr)
+static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n,
+			   const uint64_t *keys, uint64_t addr)
 {
-	const struct dw_range *base = d->ranges + from;
-	size_t len = n, lo;
+	size_t lo, hi;
 	uint32_t r;
 	size_t steps = 0;
 
-	if (!n)
-		return DWARF_NONE;
-	while (len > 1) { /* as in find_line() */
-		size_t half = len / 2;
+	key_block(keys, n, addr, &lo, &hi);
+	lo += from;
+	hi += from;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		base = base[half].lo <= addr ? base + half : base;
-		len -= half;
+		if (d->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	lo = (size_t)(base - d->ranges) + (base->lo <= addr);
 	if (lo == from)
 		return DWARF_NONE;
 	r = (uint32_t)(lo - 1);
@@ -138,8 +178,8 @@ static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint6
 	uint32_t r;
 	size_t n;
 
-	row = find_line(d->lines + t->lines_from, t->nlines, vaddr);
-	r = find_range(d, t->ranges_from, t->nranges, vaddr);
+	row = find_line(d->lines + t->lines_from, t->nlines, t->line_keys, vaddr);
+	r = find_range(d, t->ranges_from, t->nranges, t->range_keys, vaddr);
 	if (!row && r == DWARF_NONE)
 		return 0;
 	out[0].file = row ? file_name(d, row->file) : NULL;
@@ -177,7 +217,7 @@ static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint6
 static size_t lookup_in(const struct dwarf_info *d, uint32_t u, uint64_t vaddr,
 			struct src_frame *out, size_t max)
 {
-	struct dw_slice all = {0, d->nlines, 0, d->nranges};
+	struct dw_slice all = {0, d->nlines, 0, d->nranges, NULL, NULL};
 
 	/* The lazy mode's tables are a cache the lookups fill. */
 	if (d->lazy && dwarf_lazy__unit((struct dwarf_info *)d, u, &all))
