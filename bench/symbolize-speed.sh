@@ -29,9 +29,11 @@
 #                                             the other two)
 # and the outputs of prof and addr2line are compared byte for byte (the
 # script fails when they differ). Also timed: prof with the first address
-# only ("1 address": process start and loading, the floor of a run), and
-# the CPU time (user + sys) of the prof runs, a steadier figure than wall
-# time on a shared machine.
+# only ("1 address": process start and loading, the floor of a run), prof
+# on one thread (PROF_DWARF_ONE_THREAD=1: no DWARF units read ahead on a
+# second thread; addr2line and llvm-symbolizer use one), and the CPU time
+# (user + sys) of the prof runs, a steadier figure than wall time on a
+# shared machine.
 #
 # With PROF_BEFORE=path (another prof binary, e.g. an older build), it is
 # timed too, in an extra column.
@@ -202,14 +204,15 @@ compare() {
 	hyperfine --warmup 1 --runs "$RUNS" --export-csv "$TMP/$tag.csv" \
 		-n prof "$PROF symbolize -e $bin -f -i < $addrs > /dev/null" "${before[@]}" \
 		-n one "$PROF symbolize -e $bin -f -i $(head -1 "$addrs") > /dev/null" \
+		-n one-thread "PROF_DWARF_ONE_THREAD=1 $PROF symbolize -e $bin -f -i < $addrs > /dev/null" \
 		-n addr2line "addr2line -e $bin -f -i < $addrs > /dev/null" \
 		-n llvm-symbolizer "llvm-symbolizer --obj=$bin --no-demangle < $addrs > /dev/null" >&2
 	awk -F, -v name="$name" -v lines="$lines" -v located="$located" \
 		-v before="${PROF_BEFORE:+1}" '
 		NR > 1 { mean[$1] = $4; sd[$1] = $3; cpu[$1] = $5 + $6 }  # median, sd, user+sys
 		END {
-			printf "| %s | %.3f ± %.3f | %.3f | %.3f | ", name, mean["prof"], sd["prof"],
-				cpu["prof"], mean["one"]
+			printf "| %s | %.3f ± %.3f | %.3f | %.3f ± %.3f | %.3f | ", name, mean["prof"],
+				sd["prof"], cpu["prof"], mean["one-thread"], sd["one-thread"], mean["one"]
 			if (before)
 				printf "%.3f ± %.3f | ", mean["before"], sd["before"]
 			printf "%.3f ± %.3f | %.3f ± %.3f | %.1f× | %.1f× | %s lines, %s with file:line, identical |\n",
@@ -243,10 +246,10 @@ echo "hyperfine runs after a warm-up (medians: on a shared VM a few runs are muc
 echo "than the rest):"
 echo
 if [ -n "${PROF_BEFORE:-}" ]; then
-	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, 1 address | before ($PROF_BEFORE) | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, one thread | prof, 1 address | before ($PROF_BEFORE) | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 else
-	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, 1 address | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| binary | prof symbolize -f -i | prof CPU (user+sys) | prof, one thread | prof, 1 address | addr2line -f -i | llvm-symbolizer | vs addr2line | vs llvm-symbolizer | output |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 fi
 cat "$TMP/rows"

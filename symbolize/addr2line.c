@@ -64,6 +64,12 @@ struct symtab {
 	size_t nsyms, syms_cap;
 };
 
+struct text {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
 struct addr2line {
 	int fd, debug_fd;
 	Elf *elf, *debug_elf;
@@ -80,6 +86,7 @@ struct addr2line {
 	const char **renamed;
 	size_t nfuncs;
 	unsigned char *decoded; /* per unit: see dwarf_info__lookup_bfd() */
+	struct text text;       /* the answer being put together */
 };
 
 static int read_sections(struct addr2line *a)
@@ -321,6 +328,7 @@ void addr2line__free(struct addr2line *a)
 	free(a->settled);
 	free(a->renamed);
 	free(a->decoded);
+	free(a->text.p);
 	free(a);
 }
 
@@ -385,22 +393,62 @@ static const struct a2l_sym *find_function(const struct addr2line *a, size_t sec
 	return s ? s : nearest(&a->main, sec, pc);
 }
 
-static int print_name(const char *name, const struct addr2line_opts *o, FILE *out)
+/* One address's answer is put together in a->text and written with one
+ * fwrite(): a run prints several lines per address, and stdio's per-call
+ * lock and format parsing were a tenth of a run. */
+static void put_mem(struct text *t, const char *p, size_t len)
+{
+	if (t->oom)
+		return;
+	if (t->n + len > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		char *q;
+
+		while (cap < t->n + len)
+			cap *= 2;
+		q = realloc(t->p, cap);
+		if (!q) {
+			t->oom = 1;
+			return;
+		}
+		t->p = q;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->n, p, len);
+	t->n += len;
+}
+
+static void put_str(struct text *t, const char *str)
+{
+	put_mem(t, str, strlen(str));
+}
+
+static void put_u32(struct text *t, uint32_t v)
+{
+	char buf[10];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_mem(t, buf + i, sizeof(buf) - i);
+}
+
+static void print_name(struct text *t, const char *name, const struct addr2line_opts *o)
 {
 	char *d = NULL;
-	int rc;
 
 	if (!name || !*name)
 		name = "??";
 	else if (o->demangle)
 		d = demangle(name);
-	rc = fputs(d ? d : name, out);
+	put_str(t, d ? d : name);
 	free(d);
-	return rc < 0 ? -EIO : 0;
 }
 
-static void print_location(const char *file, uint32_t line, uint32_t disc,
-			   const struct addr2line_opts *o, FILE *out)
+static void print_location(struct text *t, const char *file, uint32_t line, uint32_t disc,
+			   const struct addr2line_opts *o)
 {
 	if (o->basenames && file) {
 		const char *slash = strrchr(file, '/');
@@ -408,13 +456,31 @@ static void print_location(const char *file, uint32_t line, uint32_t disc,
 		if (slash)
 			file = slash + 1;
 	}
-	fprintf(out, "%s:", file ? file : "??");
-	if (!line)
-		fputs("?\n", out);
-	else if (disc)
-		fprintf(out, "%" PRIu32 " (discriminator %" PRIu32 ")\n", line, disc);
-	else
-		fprintf(out, "%" PRIu32 "\n", line);
+	put_str(t, file ? file : "??");
+	if (!line) {
+		put_str(t, ":?\n");
+		return;
+	}
+	put_mem(t, ":", 1);
+	put_u32(t, line);
+	if (disc) {
+		put_str(t, " (discriminator ");
+		put_u32(t, disc);
+		put_mem(t, ")", 1);
+	}
+	put_mem(t, "\n", 1);
+}
+
+void addr2line__prefetch(struct addr2line *a, const uint64_t *pcs, size_t n)
+{
+	size_t i;
+
+	if (!a->dwarf)
+		return;
+	/* Only addresses addr2line__print() asks DWARF about. */
+	for (i = 0; i < n; i++)
+		if (find_section(a, pcs[i]))
+			dwarf_info__prefetch(a->dwarf, &pcs[i], 1);
 }
 
 int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,
@@ -426,7 +492,8 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 	const char *name = NULL, *file = NULL;
 	uint32_t line = 0, disc = 0;
 	size_t n = 0, k;
-	int found = 0, err;
+	int found = 0;
+	struct text *t = &a->text;
 
 	if (o->addresses) {
 		fprintf(out, "0x%016" PRIx64, pc);
@@ -475,14 +542,13 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		fputs("??:0\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
+	t->n = 0;
 	for (k = 0;; k++) {
 		if (o->functions) {
-			err = print_name(name, o, out);
-			if (err)
-				return err;
-			fputs(o->pretty ? " at " : "\n", out);
+			print_name(t, name, o);
+			put_str(t, o->pretty ? " at " : "\n");
 		}
-		print_location(file, line, disc, o, out);
+		print_location(t, file, line, disc, o);
 		if (!o->inlines || k + 1 >= n)
 			break;
 		name = frames[k + 1].function;
@@ -491,8 +557,11 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		file = frames[k + 1].file;
 		line = frames[k + 1].line;
 		if (o->pretty)
-			fputs(" (inlined by) ", out);
+			put_str(t, " (inlined by) ");
 	}
+	if (t->oom)
+		return -ENOMEM;
+	fwrite_unlocked(t->p, 1, t->n, out);
 	return ferror(out) ? -EIO : 0;
 }
 

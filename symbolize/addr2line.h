@@ -37,6 +37,11 @@ void addr2line__free(struct addr2line *a);
  * first one's path (dwarf_info__split_missing()). */
 size_t addr2line__split_missing(const struct addr2line *a, const char **first);
 
+/* Addresses about to be printed, in order: the DWARF units they need are
+ * read ahead on a second thread (dwarf_info__prefetch()). Optional; the
+ * output is the same without. */
+void addr2line__prefetch(struct addr2line *a, const uint64_t *pcs, size_t n);
+
 /* Prints what addr2line prints for address `pc` to `out` (does not flush).
  * 0, or -errno when writing or allocating failed. */
 int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,

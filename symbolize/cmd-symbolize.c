@@ -207,16 +207,19 @@ static int flush_out(void)
  * Input is read with read(2) and the answers to every complete line it
  * brought are flushed before reading again: a coprocess that writes one
  * line and waits gets its answer at once, and a pipe full of addresses
- * costs one write per buffer, not one per address. */
+ * costs one write per buffer, not one per address. The addresses of a
+ * buffer are parsed first and given to addr2line__prefetch(), which reads
+ * the DWARF units they need on the other CPU meanwhile. */
 static int from_stdin(struct symbolize_cmd *c)
 {
 	char buf[65536 + 1];
+	uint64_t pcs[sizeof(buf) / 2];
 	size_t have = 0;
 	int rc = EXIT_OK;
 
 	for (;;) {
 		ssize_t n = read(STDIN_FILENO, buf + have, sizeof(buf) - 1 - have);
-		size_t start = 0, i;
+		size_t start = 0, i, npcs;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -232,13 +235,17 @@ static int from_stdin(struct symbolize_cmd *c)
 			return rc == EXIT_OK ? flush_out() : rc;
 		}
 		have += (size_t)n;
-		for (i = 0; i < have && rc == EXIT_OK; i++) {
+		npcs = 0;
+		for (i = 0; i < have; i++) {
 			if (buf[i] != '\n')
 				continue;
 			buf[i] = '\0';
-			rc = answer(c, strtoull(buf + start, NULL, 16));
+			pcs[npcs++] = strtoull(buf + start, NULL, 16);
 			start = i + 1;
 		}
+		addr2line__prefetch(c->a2l, pcs, npcs);
+		for (i = 0; i < npcs && rc == EXIT_OK; i++)
+			rc = answer(c, pcs[i]);
 		if (rc == EXIT_OK)
 			rc = flush_out();
 		if (rc != EXIT_OK)
@@ -276,6 +283,8 @@ int cmd_symbolize(int argc, char **argv)
 		}
 	}
 	rc = open_binary(&c);
+	if (rc == EXIT_OK)
+		addr2line__prefetch(c.a2l, addrs, (size_t)n);
 	if (rc == EXIT_OK) {
 		if (!n)
 			rc = from_stdin(&c);

@@ -363,25 +363,42 @@ int dwarf_build__tables(struct dwarf_info *d, struct dw_secs *s)
 int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struct dw_unit_info *u,
 		      struct dw_rows *rows, size_t *nrows)
 {
-	struct dw_sections ls = line_sections(s);
-	struct dw_file_table files = {0};
-	struct file_map map;
 	struct dw_program p;
-	struct seq *seqs = NULL;
-	size_t nseqs = 0, seqs_cap = 0, from = d->nlines;
-	uint32_t unknown = 0;
-	uint64_t next;
-	int err = 0, sorted = 1;
+	int err;
 
-	memset(&p, 0, sizeof(p));
+	err = dwarf_build__decode(s, u, rows, &p);
+	return dwarf_build__unit_rows(d, u, rows, &p, err, nrows);
+}
+
+int dwarf_build__decode(const struct dw_secs *s, const struct dw_unit_info *u, struct dw_rows *rows,
+			struct dw_program *p)
+{
+	struct dw_sections ls = line_sections(s);
+	uint64_t next;
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
 	rows->n = 0;
 	if (u->has_stmt) {
-		err = dwarf_lines__decode(&ls, u->stmt, rows, &p, &next);
+		err = dwarf_lines__decode(&ls, u->stmt, rows, p, &next);
 		if (err == -EBADMSG)
 			err = 0; /* the rows read so far count */
 	}
+	return err;
+}
+
+int dwarf_build__unit_rows(struct dwarf_info *d, const struct dw_unit_info *u, struct dw_rows *rows,
+			   struct dw_program *p, int err, size_t *nrows)
+{
+	struct dw_file_table files = {0};
+	struct file_map map;
+	struct seq *seqs = NULL;
+	size_t nseqs = 0, seqs_cap = 0, from = d->nlines;
+	uint32_t unknown = 0;
+	int sorted = 1;
+
 	if (!err)
-		err = dwarf_lines__files(d, &p, u->comp_dir, &files);
+		err = dwarf_lines__files(d, p, u->comp_dir, &files);
 	if (!err)
 		err = call_files(d, &files, u->funcs_from, u->funcs_to);
 	if (!err && rows->n)
@@ -394,7 +411,7 @@ int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struc
 	if (!err && !sorted)
 		err = dwarf_load__sort_lines(d, from, d->nlines - from);
 	*nrows = rows->n;
-	dwarf_lines__release(&p);
+	dwarf_lines__release(p);
 	free(files.ids);
 	free(seqs);
 	return err;

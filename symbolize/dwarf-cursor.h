@@ -6,8 +6,10 @@
 #ifndef PROF_SYMBOLIZE_DWARF_CURSOR_H
 #define PROF_SYMBOLIZE_DWARF_CURSOR_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct dw_cursor {
 	const unsigned char *p, *end;
@@ -24,8 +26,20 @@ static inline uint64_t dw_rd(struct dw_cursor *c, size_t n)
 		c->p = c->end;
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
+	/* The common sizes in one load (n is often a unit's offset or
+	 * address size, not a constant). */
+	if (n == 4) {
+		uint32_t x;
+
+		memcpy(&x, c->p, 4);
+		v = le32toh(x);
+	} else if (n == 8) {
+		memcpy(&v, c->p, 8);
+		v = le64toh(v);
+	} else {
+		for (i = 0; i < n; i++)
+			v |= (uint64_t)c->p[i] << (8 * i);
+	}
 	c->p += n;
 	return v;
 }

@@ -22,6 +22,7 @@
  * never the process. */
 #include <dwarf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,13 +35,24 @@
 #define MAX_CHAIN 16            /* dwarf_attr_integrate()'s */
 #define MAX_CODES (1u << 20)   /* abbreviation codes indexed directly */
 
-/* An abbreviation. Its attribute specifications are read from
- * .debug_abbrev each time (they were checked when the table was parsed):
- * most DIEs are skipped by their fixed size without reading them at all,
- * and a libc has 750,000 of them. */
+/* An attribute specification of a parsed table, decoded once: which
+ * struct die field keeps its value (SLOT_*, or SLOT_NONE), its form and,
+ * when fixed, its size. */
+struct aspec {
+	int64_t implicit; /* DW_FORM_implicit_const's value */
+	uint32_t form;
+	int8_t size;      /* -1: it varies */
+	uint8_t slot;
+};
+
+/* An abbreviation. Most DIEs are skipped by their fixed size without
+ * reading them at all (a libc has 750,000 of them); the others are read
+ * through the table's decoded specifications (struct aspec), or, for a
+ * unit DIE read without its table (unit_abbrev()), from .debug_abbrev. */
 struct abbrev {
 	uint32_t attrs;   /* where its specifications start in .debug_abbrev */
 	uint32_t n;       /* how many */
+	uint32_t spec;    /* the first in its table's specs[] */
 	int32_t fixed;    /* size of all its attributes, or -1 when it varies */
 	int32_t sib_off;  /* where DW_AT_sibling's value is, when the ones
 			     before it have fixed sizes; else -1 */
@@ -49,6 +61,8 @@ struct abbrev {
 	uint8_t children;
 	uint8_t sibling;  /* has DW_AT_sibling */
 	uint8_t code;     /* has DW_AT_low_pc, DW_AT_high_pc or DW_AT_ranges */
+	uint8_t decl;     /* DW_AT_declaration, DW_FORM_flag_present: a
+			     declaration whatever the DIE says */
 };
 
 /* An abbreviation table as one unit shape reads it (fixed sizes depend on
@@ -61,6 +75,7 @@ struct atable {
 	size_t nab;
 	uint32_t *code; /* code -> index + 1 (0: none) */
 	size_t ncodes;
+	struct aspec *specs; /* all abbreviations' (NULL: read them from sec) */
 };
 
 /* Iterates over an abbreviation's attribute specifications. */
@@ -120,6 +135,8 @@ struct dw_reader {
 	struct abbrev *scratch_ab; /* a table being parsed */
 	uint64_t *scratch_codes;
 	size_t scratch_ab_cap, scratch_codes_cap;
+	struct aspec *scratch_specs;
+	size_t scratch_specs_cap;
 	int plain_names;
 	uint64_t (*cur_ranges)[2]; /* scratch for one DIE's ranges */
 	size_t cur_ranges_cap;
@@ -196,7 +213,10 @@ static int fixed_size(uint32_t form, const struct atable *t)
 static void free_table(struct atable *t)
 {
 	free(t->ab);
+	free(t->specs);
 }
+
+static uint8_t attr_slot(uint64_t at);
 
 static size_t hash(uint64_t x)
 {
@@ -213,7 +233,7 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 	const struct dw_sec *sec = &r->s->sec[DW_SEC_ABBREV];
 	struct atable t = {.offset = u->abbrev_off, .addr_size = u->addr_size,
 			   .offset_size = u->offset_size, .version = u->version};
-	size_t i, slot;
+	size_t i, slot, nspecs = 0;
 	uint64_t maxcode = 0;
 	struct dw_cursor c;
 
@@ -259,8 +279,10 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 		tag = dw_uleb(&c);
 		a.children = (uint8_t)dw_rd(&c, 1);
 		a.attrs = (uint32_t)(c.p - sec->p);
+		a.spec = (uint32_t)nspecs;
 		for (;;) {
 			uint64_t at = dw_uleb(&c), form = dw_uleb(&c);
+			struct aspec sp = {0};
 			int fs;
 
 			if (c.bad)
@@ -268,9 +290,15 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 			if (!at && !form)
 				break;
 			if (form == DW_FORM_implicit_const)
-				dw_sleb(&c);
+				sp.implicit = dw_sleb(&c);
 			a.n++;
 			fs = form > UINT32_MAX ? -1 : fixed_size((uint32_t)form, &t);
+			sp.form = form > UINT32_MAX ? UINT32_MAX : (uint32_t)form;
+			sp.size = fs < 0 || fs > 127 ? -1 : (int8_t)fs;
+			sp.slot = attr_slot(at);
+			if (GROW(r->scratch_specs, r->scratch_specs_cap, nspecs + 1))
+				return -ENOMEM;
+			r->scratch_specs[nspecs++] = sp;
 			if (fs < 0 || fixed < 0)
 				fixed = -1;
 			else
@@ -284,6 +312,8 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 			}
 			if (at == DW_AT_low_pc || at == DW_AT_high_pc || at == DW_AT_ranges)
 				a.code = 1;
+			if (at == DW_AT_declaration && form == DW_FORM_flag_present)
+				a.decl = 1;
 		}
 		if (c.bad)
 			break;
@@ -303,8 +333,12 @@ static int load_table(struct dw_reader *r, const struct unit *u)
 		return -ENOTSUP;
 	t.ncodes = (size_t)maxcode + 1;
 	t.ab = malloc(t.nab * sizeof(*t.ab) + t.ncodes * sizeof(*t.code));
-	if (!t.ab)
+	t.specs = malloc((nspecs ? nspecs : 1) * sizeof(*t.specs));
+	if (!t.ab || !t.specs) {
+		free_table(&t);
 		return -ENOMEM;
+	}
+	memcpy(t.specs, r->scratch_specs, nspecs * sizeof(*t.specs));
 	memcpy(t.ab, r->scratch_ab, t.nab * sizeof(*t.ab));
 	t.code = (uint32_t *)(t.ab + t.nab);
 	memset(t.code, 0, t.ncodes * sizeof(*t.code));
@@ -446,6 +480,20 @@ static int skip_attrs(struct dw_cursor *c, const struct unit *u, const struct at
 		dw_skip(c, (uint64_t)a->fixed);
 		return 0;
 	}
+	if (t->specs) {
+		const struct aspec *sp = t->specs + a->spec, *end = sp + a->n;
+
+		for (; sp < end && !c->bad; sp++) {
+			if (sp->size >= 0) {
+				dw_skip(c, (uint64_t)sp->size);
+				continue;
+			}
+			err = read_form(c, u, sp->form, sp->implicit, &v);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 	specs_start(&it, t, a);
 	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
 		err = read_form(c, u, form, imp, &v);
@@ -480,6 +528,46 @@ enum {
 	HAS_DWO_ID = 1 << 18, HAS_DWO_NAME = 1 << 19,
 };
 
+/* The field of struct die an attribute goes to: slot k is HAS_* bit
+ * 1 << k, at die_slots[k]. */
+#define SLOT_NONE 0xff
+static const size_t die_slots[] = {
+	offsetof(struct die, low), offsetof(struct die, high), offsetof(struct die, ranges),
+	offsetof(struct die, linkage), offsetof(struct die, mips), offsetof(struct die, name),
+	offsetof(struct die, origin), offsetof(struct die, spec), offsetof(struct die, call_file),
+	offsetof(struct die, call_line), offsetof(struct die, sibling), offsetof(struct die, lang),
+	offsetof(struct die, comp_dir), offsetof(struct die, stmt), offsetof(struct die, str_off),
+	offsetof(struct die, addr_base), offsetof(struct die, rng_base),
+	offsetof(struct die, entry_pc), offsetof(struct die, dwo_id),
+};
+
+static uint8_t attr_slot(uint64_t at)
+{
+	switch (at) {
+	case DW_AT_low_pc: return 0;
+	case DW_AT_high_pc: return 1;
+	case DW_AT_ranges: return 2;
+	case DW_AT_linkage_name: return 3;
+	case DW_AT_MIPS_linkage_name: return 4;
+	case DW_AT_name: return 5;
+	case DW_AT_abstract_origin: return 6;
+	case DW_AT_specification: return 7;
+	case DW_AT_call_file: return 8;
+	case DW_AT_call_line: return 9;
+	case DW_AT_sibling: return 10;
+	case DW_AT_language: return 11;
+	case DW_AT_comp_dir: return 12;
+	case DW_AT_stmt_list: return 13;
+	case DW_AT_str_offsets_base: return 14;
+	case DW_AT_addr_base:
+	case DW_AT_GNU_addr_base: return 15;
+	case DW_AT_rnglists_base: return 16;
+	case DW_AT_entry_pc: return 17;
+	case DW_AT_GNU_dwo_id: return 18;
+	default: return SLOT_NONE;
+	}
+}
+
 /* Reads all attributes of the DIE whose abbreviation is `a`, keeping the
  * ones struct die names (the first of duplicates, as libdw's dwarf_attr). */
 static int read_attrs(struct dw_cursor *c, const struct unit *u, const struct atable *t,
@@ -492,6 +580,30 @@ static int read_attrs(struct dw_cursor *c, const struct unit *u, const struct at
 
 	die->ab = a;
 	die->has = 0;
+	if (t->specs) {
+		const struct aspec *sp = t->specs + a->spec, *end = sp + a->n;
+
+		for (; sp < end && !c->bad; sp++) {
+			struct val v;
+			unsigned bit;
+
+			if (sp->slot == SLOT_NONE && sp->size >= 0) {
+				dw_skip(c, (uint64_t)sp->size);
+				continue;
+			}
+			err = read_form(c, u, sp->form, sp->implicit, &v);
+			if (err)
+				return err;
+			if (sp->slot == SLOT_NONE)
+				continue;
+			bit = 1u << sp->slot;
+			if (!(die->has & bit)) {
+				memcpy((char *)die + die_slots[sp->slot], &v, sizeof(v));
+				die->has |= bit;
+			}
+		}
+		return 0;
+	}
 	specs_start(&it, t, a);
 	while (!c->bad && specs_next(&it, &at, &form, &imp)) {
 		struct val v, *slot;
@@ -574,7 +686,11 @@ static const char *str_of(const struct dw_reader *r, const struct unit *u, const
 	default:
 		return NULL;
 	}
-	if (!sec->p || off >= sec->size || !memchr(sec->p + off, 0, sec->size - off))
+	if (!sec->p || off >= sec->size)
+		return NULL;
+	/* A section that ends with a NUL terminates every string in it (the
+	 * usual case: no scan of long C++ names); else look for one. */
+	if (sec->p[sec->size - 1] && !memchr(sec->p + off, 0, sec->size - off))
 		return NULL;
 	return (const char *)sec->p + off;
 }
@@ -1203,7 +1319,7 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 		uint64_t code = dw_uleb(c);
 		const struct abbrev *a;
 		uint32_t func = funcs[depth - 1];
-		int enter = 0;
+		int enter = 0, is_func;
 
 		if (!code) {
 			depth--;
@@ -1212,31 +1328,15 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 		a = abbrev_of(t, code);
 		if (!a)
 			break;
-		if ((a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
-		     a->tag == DW_TAG_entry_point) && !a->code) {
-			/* A declaration or an abstract instance: no code, but
-			 * entered all the same (see dwarf-load.c). */
-			err = skip_attrs(c, u, t, a);
-			enter = 1;
-		} else if (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
-			   a->tag == DW_TAG_entry_point) {
+		is_func = a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine ||
+			  a->tag == DW_TAG_entry_point;
+		/* A subtree that cannot hold code is jumped over, as
+		 * dwarf_siblingof() does: any DIE not entered, and a function
+		 * declaration (its children are its parameters; an abstract
+		 * instance, also without code, is entered: see below). */
+		if (a->children && a->sibling && (is_func ? !a->code && a->decl : !enters((int)a->tag))) {
 			struct die die;
 
-			err = read_attrs(c, u, t, a, &die);
-			if (!err && !c->bad)
-				err = add_func(r, u, &die, (int)a->tag, funcs[depth - 1], &func);
-			if (err)
-				break;
-			if (func == DWARF_NONE)
-				func = funcs[depth - 1];
-			enter = 1;
-		} else if (enters((int)a->tag)) {
-			err = skip_attrs(c, u, t, a);
-			enter = 1;
-		} else if (a->children && a->sibling) {
-			struct die die;
-
-			/* Jump over the subtree, as dwarf_siblingof() does. */
 			if (a->sib_off >= 0) {
 				struct dw_cursor sc = {.p = c->p + a->sib_off, .end = c->end};
 
@@ -1262,6 +1362,26 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 			if (err)
 				break;
 			continue;
+		}
+		if (is_func && !a->code) {
+			/* A declaration or an abstract instance: no code, but
+			 * entered all the same (see dwarf-load.c). */
+			err = skip_attrs(c, u, t, a);
+			enter = 1;
+		} else if (is_func) {
+			struct die die;
+
+			err = read_attrs(c, u, t, a, &die);
+			if (!err && !c->bad)
+				err = add_func(r, u, &die, (int)a->tag, funcs[depth - 1], &func);
+			if (err)
+				break;
+			if (func == DWARF_NONE)
+				func = funcs[depth - 1];
+			enter = 1;
+		} else if (enters((int)a->tag)) {
+			err = skip_attrs(c, u, t, a);
+			enter = 1;
 		} else {
 			err = skip_attrs(c, u, t, a);
 		}
@@ -1610,6 +1730,7 @@ void dwarf_die__close(struct dw_reader *r)
 	free(r->hash);
 	free(r->scratch_ab);
 	free(r->scratch_codes);
+	free(r->scratch_specs);
 	free(r->memo);
 	for (i = 0; i * UNIT_BLOCK < r->nunits; i++)
 		free(r->blocks[i]);

@@ -32,6 +32,8 @@ enum {
 
 struct dw_stream;
 struct dw_rows;
+struct dw_program;
+struct dw_unit_info;
 
 /* The sections dwarf-die.c reads: in the file's read-only mapping `map`,
  * or in owned[] (inflated here). While `info` is set, .debug_info may
@@ -125,7 +127,12 @@ int dwarf_load__finish(struct dwarf_info *d);
  * d->ranges[ranges_from, +nranges). */
 struct dw_slice {
 	size_t lines_from, nlines, ranges_from, nranges;
+	/* The lazy mode's sampled keys, or NULL: line_keys[j] is the address
+	 * of row lines_from + j * DW_KEY_STEP, range_keys[j] the lo of range
+	 * ranges_from + j * DW_KEY_STEP (see dwarf-lookup.c). */
+	const uint64_t *line_keys, *range_keys;
 };
+#define DW_KEY_STEP 8
 
 /* The lazy mode (dwarf-lazy.c). dwarf_lazy__open(): once the sections are
  * read, reads the unit DIEs into d's unit spans (0, -ENOMEM, -ENOEXEC, or
@@ -138,7 +145,27 @@ int dwarf_lazy__open(struct dwarf_info *d);
 int dwarf_lazy__unit(struct dwarf_info *d, uint32_t unit, struct dw_slice *out);
 int dwarf_lazy__read_all(struct dwarf_info *d);
 int dwarf_lazy__error(const struct dwarf_info *d);
+/* The lookups will need unit `unit` (dwarf_info__prefetch()): read it
+ * ahead on a second thread when it is not read yet. */
+void dwarf_lazy__want(struct dwarf_info *d, uint32_t unit);
 void dwarf_lazy__free(struct dwarf_info *d);
+
+/* The lazy mode's read-ahead on a second thread (dwarf-prefetch.c), over
+ * sections that are all there (dwarf_secs__finish() done) and nunits units.
+ * dwarf_prefetch__want(): the lookups will need unit `unit` (in the order
+ * of the calls); 0 or -ENOMEM. dwarf_prefetch__take(): the lookup thread
+ * is about to read unit `unit`: 1 when it was read ahead (its funcs and
+ * ranges, nested, are appended to d now, *u says where; *rows and *p are
+ * its decoded line program and *decode_err what decoding returned, for
+ * dwarf_build__unit_rows(); the caller frees rows->v), 0 when the caller
+ * must read it itself (it will not be read ahead any more), -ENOMEM. */
+struct dw_prefetch;
+struct dw_prefetch *dwarf_prefetch__new(struct dw_secs *s, size_t nunits);
+int dwarf_prefetch__want(struct dw_prefetch *pf, uint32_t unit);
+int dwarf_prefetch__take(struct dw_prefetch *pf, struct dwarf_info *d, uint32_t unit,
+			 struct dw_unit_info *u, struct dw_rows *rows, struct dw_program *p,
+			 int *decode_err);
+void dwarf_prefetch__free(struct dw_prefetch *pf);
 
 /* Finds the sections of dw_secs in the ELF file (open as fd, mapped
  * read-only until dwarf_secs__free()), inflating compressed ones
@@ -236,6 +263,14 @@ int dwarf_load__libdw_unit(struct dwarf_info *d, uint64_t die_off, struct dw_uni
  * rows read before the fault. */
 int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struct dw_unit_info *u,
 		      struct dw_rows *rows, size_t *nrows);
+/* dwarf_build__unit() in two steps: dwarf_build__decode() decodes the
+ * unit's line program into rows (from 0) and *p, touching nothing else (any
+ * thread; 0 or -ENOMEM), and dwarf_build__unit_rows() does the rest with
+ * them, `err` being what the decode returned; it releases *p. */
+int dwarf_build__decode(const struct dw_secs *s, const struct dw_unit_info *u, struct dw_rows *rows,
+			struct dw_program *p);
+int dwarf_build__unit_rows(struct dwarf_info *d, const struct dw_unit_info *u, struct dw_rows *rows,
+			   struct dw_program *p, int err, size_t *nrows);
 
 /* The raw sections the line-program reader needs (libdw does not give
  * the program itself, only its rows with libdw's own file naming). */

@@ -33,8 +33,11 @@ enum { UNIT_UNREAD, UNIT_READ, UNIT_NONE };
 
 struct dw_unit_tab {
 	size_t lines_from, nlines, ranges_from, nranges;
+	uint64_t *keys; /* sampled: DW_KEY_STEP-th line addresses, then
+			   range starts (struct dw_slice) */
 	uint8_t state;
 	uint8_t no_ranges; /* its unit DIE states none */
+	uint8_t wanted;    /* given to the read-ahead */
 };
 
 struct dw_lazy {
@@ -46,6 +49,8 @@ struct dw_lazy {
 	size_t merge_cap;
 	int err;   /* the first failure to read a unit (-ENOMEM) */
 	int libdw; /* PROF_DWARF_LIBDW: units are read by libdw */
+	struct dw_prefetch *ahead; /* units read ahead (dwarf-prefetch.c) */
+	int ahead_failed;          /* it could not be set up: none */
 };
 
 /* Unit i read by libdw instead (dwarf-load.c), when prof's reader gives
@@ -68,19 +73,55 @@ static int read_with_libdw(struct dwarf_info *d, size_t i, struct dw_unit_info *
 	return err;
 }
 
+/* The unit's sampled keys for the lookup (dwarf-lookup.c); without them
+ * (no memory) lookups search the whole slices. */
+static void sample_keys(const struct dwarf_info *d, struct dw_unit_tab *t)
+{
+	size_t nl = (t->nlines + DW_KEY_STEP - 1) / DW_KEY_STEP;
+	size_t nr = (t->nranges + DW_KEY_STEP - 1) / DW_KEY_STEP, j;
+
+	t->keys = malloc((nl + nr ? nl + nr : 1) * sizeof(*t->keys));
+	if (!t->keys)
+		return;
+	for (j = 0; j < nl; j++)
+		t->keys[j] = d->lines[t->lines_from + j * DW_KEY_STEP].addr;
+	for (j = 0; j < nr; j++)
+		t->keys[nl + j] = d->ranges[t->ranges_from + j * DW_KEY_STEP].lo;
+}
+
 /* Reads unit i's DIEs and line program into d's arrays. */
-static int read_unit(struct dwarf_info *d, size_t i)
+static int read_tables(struct dwarf_info *d, size_t i)
 {
 	struct dw_lazy *lz = d->lazy;
 	struct dw_unit_tab *t = &lz->units[i];
 	struct dw_unit_info u;
+	struct dw_rows rows;
+	struct dw_program p;
 	size_t nrows = 0;
-	int rc, err;
+	int rc, err, ahead = 0;
 
 	t->state = UNIT_NONE;
 	t->lines_from = d->nlines;
 	u.funcs_from = d->nfuncs;
 	u.ranges_from = d->nranges;
+	if (lz->ahead) {
+		ahead = dwarf_prefetch__take(lz->ahead, d, (uint32_t)i, &u, &rows, &p, &err);
+		if (ahead < 0)
+			return ahead;
+	}
+	if (ahead) {
+		/* Read by the other thread, its ranges nested already. */
+		err = dwarf_build__unit_rows(d, &u, &rows, &p, err, &nrows);
+		if (!err)
+			err = dwarf_load__seq_spans(d, (uint32_t)i, rows.v, nrows);
+		free(rows.v);
+		t->ranges_from = u.ranges_from;
+		t->nranges = u.ranges_to - u.ranges_from;
+		t->nlines = d->nlines - t->lines_from;
+		if (!err)
+			t->state = UNIT_READ;
+		return err;
+	}
 	rc = lz->libdw ? -ENOTSUP : dwarf_die__unit(lz->reader, i, 1, &u);
 	if (rc == -ENOTSUP) {
 		err = read_with_libdw(d, i, &u);
@@ -100,6 +141,15 @@ static int read_unit(struct dwarf_info *d, size_t i)
 		err = dwarf_load__nest_ranges(d, t->ranges_from, t->nranges);
 	if (!err)
 		t->state = UNIT_READ;
+	return err;
+}
+
+static int read_unit(struct dwarf_info *d, size_t i)
+{
+	int err = read_tables(d, i);
+
+	if (d->lazy->units[i].state == UNIT_READ)
+		sample_keys(d, &d->lazy->units[i]);
 	return err;
 }
 
@@ -152,6 +202,8 @@ int dwarf_lazy__unit(struct dwarf_info *d, uint32_t unit, struct dw_slice *out)
 	out->nlines = t->state == UNIT_READ ? t->nlines : 0;
 	out->ranges_from = t->ranges_from;
 	out->nranges = t->state == UNIT_READ ? t->nranges : 0;
+	out->line_keys = t->keys;
+	out->range_keys = t->keys ? t->keys + (t->nlines + DW_KEY_STEP - 1) / DW_KEY_STEP : NULL;
 	return t->state == UNIT_READ ? 0 : -ENOENT;
 }
 
@@ -165,6 +217,23 @@ int dwarf_lazy__read_all(struct dwarf_info *d)
 	if (merge_seqs(d) && !d->lazy->err)
 		d->lazy->err = -ENOMEM;
 	return d->lazy->err;
+}
+
+void dwarf_lazy__want(struct dwarf_info *d, uint32_t unit)
+{
+	struct dw_lazy *lz = d->lazy;
+
+	/* Units without ranges of their own were read at load. */
+	if (!lz || lz->libdw || unit >= lz->nunits || lz->units[unit].state != UNIT_UNREAD ||
+	    lz->units[unit].no_ranges || lz->units[unit].wanted || lz->ahead_failed)
+		return;
+	if (!lz->ahead) {
+		lz->ahead = dwarf_prefetch__new(&d->secs, lz->nunits);
+		lz->ahead_failed = !lz->ahead;
+	}
+	/* Out of memory here only means not reading ahead. */
+	if (lz->ahead && !dwarf_prefetch__want(lz->ahead, unit))
+		lz->units[unit].wanted = 1;
 }
 
 int dwarf_lazy__error(const struct dwarf_info *d)
@@ -183,6 +252,8 @@ int dwarf_lazy__open(struct dwarf_info *d)
 		return -ENOMEM;
 	d->lazy = lz;
 	lz->libdw = getenv("PROF_DWARF_LIBDW") != NULL;
+	/* PROF_DWARF_ONE_THREAD: no read-ahead (for comparisons). */
+	lz->ahead_failed = getenv("PROF_DWARF_ONE_THREAD") != NULL;
 	/* The unit DIEs are spread over all of .debug_info. */
 	err = dwarf_secs__finish(&d->secs);
 	if (!err)
@@ -224,10 +295,14 @@ int dwarf_lazy__open(struct dwarf_info *d)
 void dwarf_lazy__free(struct dwarf_info *d)
 {
 	struct dw_lazy *lz = d->lazy;
+	size_t i;
 
 	if (!lz)
 		return;
+	dwarf_prefetch__free(lz->ahead);
 	dwarf_die__close(lz->reader);
+	for (i = 0; i < lz->nunits; i++)
+		free(lz->units[i].keys);
 	free(lz->units);
 	free(lz->rows.v);
 	free(lz->merge);

@@ -68,12 +68,54 @@ static uint32_t seq_unit(const struct dwarf_info *d, uint64_t addr, const unsign
 	return best ? best->unit : DWARF_NONE;
 }
 
-/* The line row in force at addr among lines[0..n), or NULL. */
-static const struct dw_line *find_line(const struct dw_line *lines, size_t n, uint64_t addr)
+/* How many of keys[0..n) (sorted) are at or below addr. */
+static size_t count_keys(const uint64_t *keys, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where to search for the first element above addr among n sorted
+ * elements whose every DW_KEY_STEP-th key is in keys[] (NULL: all n):
+ * [*lo, *hi). A lookup's searches over the whole rows are a chain of
+ * cache misses (one per step of a binary search, a few hundred ns each
+ * on a busy VM); the sampled keys are a few KB per unit and stay cached,
+ * and the block they leave is a few adjacent cache lines. */
+static void key_block(const uint64_t *keys, size_t n, uint64_t addr, size_t *lo, size_t *hi)
+{
+	size_t j;
+
+	*lo = 0;
+	*hi = n;
+	if (!keys)
+		return;
+	j = count_keys(keys, (n + DW_KEY_STEP - 1) / DW_KEY_STEP, addr);
+	if (!j) {
+		*hi = 0; /* all above addr */
+		return;
+	}
+	*lo = (j - 1) * DW_KEY_STEP;
+	if (j * DW_KEY_STEP < n)
+		*hi = j * DW_KEY_STEP;
+}
+
+/* The line row in force at addr among lines[0..n), or NULL. */
+static const struct dw_line *find_line(const struct dw_line *lines, size_t n, const uint64_t *keys,
+				       uint64_t addr)
+{
+	size_t lo, hi;
+
 	/* The first row above addr; the row before it is the last at or below. */
+	key_block(keys, n, addr, &lo, &hi);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -89,12 +131,16 @@ static const struct dw_line *find_line(const struct dw_line *lines, size_t n, ui
 
 /* The innermost range holding addr among d->ranges[from, from + n), or
  * DWARF_NONE. */
-static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n, uint64_t addr)
+static uint32_t find_range(const struct dwarf_info *d, size_t from, size_t n,
+			   const uint64_t *keys, uint64_t addr)
 {
-	size_t lo = from, hi = from + n;
+	size_t lo, hi;
 	uint32_t r;
 	size_t steps = 0;
 
+	key_block(keys, n, addr, &lo, &hi);
+	lo += from;
+	hi += from;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -132,8 +178,8 @@ static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint6
 	uint32_t r;
 	size_t n;
 
-	row = find_line(d->lines + t->lines_from, t->nlines, vaddr);
-	r = find_range(d, t->ranges_from, t->nranges, vaddr);
+	row = find_line(d->lines + t->lines_from, t->nlines, t->line_keys, vaddr);
+	r = find_range(d, t->ranges_from, t->nranges, t->range_keys, vaddr);
 	if (!row && r == DWARF_NONE)
 		return 0;
 	out[0].file = row ? file_name(d, row->file) : NULL;
@@ -171,7 +217,7 @@ static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint6
 static size_t lookup_in(const struct dwarf_info *d, uint32_t u, uint64_t vaddr,
 			struct src_frame *out, size_t max)
 {
-	struct dw_slice all = {0, d->nlines, 0, d->nranges};
+	struct dw_slice all = {0, d->nlines, 0, d->nranges, NULL, NULL};
 
 	/* The lazy mode's tables are a cache the lookups fill. */
 	if (d->lazy && dwarf_lazy__unit((struct dwarf_info *)d, u, &all))
@@ -211,6 +257,21 @@ size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 	if (u == DWARF_NONE)
 		return 0;
 	return lookup_in(d, u, vaddr, out, max);
+}
+
+void dwarf_info__prefetch(struct dwarf_info *d, const uint64_t *vaddrs, size_t n)
+{
+	size_t i;
+
+	if (!d || !d->lazy || dwarf_info__ready(d))
+		return;
+	/* The unit dwarf_info__lookup_bfd() would read first. */
+	for (i = 0; i < n; i++) {
+		uint32_t u = span_unit(d->spans, d->nspans, vaddrs[i], NULL);
+
+		if (u != DWARF_NONE)
+			dwarf_lazy__want(d, u);
+	}
 }
 
 int dwarf_info__failed(const struct dwarf_info *d)

@@ -126,6 +126,13 @@ size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src
 size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 			      unsigned char *decoded, struct src_frame *out, size_t max);
 
+/* Lazy mode: lookups of these addresses (in this order) are coming. The
+ * units they land in that are not read yet are read ahead on a second
+ * thread while this one answers lookups (dwarf-prefetch.c); the answers
+ * are the same as without. Nothing else is read. No effect in the whole
+ * mode. */
+void dwarf_info__prefetch(struct dwarf_info *d, const uint64_t *vaddrs, size_t n);
+
 /* Sizes of the tables, for tests and benchmarks. */
 size_t dwarf_info__nlines(const struct dwarf_info *d);
 size_t dwarf_info__nranges(const struct dwarf_info *d);

@@ -142,6 +142,14 @@ static int group_setup(void **state)
 		 tmpdir, cxx, tmpdir, cxx);
 	if (run(cmd))
 		return -1;
+	/* Three units of code (the same program, two with main renamed):
+	 * for reading units ahead on a second thread. */
+	snprintf(cmd, sizeof(cmd),
+		 "c++ -O2 -g -c -Dmain=main1 -o %s/m1.o %s && c++ -O2 -g -c -Dmain=main2 -o %s/m2.o %s"
+		 " && c++ -O2 -g -o %s/cxx-multi %s %s/m1.o %s/m2.o",
+		 tmpdir, cxx, tmpdir, cxx, tmpdir, cxx, tmpdir, tmpdir);
+	if (run(cmd))
+		return -1;
 	snprintf(cmd, sizeof(cmd),
 		 "cc -O2 -g -gdwarf-5 -o %s %s && cc -O2 -g -gdwarf-4 -o %s %s && "
 		 "cp %s %s && strip --strip-debug %s",
@@ -468,17 +476,48 @@ static void compare_readers(const char *path, size_t limit)
  * scrambled order, so that units are read in no particular order), except
  * the func indexes, which count in the order units are read. With
  * `libdw`, the lazy load's units are read by libdw (its way out when
- * prof's reader gives up on a unit). */
-static void compare_lazy(const char *path, size_t limit, int libdw)
+ * prof's reader gives up on a unit). With `ahead`, the addresses are
+ * announced (dwarf_info__prefetch(), 500 at a time, as prof symbolize
+ * does per buffer of its input) so that units are read ahead on a second
+ * thread: then the lazy tables must also be exactly those of a lazy load
+ * without read-ahead, func indexes included. */
+static void compare_tables(const struct dwarf_info *a, const struct dwarf_info *b)
 {
-	struct dwarf_info *whole = dwarf_info__load(path), *lazy;
-	unsigned char *dec_w, *dec_l;
+	size_t i;
+
+	assert_int_equal(a->nfuncs, b->nfuncs);
+	assert_int_equal(a->nranges, b->nranges);
+	assert_int_equal(a->nlines, b->nlines);
+	assert_int_equal(a->nseqs, b->nseqs);
+	for (i = 0; i < a->nfuncs; i++) {
+		/* Names point into each load's own mapping. */
+		assert_int_equal(!a->funcs[i].name, !b->funcs[i].name);
+		if (a->funcs[i].name)
+			assert_string_equal(a->funcs[i].name, b->funcs[i].name);
+		assert_int_equal(a->funcs[i].parent, b->funcs[i].parent);
+		assert_int_equal(a->funcs[i].call_file, b->funcs[i].call_file);
+		assert_int_equal(a->funcs[i].call_line, b->funcs[i].call_line);
+		assert_true(a->funcs[i].low == b->funcs[i].low);
+		assert_int_equal(a->funcs[i].linkage, b->funcs[i].linkage);
+		assert_int_equal(a->funcs[i].inlined, b->funcs[i].inlined);
+	}
+	assert_memory_equal(a->ranges, b->ranges, a->nranges * sizeof(*a->ranges));
+	assert_memory_equal(a->lines, b->lines, a->nlines * sizeof(*a->lines));
+	assert_memory_equal(a->seqs, b->seqs, a->nseqs * sizeof(*a->seqs));
+}
+
+static void compare_lazy(const char *path, size_t limit, int libdw, int ahead)
+{
+	struct dwarf_info *whole = dwarf_info__load(path), *lazy, *plain = NULL;
+	unsigned char *dec_w, *dec_l, *dec_p = NULL;
 	uint64_t *addrs = NULL;
 	size_t n = 0, i, step, k;
 
 	if (libdw)
 		setenv("PROF_DWARF_LIBDW", "1", 1);
 	lazy = dwarf_info__load_flags(path, NULL, DWARF_LOAD_LAZY);
+	if (ahead)
+		plain = dwarf_info__load_flags(path, NULL, DWARF_LOAD_LAZY);
 	unsetenv("PROF_DWARF_LIBDW");
 	assert_non_null(whole);
 	assert_non_null(lazy);
@@ -508,14 +547,30 @@ static void compare_lazy(const char *path, size_t limit, int libdw)
 	dec_l = calloc(dwarf_info__nunits(lazy) + 1, 1);
 	assert_non_null(dec_w);
 	assert_non_null(dec_l);
+	if (ahead) {
+		dec_p = calloc(dwarf_info__nunits(plain) + 1, 1);
+		assert_non_null(dec_p);
+	}
 	for (i = 0; i < n; i++) {
-		struct src_frame a[64], b[64];
-		size_t na = dwarf_info__lookup_bfd(lazy, addrs[i], dec_l, a, 64);
-		size_t nb = dwarf_info__lookup_bfd(whole, addrs[i], dec_w, b, 64);
+		struct src_frame a[64], b[64], c[64];
+		size_t na, nb, nc;
 
+		if (ahead && i % 500 == 0)
+			dwarf_info__prefetch(lazy, addrs + i, n - i < 500 ? n - i : 500);
+		na = dwarf_info__lookup_bfd(lazy, addrs[i], dec_l, a, 64);
+		nb = dwarf_info__lookup_bfd(whole, addrs[i], dec_w, b, 64);
+		if (ahead) {
+			nc = dwarf_info__lookup_bfd(plain, addrs[i], dec_p, c, 64);
+			same_frames(a, na, c, nc, addrs[i]); /* func indexes too */
+		}
 		for (k = 0; k < na && k < nb; k++)
 			a[k].func = b[k].func;
 		same_frames(a, na, b, nb, addrs[i]);
+	}
+	if (ahead) {
+		compare_tables(lazy, plain);
+		free(dec_p);
+		dwarf_info__free(plain);
 	}
 	assert_int_equal(dwarf_info__failed(lazy), 0);
 	/* Every unit read in the end: as many functions as the whole load. */
@@ -553,15 +608,28 @@ static void test_lazy_matches_whole(void **state)
 
 	(void)state;
 	for (libdw = 0; libdw < 2; libdw++) {
-		compare_lazy(bin5, 100000, libdw);
-		compare_lazy(bin4, 100000, libdw);
+		compare_lazy(bin5, 100000, libdw, 0);
+		compare_lazy(bin4, 100000, libdw, 0);
 		snprintf(path, sizeof(path), "%s/cxx", tmpdir);
-		compare_lazy(path, 20000, libdw);
+		compare_lazy(path, 20000, libdw, 0);
 		snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
-		compare_lazy(path, 20000, libdw);
+		compare_lazy(path, 20000, libdw, 0);
 		if (libc_debug_file(path, sizeof(path)))
-			compare_lazy(path, 3000, libdw);
+			compare_lazy(path, 3000, libdw, 0);
 	}
+	/* Read ahead on a second thread (prof's reader only: libdw's units
+	 * are not read ahead). */
+	compare_lazy(bin5, 100000, 0, 1);
+	compare_lazy(bin4, 100000, 0, 1);
+	snprintf(path, sizeof(path), "%s/cxx", tmpdir);
+	compare_lazy(path, 20000, 0, 1);
+	snprintf(path, sizeof(path), "%s/cxx-z", tmpdir);
+	compare_lazy(path, 20000, 0, 1);
+	snprintf(path, sizeof(path), "%s/cxx-multi", tmpdir);
+	compare_lazy(path, 20000, 0, 0);
+	compare_lazy(path, 20000, 0, 1);
+	if (libc_debug_file(path, sizeof(path)))
+		compare_lazy(path, 3000, 0, 1);
 }
 
 static void test_own_reader_matches_libdw(void **state)
