@@ -223,9 +223,12 @@ void dwarf_lazy__want(struct dwarf_info *d, uint32_t unit)
 {
 	struct dw_lazy *lz = d->lazy;
 
-	/* Units without ranges of their own were read at load. */
+	/* Units without ranges of their own were read at load. Split DWARF
+	 * (d->split, made when the load met a skeleton unit) is not read
+	 * ahead: the second thread's reader would open the .dwo files and
+	 * count the missing ones on its own, apart from d's. */
 	if (!lz || lz->libdw || unit >= lz->nunits || lz->units[unit].state != UNIT_UNREAD ||
-	    lz->units[unit].no_ranges || lz->units[unit].wanted || lz->ahead_failed)
+	    lz->units[unit].no_ranges || lz->units[unit].wanted || lz->ahead_failed || d->split)
 		return;
 	if (!lz->ahead) {
 		lz->ahead = dwarf_prefetch__new(&d->secs, lz->nunits);
