@@ -352,6 +352,20 @@ static int64_t start_time_ns(const struct recording *r)
 	return (int64_t)timegm(&tm) * 1000000000;
 }
 
+/* The unit of the first value: pprof's values are int64, so fractional
+ * counts (folded input, report.h) are written as the model keeps them,
+ * scaled integers, with a unit that says by how much: 0.5 samples are 5
+ * "tenths". Shares and pprof's percentages are the same either way. */
+static const char *count_unit(unsigned decimals)
+{
+	static const char *const units[PROFILE_MAX_DECIMALS + 1] = {
+		"count", "tenths", "hundredths", "thousandths",
+		"ten-thousandths", "hundred-thousandths", "millionths",
+	};
+
+	return units[decimals <= PROFILE_MAX_DECIMALS ? decimals : 0];
+}
+
 /* Sample types, period and times. *scale: what one count is worth in the
  * second value (0: no second value). */
 static int header(struct pprof *w, const struct pprof_opts *o, uint64_t *scale)
@@ -369,7 +383,7 @@ static int header(struct pprof *w, const struct pprof_opts *o, uint64_t *scale)
 		break;
 	default:
 		err = cstr_id(w, o->period ? "period" : "samples", &t1);
-		err = err ? err : cstr_id(w, "count", &u1);
+		err = err ? err : cstr_id(w, count_unit(w->p->count_decimals), &u1);
 		ns = cpu_period_ns(w->r);
 		if (!err && ns) {
 			err = cstr_id(w, "cpu", &t2);
