@@ -181,6 +181,10 @@ int profile__filter(struct profile *p, struct profile_filter *f)
 			keep[e->stack] = (int8_t)keep_stack(p, f, e->stack);
 		if (!keep[e->stack])
 			continue;
+		if (p->alloc_objects) {
+			p->alloc_objects[j] = p->alloc_objects[i];
+			p->alloc_bytes[j] = p->alloc_bytes[i];
+		}
 		p->entries[j++] = *e;
 		total = total > UINT64_MAX - e->count ? UINT64_MAX : total + e->count;
 	}

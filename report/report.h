@@ -68,6 +68,12 @@ struct profile {
 	 * (format-pprof.c). NULL otherwise. */
 	uint64_t *origin;
 	size_t origin_cap;
+	/* Built with --alloc (probe.c): per entry, both of its values, the
+	 * allocations (hits) and their bytes, whichever of the two `count` is
+	 * (--weight); for writers that show both (format-pprof.c). Kept in
+	 * step with the entries by the filters. NULL otherwise. */
+	uint64_t *alloc_objects, *alloc_bytes;
+	size_t alloc_cap;
 };
 
 /* 0 or -ENOMEM. profile__release() frees everything; on a zeroed or
@@ -94,6 +100,11 @@ int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
 /* Appends an entry; counts add up saturating. 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct profile_entry *e);
+/* Appends an entry of an allocation profile with both its values (see
+ * alloc_objects); every entry of such a profile must come through here.
+ * 0 or -ENOMEM. */
+int profile__add_alloc(struct profile *p, const struct profile_entry *e, uint64_t objects,
+		       uint64_t bytes);
 
 /* ---- building ---- */
 
