@@ -103,6 +103,53 @@ static int parse_quoted(struct parser *ps, char **out)
 	return 0;
 }
 
+/* Does the ERE repeat a repetition with '+' or '{': right after another
+ * quantifier ("a++") or after a group holding one ("(a*)+")? glibc's
+ * regcomp copies the operand once per such level, so memory grows
+ * exponentially with them ("n+++...+": gigabytes; found by
+ * tests/fuzz/fuzz-check-rule.c). '*' and '?' copy nothing. */
+static int repeats_repetition(const char *re)
+{
+	enum { MAX_DEPTH = 64 };
+	int holds[MAX_DEPTH] = {0}, depth = 0, after_quant = 0;
+
+	for (size_t i = 0; re[i]; i++) {
+		char c = re[i];
+
+		if (c == '\\' && re[i + 1]) {
+			i++;
+			after_quant = 0;
+		} else if (c == '[') {
+			/* a bracket expression: []] and [^]] hold a ']' */
+			i += re[i + 1] == '^';
+			i += re[i + 1] == ']';
+			while (re[i + 1] && re[i + 1] != ']')
+				i++;
+			if (re[i + 1])
+				i++;
+			after_quant = 0;
+		} else if (c == '(') {
+			if (depth < MAX_DEPTH - 1)
+				holds[++depth] = 0;
+			after_quant = 0;
+		} else if (c == ')' && depth) {
+			after_quant = holds[depth--];
+			holds[depth] |= after_quant;
+		} else if (c == '*' || c == '+' || c == '?' || c == '{') {
+			if (after_quant && (c == '+' || c == '{'))
+				return 1;
+			if (c == '{')
+				while (re[i + 1] && re[i] != '}')
+					i++;
+			holds[depth] = 1;
+			after_quant = 1;
+		} else {
+			after_quant = 0;
+		}
+	}
+	return 0;
+}
+
 static int parse_subject(struct parser *ps, struct check_rule *r)
 {
 	size_t start = ps->pos, len;
@@ -139,6 +186,10 @@ static int parse_subject(struct parser *ps, struct check_rule *r)
 	r->regex = re;
 	if (!*re)
 		return fail(ps, start, "empty regex: give a pattern such as 'slow_path'");
+	if (repeats_repetition(re))
+		return fail(ps, start, "the regex repeats a repetition with + or {} (such as a++ or "
+				       "(a*)+): the regex engine's memory grows exponentially with "
+				       "those; write it with one quantifier");
 	return 0;
 }
 
@@ -269,9 +320,25 @@ static const char *op_text(enum check_op op)
 	return text[op];
 }
 
+/* The quote of the canonical text: ' unless the regex holds a backslash
+ * pair "\'" (inside '...' that would read as a literal quote, so the
+ * text would not parse back: found by tests/fuzz/fuzz-check-rule.c), then
+ * ". */
+static char canonical_quote(const char *re)
+{
+	for (size_t i = 0; re[i]; i++)
+		if (re[i] == '\\' && re[i + 1]) {
+			if (re[i + 1] == '\'')
+				return '"';
+			i++;
+		}
+	return '\'';
+}
+
 /* The rule as the output shows it: quotes and spacing normalized, control
  * characters as '?', the number as written (without a '+'), the unit in
- * its canonical spelling. */
+ * its canonical spelling. It parses back to the same rule unless the regex
+ * has control characters or is not one (a lone trailing backslash). */
 static int canonical(struct check_rule *r, const char *num, size_t num_len, const char *unit)
 {
 	size_t cap = (r->regex ? 2 * strlen(r->regex) : 0) + num_len + 64, n = 0, i;
@@ -284,18 +351,25 @@ static int canonical(struct check_rule *r, const char *num, size_t num_len, cons
 	if (r->subject == CHECK_SUBJECT_TOTAL) {
 		n += (size_t)sprintf(t + n, "total");
 	} else {
-		t[n++] = '\'';
+		char q = canonical_quote(r->regex);
+
+		t[n++] = q;
 		if (r->profile == CHECK_PROFILE_ALLOC)
 			n += (size_t)sprintf(t + n, ALLOC_PREFIX);
 		for (i = 0; r->regex[i]; i++) {
 			unsigned char c = (unsigned char)r->regex[i];
 
-			if (c == '\'')
+			if (c == (unsigned char)q)
 				t[n++] = '\\';
 			/* one line per rule in the output, whatever the regex */
 			t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			/* a backslash pair stays a pair, as the parser made it */
+			if (c == '\\' && r->regex[i + 1]) {
+				c = (unsigned char)r->regex[++i];
+				t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			}
 		}
-		t[n++] = '\'';
+		t[n++] = q;
 	}
 	n += (size_t)sprintf(t + n, "%s%s %s %.*s%s%s", r->subject == CHECK_SUBJECT_SELF ? " self" : "",
 			     r->grew ? " grew" : "", op_text(r->op), (int)num_len, num,
