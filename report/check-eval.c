@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/check.h"
+#include "report/user-regex.h"
 
 struct matcher {
 	const struct profile *p;
@@ -256,14 +257,12 @@ int check__evaluate(const struct check_rule *rules, size_t nrules, const struct 
 
 			if (!cls)
 				return -ENOMEM;
-			rc = regcomp(&re, cls, cflags);
+			rc = user_regcomp(&re, cls, cflags, errbuf, errbuf ? errlen : 0);
 			free(cls);
 		} else {
-			rc = regcomp(&re, r->regex, cflags);
+			rc = user_regcomp(&re, r->regex, cflags, errbuf, errbuf ? errlen : 0);
 		}
 		if (rc) {
-			if (errbuf && errlen)
-				regerror(rc, &re, errbuf, errlen);
 			*bad = i;
 			return rc == REG_ESPACE ? -ENOMEM : -EINVAL;
 		}

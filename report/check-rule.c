@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "report/check.h"
+#include "report/user-regex.h"
 
 #define ALLOC_PREFIX "alloc:"
 
@@ -103,53 +104,6 @@ static int parse_quoted(struct parser *ps, char **out)
 	return 0;
 }
 
-/* Does the ERE repeat a repetition with '+' or '{': right after another
- * quantifier ("a++") or after a group holding one ("(a*)+")? glibc's
- * regcomp copies the operand once per such level, so memory grows
- * exponentially with them ("n+++...+": gigabytes; found by
- * tests/fuzz/fuzz-check-rule.c). '*' and '?' copy nothing. */
-static int repeats_repetition(const char *re)
-{
-	enum { MAX_DEPTH = 64 };
-	int holds[MAX_DEPTH] = {0}, depth = 0, after_quant = 0;
-
-	for (size_t i = 0; re[i]; i++) {
-		char c = re[i];
-
-		if (c == '\\' && re[i + 1]) {
-			i++;
-			after_quant = 0;
-		} else if (c == '[') {
-			/* a bracket expression: []] and [^]] hold a ']' */
-			i += re[i + 1] == '^';
-			i += re[i + 1] == ']';
-			while (re[i + 1] && re[i + 1] != ']')
-				i++;
-			if (re[i + 1])
-				i++;
-			after_quant = 0;
-		} else if (c == '(') {
-			if (depth < MAX_DEPTH - 1)
-				holds[++depth] = 0;
-			after_quant = 0;
-		} else if (c == ')' && depth) {
-			after_quant = holds[depth--];
-			holds[depth] |= after_quant;
-		} else if (c == '*' || c == '+' || c == '?' || c == '{') {
-			if (after_quant && (c == '+' || c == '{'))
-				return 1;
-			if (c == '{')
-				while (re[i + 1] && re[i] != '}')
-					i++;
-			holds[depth] = 1;
-			after_quant = 1;
-		} else {
-			after_quant = 0;
-		}
-	}
-	return 0;
-}
-
 static int parse_subject(struct parser *ps, struct check_rule *r)
 {
 	size_t start = ps->pos, len;
@@ -186,10 +140,8 @@ static int parse_subject(struct parser *ps, struct check_rule *r)
 	r->regex = re;
 	if (!*re)
 		return fail(ps, start, "empty regex: give a pattern such as 'slow_path'");
-	if (repeats_repetition(re))
-		return fail(ps, start, "the regex repeats a repetition with + or {} (such as a++ or "
-				       "(a*)+): the regex engine's memory grows exponentially with "
-				       "those; write it with one quantifier");
+	if (user_regex__repeats_repetition(re))
+		return fail(ps, start, "refused regex: " USER_REGEX_REPEATED_REPETITION);
 	return 0;
 }
 

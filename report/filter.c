@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "report/user-regex.h"
 
 int profile_filter__init(struct profile_filter *f, int ignore_case)
 {
@@ -49,12 +50,9 @@ int profile_filter__add_regex(struct profile_filter *f, enum profile_filter_kind
 	if (grow_array(&m->res, &m->cap, m->n + 1, sizeof(regex_t)))
 		return -ENOMEM;
 	res = m->res;
-	rc = regcomp(&res[m->n], re, f->cflags);
-	if (rc) {
-		if (errbuf && errlen)
-			regerror(rc, &res[m->n], errbuf, errlen);
+	rc = user_regcomp(&res[m->n], re, f->cflags, errbuf, errbuf ? errlen : 0);
+	if (rc)
 		return rc == REG_ESPACE ? -ENOMEM : -EINVAL;
-	}
 	m->n++;
 	return 0;
 }
