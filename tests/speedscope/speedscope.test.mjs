@@ -113,11 +113,10 @@ async function open(path) {
 			page.seen.logs.push(m.text());
 	});
 	await page.goto(`${base}/index.html#profileURL=${encodeURIComponent(path)}`);
-	await Promise.race([
-		failure,
-		page.waitForFunction(() => document.title !== 'speedscope' ||
-			document.body.innerText.includes('Something went wrong')),
-	]);
+	const loaded = page.waitForFunction(() => document.title !== 'speedscope' ||
+		document.body.innerText.includes('Something went wrong'));
+	loaded.catch(() => {}); // after a failure: rejected when the page closes
+	await Promise.race([failure, loaded]);
 	return page;
 }
 
