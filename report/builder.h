@@ -74,6 +74,10 @@ int builder__sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_
  * `tkey` (BUILDER_NO_THREAD: none). 0 or -ENOMEM. */
 int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
 		       uint64_t count);
+/* The same for an allocation profile: the entry with both of its values
+ * (profile__add_alloc()). 0 or -ENOMEM. */
+int builder__add_alloc_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
+			     uint64_t count, uint64_t objects, uint64_t bytes);
 
 /* Is event `ev` of `r` a CPU event, whose samples are CPU profiles (not a
  * tracepoint; samples without an event description are)? */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/check.h"
+#include "report/user-regex.h"
 
 struct matcher {
 	const struct profile *p;
@@ -172,8 +173,11 @@ static void value_of(const struct check_rule *r, struct check_result *res)
 	double now = share(res->matched, res->total);
 	double before = share(res->base_matched, res->base_total);
 
+	double matched = profile_count_value(res->matched, res->decimals);
+	double base_matched = profile_count_value(res->base_matched, res->base_decimals);
+
 	if (!r->grew) {
-		res->value = r->unit == CHECK_UNIT_PERCENT ? now : (double)res->matched;
+		res->value = r->unit == CHECK_UNIT_PERCENT ? now : matched;
 		return;
 	}
 	switch (r->unit) {
@@ -182,11 +186,11 @@ static void value_of(const struct check_rule *r, struct check_result *res)
 		break;
 	case CHECK_UNIT_PERCENT:
 		res->value = r->subject == CHECK_SUBJECT_TOTAL
-				     ? growth((double)res->matched, (double)res->base_matched)
+				     ? growth(matched, base_matched)
 				     : growth(now, before);
 		break;
 	default: /* counts: raw, not normalized */
-		res->value = (double)res->matched - (double)res->base_matched;
+		res->value = matched - base_matched;
 	}
 }
 
@@ -206,6 +210,7 @@ static int measure(const struct check_rule *r, const regex_t *re, const struct c
 	if ((err = count_matching(p, r, re, &res->matched)))
 		return err;
 	res->total = p->total;
+	res->decimals = p->count_decimals;
 	if (r->grew) {
 		if (!b) {
 			res->reason = missing_reason(base ? r->profile : CHECK_PROFILE_CPU, 1);
@@ -214,6 +219,7 @@ static int measure(const struct check_rule *r, const regex_t *re, const struct c
 		if ((err = count_matching(b, r, re, &res->base_matched)))
 			return err;
 		res->base_total = b->total;
+		res->base_decimals = b->count_decimals;
 		if (share_rule && r->subject != CHECK_SUBJECT_TOTAL && !res->base_total) {
 			res->reason = "the baseline holds no samples: no share to compare with";
 			return 0;
@@ -251,14 +257,12 @@ int check__evaluate(const struct check_rule *rules, size_t nrules, const struct 
 
 			if (!cls)
 				return -ENOMEM;
-			rc = regcomp(&re, cls, cflags);
+			rc = user_regcomp(&re, cls, cflags, errbuf, errbuf ? errlen : 0);
 			free(cls);
 		} else {
-			rc = regcomp(&re, r->regex, cflags);
+			rc = user_regcomp(&re, r->regex, cflags, errbuf, errbuf ? errlen : 0);
 		}
 		if (rc) {
-			if (errbuf && errlen)
-				regerror(rc, &re, errbuf, errlen);
 			*bad = i;
 			return rc == REG_ESPACE ? -ENOMEM : -EINVAL;
 		}

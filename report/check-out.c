@@ -44,11 +44,27 @@ static const char *unit_text(const struct check_rule *r, int time)
 	}
 }
 
+/* A count-valued rule's value: as many decimals as the counts have (the
+ * input's fractional counts, report.h), trailing zeros dropped. */
+#define COUNT_NUMBER 40
+static const char *count_number(const struct check_result *res, double v, char buf[COUNT_NUMBER])
+{
+	unsigned d = res->decimals > res->base_decimals ? res->decimals : res->base_decimals;
+	int n = snprintf(buf, COUNT_NUMBER, "%.*f", (int)d, v);
+
+	while (d && n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
 /* "measured +2.10pt" and the like, into buf. */
 static void format_value(const struct check_rule *r, const struct check_result *res, int time,
 			 char *buf, size_t len)
 {
 	const char *sign = r->grew && res->value >= 0 ? "+" : "";
+	char num[COUNT_NUMBER];
 
 	if (isinf(res->value))
 		snprintf(buf, len, "%sinf%s", res->value > 0 ? "+" : "-", unit_text(r, time));
@@ -56,7 +72,7 @@ static void format_value(const struct check_rule *r, const struct check_result *
 		snprintf(buf, len, "%s%.*f%s", sign, decimals_for(r, res->value), res->value,
 			 unit_text(r, time));
 	else
-		snprintf(buf, len, "%s%.0f%s", sign, res->value, unit_text(r, time));
+		snprintf(buf, len, "%s%s%s", sign, count_number(res, res->value, num), unit_text(r, time));
 }
 
 static double pct(uint64_t a, uint64_t b)
@@ -69,24 +85,26 @@ static void format_details(const struct check_rule *r, const struct check_result
 			   char *buf, size_t len)
 {
 	const char *noun = time ? "us" : "samples";
+	char m[PROFILE_COUNT_TEXT], t[PROFILE_COUNT_TEXT];
+	char bm[PROFILE_COUNT_TEXT], bt[PROFILE_COUNT_TEXT];
 
+	profile_count_text(m, res->matched, res->decimals);
+	profile_count_text(t, res->total, res->decimals);
+	profile_count_text(bm, res->base_matched, res->base_decimals);
+	profile_count_text(bt, res->base_total, res->base_decimals);
 	if (r->subject == CHECK_SUBJECT_TOTAL) {
 		if (r->grew)
-			snprintf(buf, len, "%" PRIu64 " %s, baseline %" PRIu64, res->matched, noun,
-				 res->base_matched);
+			snprintf(buf, len, "%s %s, baseline %s", m, noun, bm);
 		else
 			buf[0] = '\0';
 	} else if (r->grew) {
-		snprintf(buf, len,
-			 "%" PRIu64 " of %" PRIu64 " %s = %.2f%%, baseline %" PRIu64 " of %" PRIu64
-			 " = %.2f%%",
-			 res->matched, res->total, noun, pct(res->matched, res->total),
-			 res->base_matched, res->base_total, pct(res->base_matched, res->base_total));
+		snprintf(buf, len, "%s of %s %s = %.2f%%, baseline %s of %s = %.2f%%", m, t, noun,
+			 pct(res->matched, res->total), bm, bt,
+			 pct(res->base_matched, res->base_total));
 	} else if (r->unit == CHECK_UNIT_PERCENT) {
-		snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " %s", res->matched, res->total, noun);
+		snprintf(buf, len, "%s of %s %s", m, t, noun);
 	} else {
-		snprintf(buf, len, "%.2f%% of %" PRIu64 " %s", pct(res->matched, res->total),
-			 res->total, noun);
+		snprintf(buf, len, "%.2f%% of %s %s", pct(res->matched, res->total), t, noun);
 	}
 }
 
@@ -210,6 +228,8 @@ static const char *json_unit(const struct check_rule *r, int time)
 static void json_rule(FILE *out, const struct check_rule *r, const struct check_result *res,
 		      int time)
 {
+	char m[PROFILE_COUNT_TEXT], t[PROFILE_COUNT_TEXT];
+
 	fputs("{\"rule\":", out);
 	json_string(out, r->text);
 	fprintf(out, ",\"result\":\"%s\",\"measured\":", res->pass ? "pass" : "fail");
@@ -227,10 +247,14 @@ static void json_rule(FILE *out, const struct check_rule *r, const struct check_
 		fputs("null", out);
 	fprintf(out, ",\"profile\":\"%s\",\"grew\":%s",
 		r->profile == CHECK_PROFILE_ALLOC ? "alloc" : "cpu", r->grew ? "true" : "false");
-	fprintf(out, ",\"matched\":%" PRIu64 ",\"total\":%" PRIu64, res->matched, res->total);
-	if (r->grew)
-		fprintf(out, ",\"baseline_matched\":%" PRIu64 ",\"baseline_total\":%" PRIu64,
-			res->base_matched, res->base_total);
+	profile_count_text(m, res->matched, res->decimals);
+	profile_count_text(t, res->total, res->decimals);
+	fprintf(out, ",\"matched\":%s,\"total\":%s", m, t);
+	if (r->grew) {
+		profile_count_text(m, res->base_matched, res->base_decimals);
+		profile_count_text(t, res->base_total, res->base_decimals);
+		fprintf(out, ",\"baseline_matched\":%s,\"baseline_total\":%s", m, t);
+	}
 	if (res->measured && isinf(res->value))
 		fprintf(out, ",\"infinite\":%s", res->value > 0 ? "\"+\"" : "\"-\"");
 	if (!res->measured) {

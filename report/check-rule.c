@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "report/check.h"
+#include "report/user-regex.h"
 
 #define ALLOC_PREFIX "alloc:"
 
@@ -139,6 +140,8 @@ static int parse_subject(struct parser *ps, struct check_rule *r)
 	r->regex = re;
 	if (!*re)
 		return fail(ps, start, "empty regex: give a pattern such as 'slow_path'");
+	if (user_regex__repeats_repetition(re))
+		return fail(ps, start, "refused regex: " USER_REGEX_REPEATED_REPETITION);
 	return 0;
 }
 
@@ -269,9 +272,25 @@ static const char *op_text(enum check_op op)
 	return text[op];
 }
 
+/* The quote of the canonical text: ' unless the regex holds a backslash
+ * pair "\'" (inside '...' that would read as a literal quote, so the
+ * text would not parse back: found by tests/fuzz/fuzz-check-rule.c), then
+ * ". */
+static char canonical_quote(const char *re)
+{
+	for (size_t i = 0; re[i]; i++)
+		if (re[i] == '\\' && re[i + 1]) {
+			if (re[i + 1] == '\'')
+				return '"';
+			i++;
+		}
+	return '\'';
+}
+
 /* The rule as the output shows it: quotes and spacing normalized, control
  * characters as '?', the number as written (without a '+'), the unit in
- * its canonical spelling. */
+ * its canonical spelling. It parses back to the same rule unless the regex
+ * has control characters or is not one (a lone trailing backslash). */
 static int canonical(struct check_rule *r, const char *num, size_t num_len, const char *unit)
 {
 	size_t cap = (r->regex ? 2 * strlen(r->regex) : 0) + num_len + 64, n = 0, i;
@@ -284,18 +303,25 @@ static int canonical(struct check_rule *r, const char *num, size_t num_len, cons
 	if (r->subject == CHECK_SUBJECT_TOTAL) {
 		n += (size_t)sprintf(t + n, "total");
 	} else {
-		t[n++] = '\'';
+		char q = canonical_quote(r->regex);
+
+		t[n++] = q;
 		if (r->profile == CHECK_PROFILE_ALLOC)
 			n += (size_t)sprintf(t + n, ALLOC_PREFIX);
 		for (i = 0; r->regex[i]; i++) {
 			unsigned char c = (unsigned char)r->regex[i];
 
-			if (c == '\'')
+			if (c == (unsigned char)q)
 				t[n++] = '\\';
 			/* one line per rule in the output, whatever the regex */
 			t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			/* a backslash pair stays a pair, as the parser made it */
+			if (c == '\\' && r->regex[i + 1]) {
+				c = (unsigned char)r->regex[++i];
+				t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			}
 		}
-		t[n++] = '\'';
+		t[n++] = q;
 	}
 	n += (size_t)sprintf(t + n, "%s%s %s %.*s%s%s", r->subject == CHECK_SUBJECT_SELF ? " self" : "",
 			     r->grew ? " grew" : "", op_text(r->op), (int)num_len, num,

@@ -86,6 +86,9 @@ struct check_result {
 	double value;     /* in the rule's unit; may be +-inf for grew in % */
 	uint64_t matched, total;           /* in the profile */
 	uint64_t base_matched, base_total; /* in the baseline (grew) */
+	/* count_decimals of the profile and the baseline (report.h): the
+	 * counts above are in units of 10^-decimals; values are not */
+	unsigned decimals, base_decimals;
 };
 
 /* Measures `nrules` rules on `cur` (and `base` for grew rules; NULL when

@@ -18,6 +18,7 @@
 #include "lib/recording.h"
 #include "report/annotate.h"
 #include "report/builder.h"
+#include "report/user-regex.h"
 #include "symbolize/function.h"
 #include "symbolize/symbolize.h"
 
@@ -527,10 +528,9 @@ static int run(struct annotate_cmd *c, int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	if (c->regex) {
 		char msg[256];
-		int e = regcomp(&c->re, c->symbol, REG_EXTENDED | REG_NOSUB);
+		int e = user_regcomp(&c->re, c->symbol, REG_EXTENDED | REG_NOSUB, msg, sizeof(msg));
 
 		if (e) {
-			regerror(e, &c->re, msg, sizeof(msg));
 			return cli_usage_error("invalid regular expression '%s': %s", c->symbol,
 					       msg);
 		}

@@ -102,7 +102,13 @@ static int write_diff(struct diff_cmd *c)
 	struct folded_opts fo = {.thread_root = c->in.roots};
 	int raw = c->raw, err;
 
-	if (profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo)) {
+	err = profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo);
+	if (err == -EOVERFLOW) {
+		cli_error("the counts of %s and %s do not fit 64 bits on one decimal scale",
+			  c->old.shown, c->in.shown);
+		return EXIT_FAIL;
+	}
+	if (err) {
 		cli_error("out of memory comparing the profiles");
 		return EXIT_FAIL;
 	}

@@ -149,6 +149,10 @@ int profile_diff__build(struct profile_diff *d, struct profile *newp, struct pro
 	int err;
 
 	memset(d, 0, sizeof(*d));
+	err = profile__align_scales(newp, oldp);
+	if (err)
+		return err;
+	d->count_decimals = newp->count_decimals;
 	err = side_load(&n, newp, fo);
 	if (!err)
 		err = side_load(&o, oldp, fo);
@@ -207,9 +211,11 @@ int profile_diff__write(const struct profile_diff *d, int raw, FILE *out)
 	for (i = 0; i < d->nlines; i++) {
 		const struct diff_line *l = &d->lines[i];
 		uint64_t old = raw ? l->old : profile_diff__scale(l->old, d->old_total, d->new_total);
+		char old_text[PROFILE_COUNT_TEXT], new_text[PROFILE_COUNT_TEXT];
 
-		if (fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", d->texts + d->text_at[i], old,
-			    l->new) < 0)
+		profile_count_text(old_text, old, d->count_decimals);
+		profile_count_text(new_text, l->new, d->count_decimals);
+		if (fprintf(out, "%s %s %s\n", d->texts + d->text_at[i], old_text, new_text) < 0)
 			break;
 	}
 	errno = 0;

@@ -34,13 +34,16 @@ struct profile_diff {
 	struct diff_line *lines; /* sorted bytewise by text */
 	size_t nlines;
 	uint64_t old_total, new_total; /* raw sums (saturating) */
+	unsigned count_decimals; /* of both profiles' counts, aligned (report.h) */
 	char *texts;     /* "root;frame;...;leaf\0" per line */
 	size_t *text_at; /* line -> offset in texts */
 };
 
 /* Builds the union of the folded lines (profile__lines() with `fo`) of
- * `oldp` and `newp`. Adds OLD-only names and stacks to `newp`. Allocates;
- * 0 or -ENOMEM. profile_diff__release() frees (also on a zeroed diff). */
+ * `oldp` and `newp`. Brings both to the same count_decimals first (one may
+ * have fractional counts) and adds OLD-only names and stacks to `newp`.
+ * Allocates; 0, -ENOMEM, or -EOVERFLOW when the rescaled counts do not fit
+ * 64 bits. profile_diff__release() frees (also on a zeroed diff). */
 int profile_diff__build(struct profile_diff *d, struct profile *newp, struct profile *oldp,
 			const struct folded_opts *fo);
 void profile_diff__release(struct profile_diff *d);

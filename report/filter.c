@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "report/user-regex.h"
 
 int profile_filter__init(struct profile_filter *f, int ignore_case)
 {
@@ -49,12 +50,9 @@ int profile_filter__add_regex(struct profile_filter *f, enum profile_filter_kind
 	if (grow_array(&m->res, &m->cap, m->n + 1, sizeof(regex_t)))
 		return -ENOMEM;
 	res = m->res;
-	rc = regcomp(&res[m->n], re, f->cflags);
-	if (rc) {
-		if (errbuf && errlen)
-			regerror(rc, &res[m->n], errbuf, errlen);
+	rc = user_regcomp(&res[m->n], re, f->cflags, errbuf, errbuf ? errlen : 0);
+	if (rc)
 		return rc == REG_ESPACE ? -ENOMEM : -EINVAL;
-	}
 	m->n++;
 	return 0;
 }
@@ -181,6 +179,10 @@ int profile__filter(struct profile *p, struct profile_filter *f)
 			keep[e->stack] = (int8_t)keep_stack(p, f, e->stack);
 		if (!keep[e->stack])
 			continue;
+		if (p->alloc_objects) {
+			p->alloc_objects[j] = p->alloc_objects[i];
+			p->alloc_bytes[j] = p->alloc_bytes[i];
+		}
 		p->entries[j++] = *e;
 		total = total > UINT64_MAX - e->count ? UINT64_MAX : total + e->count;
 	}

@@ -17,21 +17,72 @@
 
 /* ---- reading ---- */
 
-/* Parses a decimal count; 0 or -EINVAL (empty, a non-digit, overflow). */
-static int parse_count(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
+/* A count as read: its digits before the point, and those after it
+ * without trailing zeros ("1.50" has frac 5, ndec 1). */
+struct count_text {
+	uint64_t whole, frac;
+	unsigned ndec;
+	size_t ndec_raw; /* decimals after trailing zeros went, unbounded */
+};
 
-	if (!len)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
+/* Parses a count as flamegraph.pl's /(\d+(?:\.\d*)?)$/ takes it: digits,
+ * then optionally '.' and more digits. 0, or -EINVAL (empty, no leading
+ * digit, another character, digits before the point past 64 bits). */
+static int parse_count(const char *s, size_t len, struct count_text *c)
+{
+	size_t i, dot;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < len && s[i] != '.'; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
+		if (d > 9 || c->whole > (UINT64_MAX - d) / 10)
 			return -EINVAL;
-		v = v * 10 + d;
+		c->whole = c->whole * 10 + d;
 	}
+	if (!i)
+		return -EINVAL;
+	dot = i;
+	while (len > dot + 1 && s[len - 1] == '0')
+		len--; /* trailing zeros change nothing */
+	for (i = dot + 1; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -EINVAL;
+		if (++c->ndec_raw <= PROFILE_MAX_DECIMALS)
+			c->frac = c->frac * 10 + d;
+	}
+	c->ndec = c->ndec_raw <= PROFILE_MAX_DECIMALS ? (unsigned)c->ndec_raw : 0;
+	return 0;
+}
+
+/* The count in p's units, raising p's scale first if the count has more
+ * decimals. 0, -EDOM (too many decimals) or -EOVERFLOW. */
+static int scaled_count(struct profile *p, const struct count_text *c, uint64_t *out)
+{
+	uint64_t s, v;
+	int err;
+
+	if (c->ndec_raw > PROFILE_MAX_DECIMALS)
+		return -EDOM;
+	err = profile__rescale(p, c->ndec);
+	if (err)
+		return err;
+	s = profile_count_scale(p->count_decimals);
+	if (c->whole > UINT64_MAX / s)
+		return -EOVERFLOW;
+	v = c->whole * s;
+	if (c->ndec) {
+		uint64_t f = c->frac * profile_count_scale(p->count_decimals - c->ndec);
+
+		if (v > UINT64_MAX - f)
+			return -EOVERFLOW;
+		v += f;
+	}
+	/* The sum must fit too: saturating would lose data silently. */
+	if (p->total > UINT64_MAX - v)
+		return -EOVERFLOW;
 	*out = v;
 	return 0;
 }
@@ -47,12 +98,13 @@ static int parse_line(struct profile *p, const char *line, size_t len, uint32_t 
 		      size_t *ids_cap, struct prev_frame **prev, size_t *prev_cap, size_t *nprev)
 {
 	struct profile_entry e = {0};
+	struct count_text count;
 	size_t sep, i, start, depth = 0;
 	int err;
 
 	for (sep = len; sep > 0 && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
 		;
-	if (!sep || sep == 1 || parse_count(line + sep, len - sep, &e.count))
+	if (!sep || sep == 1 || parse_count(line + sep, len - sep, &count))
 		return 0;
 	len = sep - 1; /* the stack text */
 	for (start = 0; start <= len; start = i + 1) {
@@ -86,9 +138,11 @@ static int parse_line(struct profile *p, const char *line, size_t len, uint32_t 
 		if (i == len)
 			break;
 	}
-	if (!e.count)
+	if (!count.whole && !count.ndec_raw)
 		return 1; /* well-formed, adds nothing */
-	err = profile__add_stack(p, *ids, depth, &e.stack);
+	err = scaled_count(p, &count, &e.count);
+	if (!err)
+		err = profile__add_stack(p, *ids, depth, &e.stack);
 	if (!err)
 		err = profile__add(p, &e);
 	return err ? err : 1;
@@ -116,6 +170,8 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 			r = parse_line(p, text + pos, llen, &ids, &ids_cap, &prev, &prev_cap, &nprev);
 			if (r < 0) {
 				err = r;
+				if (r != -ENOMEM)
+					st->bad_line = lineno;
 				break;
 			}
 			if (!r) {
@@ -395,7 +451,7 @@ int profile__write_folded(struct profile *p, const struct folded_opts *opts, FIL
 		err = -ENOMEM;
 	for (i = 0; i < nlines && !err; i++) {
 		const struct profile_line *l = &lines[i];
-		char num[32];
+		char num[PROFILE_COUNT_TEXT + 2];
 		int n;
 
 		if (l->root) {
@@ -420,7 +476,9 @@ int profile__write_folded(struct profile *p, const struct folded_opts *opts, FIL
 		} else {
 			err = put_stack(p, &o, l->stack);
 		}
-		n = snprintf(num, sizeof(num), " %" PRIu64 "\n", l->count);
+		num[0] = ' ';
+		n = (int)profile_count_text(num + 1, l->count, p->count_decimals) + 1;
+		num[n++] = '\n';
 		if (!err)
 			err = put(&o, num, (size_t)n);
 		if (!err && o.len >= 65536)

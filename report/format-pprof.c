@@ -88,6 +88,7 @@ static void pb_sub(struct pb *b, unsigned field, struct pb *sub)
 enum {
 	F_SAMPLE_TYPE = 1, F_SAMPLE, F_MAPPING, F_LOCATION, F_FUNCTION, F_STRING_TABLE,
 	F_TIME_NANOS = 9, F_DURATION_NANOS, F_PERIOD_TYPE, F_PERIOD,
+	F_DEFAULT_SAMPLE_TYPE = 14,
 };
 
 struct pprof {
@@ -352,6 +353,20 @@ static int64_t start_time_ns(const struct recording *r)
 	return (int64_t)timegm(&tm) * 1000000000;
 }
 
+/* The unit of the first value: pprof's values are int64, so fractional
+ * counts (folded input, report.h) are written as the model keeps them,
+ * scaled integers, with a unit that says by how much: 0.5 samples are 5
+ * "tenths". Shares and pprof's percentages are the same either way. */
+static const char *count_unit(unsigned decimals)
+{
+	static const char *const units[PROFILE_MAX_DECIMALS + 1] = {
+		"count", "tenths", "hundredths", "thousandths",
+		"ten-thousandths", "hundred-thousandths", "millionths",
+	};
+
+	return units[decimals <= PROFILE_MAX_DECIMALS ? decimals : 0];
+}
+
 /* Sample types, period and times. *scale: what one count is worth in the
  * second value (0: no second value). */
 static int header(struct pprof *w, const struct pprof_opts *o, uint64_t *scale)
@@ -360,6 +375,20 @@ static int header(struct pprof *w, const struct pprof_opts *o, uint64_t *scale)
 	int err = 0;
 
 	*scale = 0;
+	if (w->p->alloc_objects) {
+		/* Allocation recordings: both values, named as Go's heap
+		 * profiles name them, bytes shown by default. */
+		err = cstr_id(w, "alloc_objects", &t1);
+		err = err ? err : cstr_id(w, "count", &u1);
+		err = err ? err : cstr_id(w, "alloc_space", &t2);
+		err = err ? err : cstr_id(w, "bytes", &u2);
+		if (err)
+			return err;
+		value_type(w, F_SAMPLE_TYPE, t1, u1);
+		value_type(w, F_SAMPLE_TYPE, t2, u2);
+		pb_uint(&w->out, F_DEFAULT_SAMPLE_TYPE, t2);
+		return w->out.err;
+	}
 	switch (o->weight) {
 	case PROFILE_WEIGHT_OFF_CPU:
 	case PROFILE_WEIGHT_WALL:
@@ -369,7 +398,7 @@ static int header(struct pprof *w, const struct pprof_opts *o, uint64_t *scale)
 		break;
 	default:
 		err = cstr_id(w, o->period ? "period" : "samples", &t1);
-		err = err ? err : cstr_id(w, "count", &u1);
+		err = err ? err : cstr_id(w, count_unit(w->p->count_decimals), &u1);
 		ns = cpu_period_ns(w->r);
 		if (!err && ns) {
 			err = cstr_id(w, "cpu", &t2);
@@ -414,9 +443,11 @@ static int label(struct pprof *w, const char *key, uint32_t str, const char *s, 
 
 static uint64_t sat_mul(uint64_t a, uint64_t b);
 
-static int sample(struct pprof *w, const struct profile_entry *e, uint64_t scale, int single)
+/* Entry `ei` of the profile as a Sample. */
+static int sample(struct pprof *w, size_t ei, uint64_t scale, int single)
 {
 	const struct profile *p = w->p;
+	const struct profile_entry *e = &p->entries[ei];
 	size_t n, i;
 	int err = stack_locations(w, e->stack, &n);
 
@@ -425,7 +456,10 @@ static int sample(struct pprof *w, const struct profile_entry *e, uint64_t scale
 	for (i = 0; i < n; i++)
 		pb_varint(&w->ids, w->locs[i]);
 	pb_sub(&w->msg, 1, &w->ids);
-	if (single) {
+	if (p->alloc_objects) {
+		pb_varint(&w->ids, p->alloc_objects[ei]);
+		pb_varint(&w->ids, p->alloc_bytes[ei]);
+	} else if (single) {
 		pb_varint(&w->ids, sat_mul(e->count, scale)); /* one value, in ns */
 	} else {
 		pb_varint(&w->ids, e->count);
@@ -513,8 +547,8 @@ int profile__write_pprof(const struct profile *p, const struct recording *r,
 		goto out;
 	err = header(&w, o, &scale);
 	for (i = 0; i < p->nentries && !err; i++)
-		if (p->entries[i].count)
-			err = sample(&w, &p->entries[i], scale, o->weight != PROFILE_WEIGHT_CPU);
+		if (p->entries[i].count || (p->alloc_objects && p->alloc_objects[i]))
+			err = sample(&w, i, scale, o->weight != PROFILE_WEIGHT_CPU);
 	/* The string table goes last: every string is interned by now. */
 	for (i = 0; i < w.strs.count && !err; i++)
 		pb_bytes(&w.out, F_STRING_TABLE, strtab__str(&w.strs, (uint32_t)i),

@@ -175,6 +175,7 @@ int profile__write_speedscope(const struct profile *p, const struct speedscope_o
 	fputs("]},\n\"profiles\":[", out);
 	for (g = 0; g < ngroups; g++) {
 		const struct group *gr = &groups[g];
+		char num[PROFILE_COUNT_TEXT];
 
 		fputs(g ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":",
 		      out);
@@ -194,8 +195,9 @@ int profile__write_speedscope(const struct profile *p, const struct speedscope_o
 		} else {
 			json_str(out, "all", 3);
 		}
-		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-			unit, gr->total);
+		profile_count_text(num, gr->total, p->count_decimals);
+		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%s,\n\"samples\":[",
+			unit, num);
 		for (i = 0; i < gr->n; i++) {
 			const struct profile_entry *e = &p->entries[order[gr->first + i]];
 			const uint32_t *names = profile__stack_frames(p, e->stack);
@@ -206,9 +208,13 @@ int profile__write_speedscope(const struct profile *p, const struct speedscope_o
 			putc(']', out);
 		}
 		fputs("],\n\"weights\":[", out);
-		for (i = 0; i < gr->n; i++)
-			fprintf(out, i ? ",%" PRIu64 : "%" PRIu64,
-				p->entries[order[gr->first + i]].count);
+		/* Weights may be fractional (folded input, report.h): JSON
+		 * numbers, exact as decimal text. */
+		for (i = 0; i < gr->n; i++) {
+			profile_count_text(num, p->entries[order[gr->first + i]].count,
+					   p->count_decimals);
+			fprintf(out, i ? ",%s" : "%s", num);
+		}
 		fputs("]}", out);
 	}
 	fputs("]}\n", out);

@@ -73,7 +73,10 @@ struct pprof_opts {
  * inline chains; else (r NULL, or folded or perf script input) each frame
  * name is a Location. Sample types: samples/count and, when the recording
  * gives the CPU event's rate, cpu/nanoseconds; off-cpu/nanoseconds or
- * wall/nanoseconds for those weights. Entries with threads get labels
+ * wall/nanoseconds for those weights; for allocation profiles (--alloc,
+ * p->alloc_objects) alloc_objects/count and alloc_space/bytes, whatever
+ * the weight, alloc_space the default; with fractional counts (folded
+ * input) samples/tenths ... samples/millionths (values are int64). Entries with threads get labels
  * "thread", "thread_id" and "pid". Builds the message in memory. 0,
  * -ENOMEM, or -errno of the failed write. */
 int profile__write_pprof(const struct profile *p, const struct recording *r,

@@ -464,23 +464,40 @@ static int thread_name(struct builder *b, uint32_t tkey, uint32_t *id)
 	return 0;
 }
 
+static int make_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
+		      struct profile_entry *e)
+{
+	int err;
+
+	err = render_stack(b, stack2, leaf, &e->stack);
+	if (err)
+		return err;
+	if (tkey != BUILDER_NO_THREAD) {
+		err = thread_name(b, tkey, &e->thread);
+		if (err)
+			return err;
+		e->pid = b->tkeys[tkey].pid;
+		e->tid = b->tkeys[tkey].tid;
+	}
+	return 0;
+}
+
 int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
 		       uint64_t count)
 {
 	struct profile_entry e = {.count = count};
-	int err;
+	int err = make_entry(b, stack2, leaf, tkey, &e);
 
-	err = render_stack(b, stack2, leaf, &e.stack);
-	if (err)
-		return err;
-	if (tkey != BUILDER_NO_THREAD) {
-		err = thread_name(b, tkey, &e.thread);
-		if (err)
-			return err;
-		e.pid = b->tkeys[tkey].pid;
-		e.tid = b->tkeys[tkey].tid;
-	}
-	return profile__add(b->p, &e);
+	return err ? err : profile__add(b->p, &e);
+}
+
+int builder__add_alloc_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
+			     uint64_t count, uint64_t objects, uint64_t bytes)
+{
+	struct profile_entry e = {.count = count};
+	int err = make_entry(b, stack2, leaf, tkey, &e);
+
+	return err ? err : profile__add_alloc(b->p, &e, objects, bytes);
 }
 
 static int count_by_stack(struct builder *b)

@@ -311,7 +311,7 @@ static int build_from_recording(struct profile_input *in)
 }
 
 /* Folded text into in->prof; of two-column (diff) text, the count of
- * in->column (report/diff.h). 0 or -ENOMEM. */
+ * in->column (report/diff.h). 0 or -errno of profile__from_folded(). */
 static int read_folded(struct profile_input *in)
 {
 	char *text = NULL;
@@ -332,6 +332,7 @@ static int read_folded(struct profile_input *in)
 static int build_from_folded(struct profile_input *in)
 {
 	struct folded_stats *st = &in->folded;
+	int err;
 
 	if (in->weight != PROFILE_WEIGHT_CPU) {
 		cli_error("%s needs a recording made with 'prof record --sched'; %s is folded text",
@@ -350,7 +351,21 @@ static int build_from_folded(struct profile_input *in)
 		return cli_usage_error("--threads and --tids need a recording; %s is folded text "
 				       "(make it with 'prof report --threads')",
 				       in->shown);
-	if (read_folded(in)) {
+	err = read_folded(in);
+	if (err == -EDOM) {
+		cli_error("%s: line %zu has a count with more than %d decimals; prof keeps counts "
+			  "exact, to %d decimals at most",
+			  in->shown, st->bad_line, PROFILE_MAX_DECIMALS, PROFILE_MAX_DECIMALS);
+		return EXIT_FAIL;
+	}
+	if (err == -EOVERFLOW) {
+		cli_error("%s: the counts add up to more than 2^64 - 1%s at line %zu; "
+			  "prof does not round or wrap them",
+			  in->shown, in->prof.count_decimals ? " (in units of their last decimal)" : "",
+			  st->bad_line);
+		return EXIT_FAIL;
+	}
+	if (err) {
 		cli_error("out of memory reading %s", in->shown);
 		return EXIT_FAIL;
 	}

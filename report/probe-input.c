@@ -11,6 +11,7 @@
 #include "lib/cli.h"
 #include "lib/grow.h"
 #include "report/report.h"
+#include "report/user-regex.h"
 
 #define ALLOC_EVENT "usdt:hotspot:object__alloc"
 
@@ -100,10 +101,9 @@ static int compile_classes(struct profile_input *in)
 
 			if ((pt[0] == '!') != pass)
 				continue;
-			err = regcomp(&res[k], pt + 1, REG_EXTENDED | REG_NOSUB |
-				      (in->ignore_case ? REG_ICASE : 0));
+			err = user_regcomp(&res[k], pt + 1, REG_EXTENDED | REG_NOSUB |
+					   (in->ignore_case ? REG_ICASE : 0), msg, sizeof(msg));
 			if (err) {
-				regerror(err, &res[k], msg, sizeof(msg));
 				return cli_usage_error("invalid regular expression '%s' for %s: %s", pt + 1,
 						       pass ? "--exclude-class" : "--class", msg);
 			}

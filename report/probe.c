@@ -102,10 +102,18 @@ struct acc {
 	uint64_t stack2;
 	uint32_t tkey, leaf;
 	uint64_t weight;
+	uint64_t objects, bytes; /* --alloc: both values, whatever the weight */
 };
 
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Adds weight w (and, for allocations, one object of `bytes`) to the
+ * accumulator of (stack2, tkey, leaf). 0 or -ENOMEM. */
 static int add_weight(struct keymap *m, struct acc **accs, size_t *n, size_t *cap,
-		      uint64_t stack2, uint32_t tkey, uint32_t leaf, uint64_t w)
+		      uint64_t stack2, uint32_t tkey, uint32_t leaf, uint64_t w, const uint64_t *bytes)
 {
 	uint32_t idx;
 	int r = keymap__put(m, stack2, (uint64_t)tkey << 32 | leaf, (uint32_t)*n, &idx);
@@ -115,12 +123,14 @@ static int add_weight(struct keymap *m, struct acc **accs, size_t *n, size_t *ca
 	if (r == 1) {
 		if (GROW(*accs, *cap, *n + 1))
 			return -ENOMEM;
-		(*accs)[*n] = (struct acc){stack2, tkey, leaf, 0};
+		(*accs)[*n] = (struct acc){stack2, tkey, leaf, 0, 0, 0};
 		idx = (uint32_t)(*n)++;
 	}
-	(*accs)[idx].weight += w;
-	if ((*accs)[idx].weight < w)
-		(*accs)[idx].weight = UINT64_MAX;
+	(*accs)[idx].weight = sat_add((*accs)[idx].weight, w);
+	if (bytes) {
+		(*accs)[idx].objects = sat_add((*accs)[idx].objects, 1);
+		(*accs)[idx].bytes = sat_add((*accs)[idx].bytes, *bytes);
+	}
 	return 0;
 }
 
@@ -163,7 +173,7 @@ int builder__probe(struct builder *b, const struct profile_build_opts *opts, int
 		const struct rec_sample_full *s = &r->samples[i];
 		const struct rec_args_ref *a;
 		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
-		uint64_t w = 1;
+		uint64_t w = 1, bytes = 0;
 
 		if (s->event != ev)
 			continue;
@@ -176,8 +186,9 @@ int builder__probe(struct builder *b, const struct profile_build_opts *opts, int
 				continue; /* a hit whose class could not be read */
 			if (!class_kept(v, r, (uint32_t)r->argvals[a->first], cache))
 				continue;
+			bytes = r->argvals[a->first + 1] > 0 ? (uint64_t)r->argvals[a->first + 1] : 0;
 			if (v->weight_bytes)
-				w = r->argvals[a->first + 1] > 0 ? (uint64_t)r->argvals[a->first + 1] : 0;
+				w = bytes;
 			err = profile__intern(b->p, recording__str(r, (uint32_t)r->argvals[a->first]),
 					      r->lens[(uint32_t)r->argvals[a->first]], &leaf);
 		} else if (v->args) {
@@ -190,14 +201,21 @@ int builder__probe(struct builder *b, const struct profile_build_opts *opts, int
 		}
 		if (!err && by_thread)
 			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
-		if (!err && w)
+		/* Allocations of 0 bytes still count as objects. */
+		if (!err && (w || v->alloc))
 			err = add_weight(&m, &accs, &nacc, &cap,
 					 (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED),
-					 tkey, leaf, w);
+					 tkey, leaf, w, v->alloc ? &bytes : NULL);
 	}
-	for (size_t i = 0; i < nacc && !err; i++)
-		err = builder__add_entry(b, accs[i].stack2, accs[i].leaf, accs[i].tkey,
-					 accs[i].weight);
+	for (size_t i = 0; i < nacc && !err; i++) {
+		const struct acc *ac = &accs[i];
+
+		if (v->alloc)
+			err = builder__add_alloc_entry(b, ac->stack2, ac->leaf, ac->tkey, ac->weight,
+						       ac->objects, ac->bytes);
+		else
+			err = builder__add_entry(b, ac->stack2, ac->leaf, ac->tkey, ac->weight);
+	}
 	free(cache);
 	free(accs);
 	keymap__release(&m);

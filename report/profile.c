@@ -23,6 +23,8 @@ void profile__release(struct profile *p)
 	free(p->entries);
 	free(p->scratch);
 	free(p->origin);
+	free(p->alloc_objects);
+	free(p->alloc_bytes);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -88,6 +90,22 @@ int profile__add(struct profile *p, const struct profile_entry *e)
 	p->entries[p->nentries++] = *e;
 	p->total = sat_add(p->total, e->count);
 	return 0;
+}
+
+int profile__add_alloc(struct profile *p, const struct profile_entry *e, uint64_t objects,
+		       uint64_t bytes)
+{
+	size_t cap = p->alloc_cap;
+
+	if (GROW(p->alloc_objects, cap, p->nentries + 1))
+		return -ENOMEM;
+	cap = p->alloc_cap;
+	if (GROW(p->alloc_bytes, cap, p->nentries + 1))
+		return -ENOMEM;
+	p->alloc_cap = cap;
+	p->alloc_objects[p->nentries] = objects;
+	p->alloc_bytes[p->nentries] = bytes;
+	return profile__add(p, e);
 }
 
 size_t merge_pool_name(char *s, size_t len)

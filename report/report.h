@@ -54,6 +54,12 @@ struct profile {
 	size_t nentries, entries_cap;
 	uint64_t total;  /* sum of the entries' counts (saturating) */
 	int has_threads; /* entries carry thread, pid and tid */
+	/* Counts are in units of 10^-count_decimals: folded input with
+	 * fractional counts ("main;foo 0.5", as flamegraph.pl sums them) is
+	 * kept exact by scaling every count (count-scale.c). 0: integers.
+	 * Writers that print absolute counts print them with
+	 * profile_count_text(); shares are unaffected. */
+	unsigned count_decimals;
 
 	char *scratch; /* for sanitizing names */
 	size_t scratch_cap;
@@ -62,6 +68,12 @@ struct profile {
 	 * (format-pprof.c). NULL otherwise. */
 	uint64_t *origin;
 	size_t origin_cap;
+	/* Built with --alloc (probe.c): per entry, both of its values, the
+	 * allocations (hits) and their bytes, whichever of the two `count` is
+	 * (--weight); for writers that show both (format-pprof.c). Kept in
+	 * step with the entries by the filters. NULL otherwise. */
+	uint64_t *alloc_objects, *alloc_bytes;
+	size_t alloc_cap;
 };
 
 /* 0 or -ENOMEM. profile__release() frees everything; on a zeroed or
@@ -88,6 +100,11 @@ int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
 /* Appends an entry; counts add up saturating. 0 or -ENOMEM. */
 int profile__add(struct profile *p, const struct profile_entry *e);
+/* Appends an entry of an allocation profile with both its values (see
+ * alloc_objects); every entry of such a profile must come through here.
+ * 0 or -ENOMEM. */
+int profile__add_alloc(struct profile *p, const struct profile_entry *e, uint64_t objects,
+		       uint64_t bytes);
 
 /* ---- building ---- */
 
@@ -188,16 +205,45 @@ struct folded_stats {
 	size_t lines;           /* non-empty lines seen */
 	size_t malformed;       /* skipped */
 	size_t first_malformed; /* 1-based line number, 0 if none */
+	size_t bad_line;        /* the line of an -EDOM or -EOVERFLOW error */
 };
 
 /* Adds folded text ("frame;frame;...;leaf COUNT" per line; the count is
  * after the last space, names may hold spaces; empty lines and a trailing
- * '\r' are ignored) to `p`. Lines without a count, with an empty frame, or
- * with a count that is not a decimal integer fitting 64 bits are counted in
- * *st and skipped; a count of 0 is accepted and adds nothing. Entries get no
- * thread (a thread root, if any, is the first frame). 0 or -ENOMEM. */
+ * '\r' are ignored) to `p`. A count is digits with an optional fraction,
+ * "12", "0.5", "1." (what flamegraph.pl accepts); a fraction sets
+ * p->count_decimals and scales every count, earlier ones too, so nothing
+ * is rounded. Lines without a count, with an empty frame, or with a count
+ * that is not such a number or whose digits before the point do not fit 64
+ * bits (".5", "1e3", "-1", "nan") are counted in *st and skipped; a count
+ * of 0 is accepted and adds nothing. Entries get no thread (a thread root,
+ * if any, is the first frame). 0, -ENOMEM, or with the line in
+ * st->bad_line: -EDOM for a count with more than PROFILE_MAX_DECIMALS
+ * decimals (after trailing zeros), -EOVERFLOW when the counts add up to
+ * more than 64 bits hold (in units of 10^-count_decimals). */
 int profile__from_folded(struct profile *p, const char *text, size_t len,
 			 struct folded_stats *st);
+
+/* ---- fractional counts (count-scale.c) ---- */
+
+#define PROFILE_MAX_DECIMALS 6 /* counts are exact to 10^-6 at most */
+#define PROFILE_COUNT_TEXT 32  /* room for any count's text and a NUL */
+
+/* 10^d for d <= PROFILE_MAX_DECIMALS. */
+uint64_t profile_count_scale(unsigned decimals);
+/* Raises p's counts (entries and total) to `decimals` (>= the current
+ * count_decimals, <= PROFILE_MAX_DECIMALS), multiplying them exactly.
+ * 0, or -EOVERFLOW (p unchanged) when the total would not fit 64 bits. */
+int profile__rescale(struct profile *p, unsigned decimals);
+/* Brings two profiles to the same count_decimals (the larger), for
+ * comparing them (diffs, baselines). 0 or -EOVERFLOW. */
+int profile__align_scales(struct profile *a, struct profile *b);
+/* Writes count v (in units of 10^-decimals) exactly as decimal text, no
+ * trailing zeros after the point and no point for whole numbers ("0.5",
+ * "12", "1.25"), into buf (PROFILE_COUNT_TEXT bytes); returns its length. */
+size_t profile_count_text(char *buf, uint64_t v, unsigned decimals);
+/* v as a real number (for ratios and JSON; rounds beyond 2^53). */
+double profile_count_value(uint64_t v, unsigned decimals);
 
 /* ---- filters ---- */
 

@@ -96,10 +96,12 @@ int profile_top__write(const struct profile *p, const struct profile_top *t, siz
 	fprintf(out, "%7s  %7s  %10s  %10s  %s\n", "self%", "total%", "self", "total", "function");
 	for (i = 0; i < n && !ferror(out); i++) {
 		const struct top_row *r = &t->rows[i];
+		char self[PROFILE_COUNT_TEXT], total[PROFILE_COUNT_TEXT];
 
-		fprintf(out, "%6.2f%%  %6.2f%%  %10" PRIu64 "  %10" PRIu64 "  %s\n",
-			pct(r->self, t->samples), pct(r->total, t->samples), r->self, r->total,
-			profile__name(p, r->name));
+		profile_count_text(self, r->self, p->count_decimals);
+		profile_count_text(total, r->total, p->count_decimals);
+		fprintf(out, "%6.2f%%  %6.2f%%  %10s  %10s  %s\n", pct(r->self, t->samples),
+			pct(r->total, t->samples), self, total, profile__name(p, r->name));
 	}
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;

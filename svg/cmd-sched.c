@@ -17,6 +17,7 @@
 #include "lib/recording.h"
 #include "report/report.h"
 #include "report/sched.h"
+#include "report/user-regex.h"
 #include "svg/sched-chart.h"
 
 #define DEFAULT_INPUT "prof.data"
@@ -159,11 +160,11 @@ static int compile_threads(struct sched_cmd *c)
 		return EXIT_FAIL;
 	}
 	for (i = 0; i < c->nthreads; i++) {
-		int err = regcomp(&c->res[i], c->threads[i], REG_EXTENDED | REG_NOSUB);
 		char msg[256];
+		int err = user_regcomp(&c->res[i], c->threads[i], REG_EXTENDED | REG_NOSUB, msg,
+				       sizeof(msg));
 
 		if (err) {
-			regerror(err, &c->res[i], msg, sizeof(msg));
 			return cli_usage_error("invalid regular expression '%s' for --thread: %s",
 					       c->threads[i], msg);
 		}

@@ -517,9 +517,14 @@ static int draw(struct svg_cmd *c)
 
 	if (c->is_diff) {
 		/* OLD NEW are scaled to one total; a two-column input was. */
-		if (profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo) ||
-		    svg_diff__lines(&c->diff, !c->old_path, c->negate, &c->sd, &c->lines,
-				    &c->nlines)) {
+		err = profile_diff__build(&c->diff, &c->in.prof, &c->old.prof, &fo);
+		if (err == -EOVERFLOW) {
+			cli_error("the counts of OLD and NEW do not fit 64 bits on one decimal "
+				  "scale");
+			return EXIT_FAIL;
+		}
+		if (err || svg_diff__lines(&c->diff, !c->old_path, c->negate, &c->sd, &c->lines,
+					   &c->nlines)) {
 			cli_error("out of memory");
 			return EXIT_FAIL;
 		}

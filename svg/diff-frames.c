@@ -101,15 +101,15 @@ int svg_diff_frames__describe(const struct svg_diff_frames *df, uint32_t node, s
 
 	err = svg_buf__put(b, "old ", 4);
 	if (!err)
-		err = svg_buf__count(b, o);
+		err = svg_buf__count_scaled(b, o, df->decimals);
 	if (!err)
 		err = svg_buf__put(b, ", new ", 6);
 	if (!err)
-		err = svg_buf__count(b, n);
+		err = svg_buf__count_scaled(b, n, df->decimals);
 	if (!err)
 		err = svg_buf__put(b, n >= o ? ", +" : ", -", 3);
 	if (!err)
-		err = svg_buf__count(b, n >= o ? n - o : o - n);
+		err = svg_buf__count_scaled(b, n >= o ? n - o : o - n, df->decimals);
 	if (err)
 		return err;
 	if (!o)

@@ -58,7 +58,11 @@
 	}
 
 	function thousands(v) {
-		return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+		/* separators in the whole part only: counts may be fractional
+		 * ("0.5 samples", folded input with fractions) */
+		var s = String(v).split('.');
+		s[0] = s[0].replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+		return s.join('.');
 	}
 
 	function percent(a, b) {
@@ -357,7 +361,7 @@
 	/* ---- start ---- */
 
 	function read() {
-		var suffix = new RegExp(' \\(([0-9,]+) ' + escapeRegExp(countname) +
+		var suffix = new RegExp(' \\(([0-9,]+(?:\\.[0-9]+)?) ' + escapeRegExp(countname) +
 			'(?:; ([^()]*))?\\)$');
 		var gs = framesEl.children, stack = [];
 		n = gs.length;

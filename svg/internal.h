@@ -86,6 +86,9 @@ size_t svg_text_prefix(const char *s, size_t len, size_t nchars);
 size_t svg_label_chars(double px, double char_px);
 /* Appends "1,234,567". 0 or -ENOMEM. */
 int svg_buf__count(struct svg_buf *b, uint64_t v);
+/* A count in units of 10^-decimals (report.h's count_decimals), exact:
+ * "1,234.5". 0 or -ENOMEM. */
+int svg_buf__count_scaled(struct svg_buf *b, uint64_t v, unsigned decimals);
 /* Appends `v` with at most `decimals` decimals, trailing zeros and a
  * trailing '.' trimmed ("12.5", "3"); the C locale's format. */
 int svg_buf__num(struct svg_buf *b, double v, int decimals);
@@ -110,6 +113,7 @@ struct svg_diff_frames {
 	uint64_t *old, *new;
 	uint64_t max_change; /* the largest |NEW - OLD| of a node other than the root */
 	int negate;
+	unsigned decimals; /* the profile's count_decimals, for the titles */
 };
 
 /* Sums the diff's per-line counts over the tree's nodes (see struct

@@ -148,6 +148,18 @@ int svg_buf__count(struct svg_buf *b, uint64_t v)
 	return svg_buf__put(b, out, (size_t)o);
 }
 
+int svg_buf__count_scaled(struct svg_buf *b, uint64_t v, unsigned decimals)
+{
+	char text[PROFILE_COUNT_TEXT];
+	size_t n = profile_count_text(text, v, decimals);
+	const char *dot = memchr(text, '.', n);
+	uint64_t s = profile_count_scale(decimals);
+
+	if (svg_buf__count(b, v / s))
+		return -ENOMEM;
+	return dot ? svg_buf__put(b, dot, n - (size_t)(dot - text)) : 0;
+}
+
 int svg_buf__num(struct svg_buf *b, double v, int decimals)
 {
 	char tmp[64];

@@ -130,6 +130,15 @@ static int attr_num(struct writer *wr, const char *name, double v, int decimals)
 	return attr(wr, name, wr->b.s);
 }
 
+/* A count as the titles show it, without thousands separators. */
+static int attr_count(struct writer *wr, const char *name, uint64_t v)
+{
+	char num[PROFILE_COUNT_TEXT];
+
+	profile_count_text(num, v, wr->p->count_decimals);
+	return attr(wr, name, num);
+}
+
 static int attr_u64(struct writer *wr, const char *name, uint64_t v)
 {
 	char num[24];
@@ -225,7 +234,7 @@ static int write_head(struct writer *wr)
 	    (err = attr_u64(wr, "height", wr->height)) ||
 	    (err = attr_text(wr, "font-family", o->font ? o->font : "Verdana")) ||
 	    (err = attr_num(wr, "font-size", wr->fs, 2)) ||
-	    (err = attr_u64(wr, "data-total", wr->count_total)) ||
+	    (err = attr_count(wr, "data-total", wr->count_total)) ||
 	    (err = attr_u64(wr, "data-units", wr->units)) ||
 	    (err = attr_u64(wr, "data-rows", wr->rows)) ||
 	    (err = attr_u64(wr, "data-fh", wr->fh)) ||
@@ -301,7 +310,7 @@ static int write_frames(struct writer *wr)
 
 		wr->a.len = 0;
 		if (svg_buf__put(&wr->a, "", 0) || svg_text_clean(&wr->a, name, len) < 0 ||
-		    svg_buf__put(&wr->a, " (", 2) || svg_buf__count(&wr->a, count) ||
+		    svg_buf__put(&wr->a, " (", 2) || svg_buf__count_scaled(&wr->a, count, wr->p->count_decimals) ||
 		    svg_buf__printf(&wr->a, " %s", wr->countname) ||
 		    (wr->o->diff && (svg_buf__put(&wr->a, "; ", 2) ||
 				     svg_diff_frames__describe(&wr->diff, f->node, &wr->a))) ||
@@ -425,6 +434,7 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 		if (err)
 			return err;
 		wr->count_total = svg_diff_frames__count(&wr->diff, 0);
+		wr->diff.decimals = wr->p->count_decimals;
 	}
 	wr->rows = deepest + 1;
 	wr->fh = o->frame_height ? o->frame_height : 16;

@@ -5,7 +5,8 @@
 #      tests (bats) that record the example workloads for real, and the
 #      real-browser tests of `prof svg` (tests/browser/run.sh: headless
 #      chromium through playwright-core, node's TAP reporter; plain build
-#      only);
+#      only) and of speedscope loading prof's speedscope files
+#      (tests/speedscope/run.sh, the same way);
 #   3. do it again with prof built with AddressSanitizer + UBSan.
 # Everything goes through `prove`, which ends with a summary line.
 set -eu
@@ -25,7 +26,7 @@ status=0
 echo "== plain build =="
 PROF=$PWD/build/prof EXAMPLES=$PWD/build/examples \
 	prove --timer build/tests/unit/* tests/fuzz/run-fuzzers.sh tests/cli/*.bats \
-	tests/browser/run.sh || status=1
+	tests/browser/run.sh tests/speedscope/run.sh || status=1
 echo "== AddressSanitizer + UBSan build =="
 PROF=$PWD/build-san/prof EXAMPLES=$PWD/build/examples \
 	prove --timer build-san/tests/unit/* tests/cli/*.bats || status=1

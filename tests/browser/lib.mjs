@@ -15,8 +15,9 @@ export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 // The flags the machine's closed network needs (no background connections)
 // and that root needs (--no-sandbox). Every launch gets a new empty profile:
 // playwright-core's launch() makes a temporary --user-data-dir itself (and
-// refuses one in args) and removes it on close.
-export async function launchBrowser() {
+// refuses one in args) and removes it on close. EXTRA: more flags (the
+// speedscope test's WebGL ones).
+export async function launchBrowser(extra = []) {
 	return chromium.launch({
 		executablePath: CHROMIUM,
 		headless: true,
@@ -29,6 +30,7 @@ export async function launchBrowser() {
 			'--disable-background-networking',
 			'--disable-component-update',
 			'--disable-sync',
+			...extra,
 		],
 	});
 }

@@ -5,6 +5,7 @@
 # EXAMPLES are the binaries under test (tools/run-tests.sh sets them).
 # Missing prerequisites fail the run (they are installed by `make deps`), so
 # a CI without a browser does not pass by skipping.
+# Arguments: other test files to run the same way (tests/speedscope/run.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,4 +25,5 @@ command -v node >/dev/null 2>&1 || bail "node not found (make deps)"
 	bail "tests/browser/node_modules missing (make deps runs npm ci --prefix tests/browser)"
 # node's TAP reporter (node >= 18.15); no --test-timeout (node 20.11+ only):
 # every browser action has playwright's own 30 s timeout.
-exec node --test --test-reporter=tap "$here/flamegraph.test.mjs"
+[ $# -gt 0 ] || set -- "$here/flamegraph.test.mjs"
+exec node --test --test-reporter=tap "$@"
