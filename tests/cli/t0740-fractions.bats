@@ -133,9 +133,10 @@ frame_title() {
 	grep -q '\.5$' "$BATS_TEST_TMPDIR/half" # the test means something
 	# read back: exactly the halves
 	diff <("$PROF" report -i "$BATS_TEST_TMPDIR/half") "$BATS_TEST_TMPDIR/half"
-	# the top table's shares are the same
-	diff <("$PROF" report -i "$REC" --top 20 | awk '{ print $1, $2, $NF }') \
-		<("$PROF" report -i "$BATS_TEST_TMPDIR/half" --top 20 | awk '{ print $1, $2, $NF }')
+	# the top table's shares are the same (all of it, sorted: functions
+	# with equal counts may come in another order from another input)
+	diff <("$PROF" report -i "$REC" --top 100000 | awk '{ print $1, $2, $NF }' | sort) \
+		<("$PROF" report -i "$BATS_TEST_TMPDIR/half" --top 100000 | awk '{ print $1, $2, $NF }' | sort)
 	# check measures the same share
 	a=$("$PROF" check -i "$REC" "'burn_alpha' <= 100%")
 	b=$("$PROF" check -i "$BATS_TEST_TMPDIR/half" "'burn_alpha' <= 100%")
