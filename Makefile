@@ -21,7 +21,10 @@ CFLAGS ?= -O2 -g
 XML_CFLAGS := $(shell pkg-config --cflags libxml-2.0)
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS) $(CFLAGS) -I. \
 	$(XML_CFLAGS)
-LDLIBS := -lelf -ldw -liberty -lcapstone -lz -ldeflate -llzma -lm -lxml2 -ltraceevent
+# capstone and libxml2 are not linked: prof loads them when a command needs
+# them (lib/dynlib.h); their headers are still needed. The unit tests parse
+# SVG with libxml2 themselves.
+LDLIBS := -lelf -ldw -liberty -lz -ldeflate -llzma -lm -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
 MODULES := lib record symbolize report svg jvm
@@ -138,7 +141,7 @@ $(BUILD)/examples/java/Service.class: $(wildcard examples/java/*.java)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJS) $(ALL_LDFLAGS) $(LDLIBS) -lxml2 -lcmocka
 
 demo: all
 	@sh tools/demo.sh $(BUILD)

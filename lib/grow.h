@@ -2,7 +2,9 @@
  *
  * GROW(ptr, cap, need) makes room for at least `need` elements in `ptr`
  * (whose capacity is `cap`), doubling; evaluates to 0 or -ENOMEM. The old
- * array stays valid on failure. */
+ * array stays valid on failure. `need` and `cap` are evaluated twice
+ * (the check that there is room already is inline: hot loops append one
+ * element at a time), so they must not have side effects. */
 #ifndef PROF_GROW_H
 #define PROF_GROW_H
 
@@ -12,6 +14,7 @@
 
 int grow_array(void **ptr, size_t *cap, size_t need, size_t elem_size);
 
-#define GROW(ptr, cap, need) grow_array((void **)&(ptr), &(cap), (need), sizeof(*(ptr)))
+#define GROW(ptr, cap, need) \
+	((size_t)(need) <= (cap) ? 0 : grow_array((void **)&(ptr), &(cap), (need), sizeof(*(ptr))))
 
 #endif

@@ -363,7 +363,7 @@ static int write_head(struct chart *c)
 	double h = page_height(c);
 	int err;
 
-	if (xmlTextWriterStartDocument(c->w, "1.0", "UTF-8", NULL) < 0)
+	if (libxml.start_document(c->w, "1.0", "UTF-8", NULL) < 0)
 		return -EIO;
 	c->b.len = 0;
 	if (svg_buf__put(&c->b, "0 0 ", 4) || svg_buf__num(&c->b, c->width, 2) ||
@@ -417,9 +417,9 @@ static int write_page(struct chart *c)
 	}
 	if (!err && (c->panels & SCHED_PANEL_PREEMPTORS))
 		err = ch_preemptors_write(c, y);
-	if (!err && xmlTextWriterEndDocument(c->w) < 0)
+	if (!err && libxml.end_document(c->w) < 0)
 		err = -EIO;
-	if (!err && xmlTextWriterFlush(c->w) < 0)
+	if (!err && libxml.flush(c->w) < 0)
 		err = -EIO;
 	return err;
 }

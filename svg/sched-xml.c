@@ -38,25 +38,25 @@ const char *const sched_sw_key[SCHED_SW_N] = {"R", "S", "D", "other"};
 
 int ch_start(struct chart *c, const char *elem)
 {
-	X(xmlTextWriterStartElement(c->w, S(elem)));
+	X(libxml.start_element(c->w, S(elem)));
 	return 0;
 }
 
 int ch_end(struct chart *c)
 {
-	X(xmlTextWriterEndElement(c->w));
+	X(libxml.end_element(c->w));
 	return 0;
 }
 
 int ch_nl(struct chart *c)
 {
-	X(xmlTextWriterWriteRaw(c->w, S("\n")));
+	X(libxml.write_raw(c->w, S("\n")));
 	return 0;
 }
 
 int ch_attr(struct chart *c, const char *name, const char *value)
 {
-	X(xmlTextWriterWriteAttribute(c->w, S(name), S(value)));
+	X(libxml.write_attribute(c->w, S(name), S(value)));
 	return 0;
 }
 
@@ -86,7 +86,7 @@ int ch_attr_name(struct chart *c, const char *name, const char *s, size_t len)
 
 int ch_string(struct chart *c, const char *s)
 {
-	X(xmlTextWriterWriteString(c->w, S(s)));
+	X(libxml.write_string(c->w, S(s)));
 	return 0;
 }
 

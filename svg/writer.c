@@ -118,7 +118,7 @@ static int assign_colors(struct writer *wr)
 
 static int attr(struct writer *wr, const char *name, const char *value)
 {
-	X(xmlTextWriterWriteAttribute(wr->w, S(name), S(value)));
+	X(libxml.write_attribute(wr->w, S(name), S(value)));
 	return 0;
 }
 
@@ -161,7 +161,7 @@ static int text_elem(struct writer *wr, const char *id, const char *cls, const c
 {
 	int err;
 
-	X(xmlTextWriterStartElement(wr->w, S("text")));
+	X(libxml.start_element(wr->w, S("text")));
 	if ((err = attr(wr, "id", id)) || (cls && (err = attr(wr, "class", cls))) ||
 	    (err = attr(wr, "x", x)) || (dx && (err = attr_num(wr, "dx", dx, 2))) ||
 	    (err = attr_num(wr, "y", y, 2)))
@@ -170,10 +170,10 @@ static int text_elem(struct writer *wr, const char *id, const char *cls, const c
 		wr->b.len = 0;
 		if (svg_buf__put(&wr->b, "", 0) || svg_text_clean(&wr->b, text, strlen(text)) < 0)
 			return -ENOMEM;
-		X(xmlTextWriterWriteString(wr->w, S(wr->b.s)));
+		X(libxml.write_string(wr->w, S(wr->b.s)));
 	}
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
 	return 0;
 }
 
@@ -209,10 +209,10 @@ static int write_style(struct writer *wr)
 	for (i = 0; i < wr->ncolors; i++)
 		if (svg_buf__printf(css, ".c%zu{fill:#%06" PRIx32 "}\n", i, wr->colors[i]))
 			return -ENOMEM;
-	X(xmlTextWriterStartElement(wr->w, S("style")));
-	X(xmlTextWriterWriteString(wr->w, S(css->s)));
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.start_element(wr->w, S("style")));
+	X(libxml.write_string(wr->w, S(css->s)));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
 	return 0;
 }
 
@@ -224,8 +224,8 @@ static int write_head(struct writer *wr)
 	double bottom = wr->height - wr->fs - 5;
 	int err;
 
-	X(xmlTextWriterStartDocument(wr->w, "1.0", "UTF-8", NULL));
-	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	X(libxml.start_document(wr->w, "1.0", "UTF-8", NULL));
+	X(libxml.start_element(wr->w, S("svg")));
 	if (o->width)
 		snprintf(w, sizeof(w), "%u", o->width);
 	else
@@ -242,18 +242,18 @@ static int write_head(struct writer *wr)
 	    (err = attr_text(wr, "data-countname", wr->countname)) ||
 	    (wr->o->diff && (err = attr(wr, "data-diff", wr->o->diff->negate ? "negate" : "1"))))
 		return err;
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
-	X(xmlTextWriterWriteRaw(wr->w, S("<defs><linearGradient id=\"bg\" x2=\"0\" y2=\"1\">"
+	X(libxml.write_raw(wr->w, S("\n")));
+	X(libxml.write_raw(wr->w, S("<defs><linearGradient id=\"bg\" x2=\"0\" y2=\"1\">"
 					 "<stop offset=\".05\" stop-color=\"#eeeeee\"/>"
 					 "<stop offset=\".95\" stop-color=\"#eeeeb0\"/>"
 					 "</linearGradient></defs>\n")));
 	if ((err = write_style(wr)))
 		return err;
-	X(xmlTextWriterStartElement(wr->w, S("script")));
-	X(xmlTextWriterWriteCDATA(wr->w, S(svg_flamegraph_js)));
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n<rect class=\"bg\" width=\"100%\" height=\"100%\"/>\n")));
-	X(xmlTextWriterStartElement(wr->w, S("text")));
+	X(libxml.start_element(wr->w, S("script")));
+	X(libxml.write_cdata(wr->w, S(svg_flamegraph_js)));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n<rect class=\"bg\" width=\"100%\" height=\"100%\"/>\n")));
+	X(libxml.start_element(wr->w, S("text")));
 	if ((err = attr(wr, "id", "title")) || (err = attr(wr, "x", "50%")) ||
 	    (err = attr_num(wr, "y", wr->fs * 2, 2)) ||
 	    (err = attr_num(wr, "font-size", wr->fs + 5, 2)))
@@ -261,9 +261,9 @@ static int write_head(struct writer *wr)
 	wr->b.len = 0;
 	if (svg_buf__put(&wr->b, "", 0) || svg_text_clean(&wr->b, title, strlen(title)) < 0)
 		return -ENOMEM;
-	X(xmlTextWriterWriteString(wr->w, S(wr->b.s)));
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.write_string(wr->w, S(wr->b.s)));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
 	if (o->subtitle) {
 		if ((err = text_elem(wr, "subtitle", NULL, "50%", 0, wr->fs * 4, o->subtitle)))
 			return err;
@@ -291,7 +291,7 @@ static int write_frames(struct writer *wr)
 	size_t i;
 	int err;
 
-	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	X(libxml.start_element(wr->w, S("svg")));
 	snprintf(vb, sizeof(vb), "0 0 %" PRIu64 " %" PRIu64, wr->units,
 		 (uint64_t)wr->rows * wr->fh);
 	if ((err = attr(wr, "id", "frames")) || (err = attr_u64(wr, "y", wr->pad_top)) ||
@@ -299,7 +299,7 @@ static int write_frames(struct writer *wr)
 	    (err = attr_u64(wr, "height", (uint64_t)wr->rows * wr->fh)) ||
 	    (err = attr(wr, "viewBox", vb)) || (err = attr(wr, "preserveAspectRatio", "none")))
 		return err;
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.write_raw(wr->w, S("\n")));
 	for (i = 0; i < wr->nframes; i++) {
 		const struct flame_frame *f = &wr->frames[i];
 		uint64_t width = wr->tree.nodes[f->node].total, x = units_of(wr, f->x);
@@ -316,25 +316,25 @@ static int write_frames(struct writer *wr)
 				     svg_diff_frames__describe(&wr->diff, f->node, &wr->a))) ||
 		    svg_buf__put(&wr->a, ")", 1))
 			return -ENOMEM;
-		X(xmlTextWriterStartElement(wr->w, S("g")));
+		X(libxml.start_element(wr->w, S("g")));
 		if (wr->o->diff && svg_diff_frames__vanished(&wr->diff, f->node) &&
 		    (err = attr(wr, "class", "v")))
 			return err;
-		X(xmlTextWriterStartElement(wr->w, S("title")));
-		X(xmlTextWriterWriteString(wr->w, S(wr->a.s)));
-		X(xmlTextWriterEndElement(wr->w));
-		X(xmlTextWriterStartElement(wr->w, S("rect")));
+		X(libxml.start_element(wr->w, S("title")));
+		X(libxml.write_string(wr->w, S(wr->a.s)));
+		X(libxml.end_element(wr->w));
+		X(libxml.start_element(wr->w, S("rect")));
 		snprintf(cls, sizeof(cls), "c%" PRIu32, wr->klass[i]);
 		if ((err = attr_u64(wr, "x", x)) || (err = attr_u64(wr, "y", row_y(wr, f->depth))) ||
 		    (err = attr_u64(wr, "width", units_of(wr, f->x + width) - x)) ||
 		    (err = attr(wr, "class", cls)))
 			return err;
-		X(xmlTextWriterEndElement(wr->w));
-		X(xmlTextWriterEndElement(wr->w));
-		X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+		X(libxml.end_element(wr->w));
+		X(libxml.end_element(wr->w));
+		X(libxml.write_raw(wr->w, S("\n")));
 	}
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
 	return 0;
 }
 
@@ -346,15 +346,15 @@ static int write_labels(struct writer *wr)
 	size_t i;
 	int err;
 
-	X(xmlTextWriterStartElement(wr->w, S("svg")));
+	X(libxml.start_element(wr->w, S("svg")));
 	if ((err = attr(wr, "id", "labels")) || (err = attr_u64(wr, "y", wr->pad_top)) ||
 	    (err = attr(wr, "width", "100%")) ||
 	    (err = attr_u64(wr, "height", (uint64_t)wr->rows * wr->fh)))
 		return err;
-	X(xmlTextWriterStartElement(wr->w, S("g")));
+	X(libxml.start_element(wr->w, S("g")));
 	if ((err = attr(wr, "transform", "translate(3)")))
 		return err;
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.write_raw(wr->w, S("\n")));
 	for (i = 0; i < wr->nframes; i++) {
 		const struct flame_frame *f = &wr->frames[i];
 		uint64_t count = wr->tree.nodes[f->node].total;
@@ -377,18 +377,18 @@ static int write_labels(struct writer *wr)
 		if (svg_buf__num(&wr->b, 100.0 * (double)f->x / (double)wr->total, 3) ||
 		    svg_buf__put(&wr->b, "%", 1))
 			return -ENOMEM;
-		X(xmlTextWriterStartElement(wr->w, S("text")));
-		X(xmlTextWriterWriteAttribute(wr->w, S("x"), S(wr->b.s)));
+		X(libxml.start_element(wr->w, S("text")));
+		X(libxml.write_attribute(wr->w, S("x"), S(wr->b.s)));
 		if ((err = attr_num(wr, "y",
 				    row_y(wr, f->depth) + (wr->fh - 1) / 2.0 + wr->fs / 4, 2)))
 			return err;
-		X(xmlTextWriterWriteString(wr->w, S(wr->a.s)));
-		X(xmlTextWriterEndElement(wr->w));
-		X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+		X(libxml.write_string(wr->w, S(wr->a.s)));
+		X(libxml.end_element(wr->w));
+		X(libxml.write_raw(wr->w, S("\n")));
 	}
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterEndElement(wr->w));
-	X(xmlTextWriterWriteRaw(wr->w, S("\n")));
+	X(libxml.end_element(wr->w));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
 	return 0;
 }
 
@@ -469,9 +469,9 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 		err = write_frames(&wr);
 	if (!err)
 		err = write_labels(&wr);
-	if (!err && xmlTextWriterEndDocument(wr.w) < 0)
+	if (!err && libxml.end_document(wr.w) < 0)
 		err = -EIO;
-	if (!err && xmlTextWriterFlush(wr.w) < 0)
+	if (!err && libxml.flush(wr.w) < 0)
 		err = -EIO;
 	err = xml_out__close(&x, err);
 out:

@@ -1,6 +1,9 @@
 /* xml-out.h: a libxml2 text writer onto a FILE * (xml-out.c), for the svg/
  * writers only: it keeps libxml2 out of svg/internal.h, which the fuzz
- * targets build without it. */
+ * targets build without it. libxml2 is loaded by the first xml_out__open()
+ * (lib/dynlib.h: with ICU and libstdc++, linking it cost every prof
+ * command 1.7 ms at start), and the writers call its functions through
+ * the table `libxml`. */
 #ifndef PROF_SVG_XML_OUT_H
 #define PROF_SVG_XML_OUT_H
 
@@ -16,8 +19,26 @@ struct xml_out {
 	xmlTextWriterPtr w;
 	xmlGenericErrorFunc saved_handler;
 	void *saved_ctx;
+	int loaded; /* libxml2 was loaded: the handler is to be put back */
 };
 
+/* libxml2's xmlTextWriter functions that the writers use, valid after a
+ * successful xml_out__open(). */
+struct libxml_writer {
+	int (*start_document)(xmlTextWriterPtr, const char *, const char *, const char *);
+	int (*end_document)(xmlTextWriterPtr);
+	int (*flush)(xmlTextWriterPtr);
+	int (*start_element)(xmlTextWriterPtr, const xmlChar *);
+	int (*end_element)(xmlTextWriterPtr);
+	int (*write_raw)(xmlTextWriterPtr, const xmlChar *);
+	int (*write_attribute)(xmlTextWriterPtr, const xmlChar *, const xmlChar *);
+	int (*write_string)(xmlTextWriterPtr, const xmlChar *);
+	int (*write_cdata)(xmlTextWriterPtr, const xmlChar *);
+};
+
+extern struct libxml_writer libxml;
+
+/* -ENOTSUP when libxml2 cannot be loaded (said on stderr). */
 int xml_out__open(struct xml_out *x, FILE *f);
 int xml_out__close(struct xml_out *x, int err);
 

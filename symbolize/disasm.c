@@ -19,7 +19,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dynlib.h"
 #include "lib/grow.h"
+
+/* capstone, loaded by the first disassembly (lib/dynlib.h): the soname of
+ * the API version the headers are (libcapstone.so.4 for capstone 4). */
+#define CS_STR2(x) #x
+#define CS_STR(x) CS_STR2(x)
+#define CS_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*alloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	const char *(*insn_name)(csh, unsigned int);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+} cs;
+
+/* 0, or -1 (said on stderr) when capstone cannot be loaded. */
+static int load_capstone(void)
+{
+	static const char *const names[] = {"cs_open",	    "cs_option",   "cs_malloc", "cs_disasm_iter",
+					    "cs_insn_name", "cs_free",	   "cs_close"};
+	static int state; /* 0 not tried, 1 loaded, -1 failed */
+	void *fns[sizeof(names) / sizeof(names[0])];
+
+	if (!state) {
+		state = dynlib_load(CS_SONAME, "libcapstone4", names, fns,
+				    sizeof(names) / sizeof(names[0]))
+				? -1
+				: 1;
+		if (state > 0) {
+			*(void **)&cs.open = fns[0];
+			*(void **)&cs.option = fns[1];
+			*(void **)&cs.alloc = fns[2];
+			*(void **)&cs.disasm_iter = fns[3];
+			*(void **)&cs.insn_name = fns[4];
+			*(void **)&cs.free = fns[5];
+			*(void **)&cs.close = fns[6];
+		}
+	}
+	return state > 0 ? 0 : -1;
+}
 
 static int is_default_64(const char *base)
 {
@@ -228,11 +271,11 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 
 	*out = NULL;
 	*n = 0;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (load_capstone() || cs.open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
 		return -ENOTSUP;
-	cs_option(h, CS_OPT_SYNTAX, syntax == DISASM_INTEL ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in = cs_malloc(h);
+	cs.option(h, CS_OPT_SYNTAX, syntax == DISASM_INTEL ? CS_OPT_SYNTAX_INTEL : CS_OPT_SYNTAX_ATT);
+	cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs.alloc(h);
 	if (!in) {
 		err = -ENOMEM;
 		goto out;
@@ -250,7 +293,7 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 		d = &v[nv++];
 		memset(d, 0, sizeof(*d));
 		d->addr = vaddr;
-		if (!cs_disasm_iter(h, &p, &left, &a, in)) {
+		if (!cs.disasm_iter(h, &p, &left, &a, in)) {
 			/* Not an instruction (data in text, a cut-off tail):
 			 * one byte, as objdump's "(bad)", and go on. */
 			d->size = 1;
@@ -259,7 +302,7 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 			d->valid = 1;
 			d->size = in->size;
 			if (syntax == DISASM_ATT)
-				disasm_att_mnemonic(in->mnemonic, cs_insn_name(h, in->id),
+				disasm_att_mnemonic(in->mnemonic, cs.insn_name(h, in->id),
 						    has_reg_operand(in), d->mnemonic,
 						    sizeof(d->mnemonic));
 			else
@@ -278,7 +321,7 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 out:
 	free(v);
 	if (in)
-		cs_free(in, 1);
-	cs_close(&h);
+		cs.free(in, 1);
+	cs.close(&h);
 	return err;
 }

@@ -104,6 +104,10 @@ struct dwarf_info {
 	size_t nfuncs, funcs_cap;
 	struct dw_range *ranges;
 	size_t nranges, ranges_cap;
+	struct dw_range *ranges_tmp; /* scratch of the ranges' sort, kept:
+					allocated anew for each unit, its pages
+					faulted in again every time */
+	size_t ranges_tmp_cap;
 	struct dw_span *spans; /* the units' own ranges */
 	size_t nspans, spans_cap;
 	struct dw_span *seqs;  /* their line sequences */

@@ -267,6 +267,7 @@ void dwarf_prefetch__free(struct dw_prefetch *pf)
 	dwarf_die__close(pf->reader);
 	free(pf->scratch.funcs);
 	free(pf->scratch.ranges);
+	free(pf->scratch.ranges_tmp);
 	free(pf->units);
 	free(pf->order);
 	pthread_mutex_destroy(&pf->mu);
