@@ -1,0 +1,94 @@
+#!/bin/bash
+# bench/overhead-parts.sh: where a recorder's cost to its target comes from,
+# the kernel's side of sampling or the recorder's own process. Attach mode
+# (as bench/overhead.sh), one frequency, these recorders side by side in
+# interleaved rounds (order rotated every round):
+#   bare       no recorder
+#   perf       perf record -g -e cpu-clock -F F -p PID
+#   prof       prof record -F F -p PID (the leaf fix on: the default)
+#   null-perf  bench/null-recorder with perf's attributes: the events and
+#              rings of perf, nothing done with what they hold
+#   null-prof  the same with prof's attributes, no leaf fix
+#   null-leaf  the same with the leaf fix's registers and stack slice
+# So: perf − null-perf is perf's own process, prof − null-leaf prof's,
+# null-leaf − null-prof the kernel's cost of the leaf fix, null-prof −
+# null-perf the kernel's cost of prof's other attributes.
+#
+#   bench/overhead-parts.sh          PROF=path (default build/prof)
+#
+# Env: F (4999), ROUNDS (12), DELAY (1), THREADS (2), PERF (perf). Prints
+# markdown: each recorder's slowdown of bench/cpu-bound, and its paired
+# difference to perf (the n-th run of each in the same round): median, and
+# in how many rounds it was the slower. Wants a quiet machine (~4 minutes).
+set -eu
+BENCH_NAME=overhead-parts
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+F=${F:-4999}
+ROUNDS=${ROUNDS:-12}
+DELAY=${DELAY:-1}
+THREADS=${THREADS:-2}
+need_tools
+build_workload
+NULLREC=$BUILD/bench/null-recorder
+if [ ! -x "$NULLREC" ] || [ "$ROOT/bench/null-recorder.c" -nt "$NULLREC" ]; then
+	${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -o "$NULLREC" "$ROOT/bench/null-recorder.c" >&2 ||
+		die "cannot build bench/null-recorder.c"
+fi
+ENV_LINE=$(env_line)
+LOG=$TMP/elapsed.log
+: >"$LOG"
+TOOLS="bare perf prof null-perf null-prof null-leaf"
+
+# once TOOL: one run of the workload with TOOL attached during its sleep.
+once() {
+	local tool=$1 wpid rpid=""
+	rm -f "$TMP/ready"
+	"$W" -t "$THREADS" -d "$DELAY" -o "$LOG" -L "$tool" >/dev/null 2>"$TMP/ready" &
+	wpid=$!
+	wait_ready "$TMP/ready" >/dev/null
+	case $tool in
+	perf) "$PERF" record -g -e cpu-clock -F "$F" -p "$wpid" -o "$TMP/x.data" >/dev/null 2>&1 & ;;
+	prof) "$PROF" record -F "$F" -p "$wpid" -o "$TMP/x.rec" >/dev/null 2>&1 & ;;
+	null-perf) "$NULLREC" perf "$F" "$wpid" 2>/dev/null & ;;
+	null-prof) "$NULLREC" prof "$F" "$wpid" 2>/dev/null & ;;
+	null-leaf) "$NULLREC" prof-leaf "$F" "$wpid" 2>/dev/null & ;;
+	esac
+	[ "$tool" = bare ] || rpid=$!
+	wait "$wpid" || die "the workload failed"
+	[ -z "$rpid" ] || stop_within "$rpid" 60 || die "$tool exited with an error"
+}
+
+for i in $(seq "$ROUNDS"); do
+	say "round $i of $ROUNDS"
+	set -- $TOOLS
+	k=$((i % $#))
+	for tool in "${@:k+1}" "${@:1:k}"; do
+		once "$tool"
+	done
+done
+
+echo "### Overhead by part, attach mode, $F Hz"
+echo
+echo "$ENV_LINE"
+echo
+echo "\`F=$F ROUNDS=$ROUNDS bash bench/overhead-parts.sh\`; bench/cpu-bound -t $THREADS," \
+	"its own elapsed time, median of $ROUNDS."
+echo
+echo "| recorder | elapsed (s) | slowdown | − perf, paired (points) | slower than perf in |"
+echo "|---|---:|---:|---:|---:|"
+bare=$(stats "$LOG" bare | cut -d' ' -f1)
+for tool in $TOOLS; do
+	read -r med _ n < <(stats "$LOG" "$tool")
+	pair=$(awk -v t="$tool" -v b="$bare" '
+		$1 == "perf" {p[np++] = $2} $1 == t {x[nx++] = $2}
+		END {n = np < nx ? np : nx
+			if (t == "perf" || t == "bare" || !n) {print "— —"; exit}
+			for (i = 0; i < n; i++) {d[i] = (x[i] - p[i]) / b * 100; k += d[i] > 0}
+			for (i = 1; i < n; i++)
+				for (j = i; j > 0 && d[j - 1] > d[j]; j--) {s = d[j]; d[j] = d[j - 1]; d[j - 1] = s}
+			m = n % 2 ? d[(n - 1) / 2] : (d[n / 2 - 1] + d[n / 2]) / 2
+			printf "%+.2f %d/%d\n", m, k, n}' "$LOG")
+	echo "| $tool | $med | $(slowdown "$med" "$bare") | ${pair% *} | ${pair#* } |"
+done
