@@ -7,7 +7,11 @@
  * starts at the caller's frame and reports the grand-caller next: the
  * caller is lost.
  *
- *   usage: leaf-frameless [SECONDS]   (default 2)
+ *   usage: leaf-frameless [SECONDS [indirect]]   (default 2)
+ *
+ * With "indirect", outer calls middle through a function pointer (call
+ * *%rax): the call-site leaf fix (prof record --leaf-fix callsite) cannot
+ * name middle then; the stack one can.
  *
  * Nearly every sample is in
  *   main;outer;middle;spin_leaf
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "duty-cycle.h"
 
@@ -37,8 +42,13 @@ NOINLINE static uint64_t middle(uint64_t x)
 	return spin_leaf(x) + 1;
 }
 
+/* Set by main: middle, through a pointer the compiler cannot see through. */
+static uint64_t (*volatile indirect_middle)(uint64_t);
+
 NOINLINE static uint64_t outer(uint64_t x)
 {
+	if (indirect_middle)
+		return indirect_middle(x) * 3;
 	return middle(x) * 3;
 }
 
@@ -47,10 +57,12 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 2.0;
 	uint64_t end, x = 1;
 
-	if (secs <= 0) {
-		fprintf(stderr, "usage: leaf-frameless [SECONDS]\n");
+	if (secs <= 0 || (argc > 2 && strcmp(argv[2], "indirect"))) {
+		fprintf(stderr, "usage: leaf-frameless [SECONDS [indirect]]\n");
 		return 2;
 	}
+	if (argc > 2)
+		indirect_middle = middle;
 	end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)(secs * 1e9);
 	fprintf(stderr, "ready\n");
 	while (clock_ns(CLOCK_MONOTONIC) < end)

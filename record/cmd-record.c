@@ -41,8 +41,14 @@ static const char usage_text[] =
 	"                          default) or dwarf[,SIZE] (copies of SIZE bytes of\n"
 	"                          user stack, default 32768, unwound with the\n"
 	"                          binaries' CFI: for code built without frame pointers)\n"
-	"      --no-leaf-fix       fp: do not look for the callers that frameless leaf\n"
-	"                          functions hide from the frame-pointer walk\n"
+	"      --leaf-fix MODE     fp: how the callers that frameless leaf functions\n"
+	"                          hide from the frame-pointer walk are found: stack\n"
+	"                          (registers and 64 bytes of stack with every sample:\n"
+	"                          the exact call site), callsite (from the call before\n"
+	"                          the next return address: no cost in the kernel, but\n"
+	"                          not through calls by register), auto (the default:\n"
+	"                          stack up to 999 Hz, callsite above), off\n"
+	"      --no-leaf-fix       the same as --leaf-fix off\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
 	"\n"
 	"probes (docs/prof-probes.md; root or CAP_PERFMON):\n"
@@ -206,6 +212,8 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
+enum { OPT_LEAF_FIX = 256 }; /* long options without a short one */
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -217,6 +225,7 @@ int cmd_record(int argc, char **argv)
 		{"no-symbolize", no_argument, NULL, 'S'},
 		{"call-graph", required_argument, NULL, 'g'},
 		{"no-leaf-fix", no_argument, NULL, 'L'},
+		{"leaf-fix", required_argument, NULL, OPT_LEAF_FIX},
 		{"sched", no_argument, NULL, 's'},
 		{"sched-stacks", required_argument, NULL, 'k'},
 		{"sched-per-thread", no_argument, NULL, 'T'},
@@ -327,6 +336,21 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'L':
 			opts.no_leaf_fix = 1;
+			break;
+		case OPT_LEAF_FIX:
+			if (!strcmp(optarg, "off")) {
+				opts.no_leaf_fix = 1;
+			} else if (!strcmp(optarg, "stack") || !strcmp(optarg, "callsite") ||
+				   !strcmp(optarg, "auto")) {
+				opts.no_leaf_fix = 0;
+				opts.leaf_fix = !strcmp(optarg, "stack")      ? RECORD_LEAF_STACK
+						: !strcmp(optarg, "callsite") ? RECORD_LEAF_CALLSITE
+									      : RECORD_LEAF_AUTO;
+			} else {
+				free(pids);
+				return cli_usage_error("invalid --leaf-fix '%s' (auto, stack, callsite or off)",
+						       optarg);
+			}
 			break;
 		case 's':
 			opts.sched = 1;

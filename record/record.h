@@ -33,6 +33,18 @@ enum record_call_graph {
 	RECORD_CALL_GRAPH_DWARF,  /* user stack copies unwound with CFI */
 };
 
+enum record_leaf_fix {
+	RECORD_LEAF_AUTO = 0, /* stack up to RECORD_LEAF_STACK_MAX_FREQ, else callsite */
+	RECORD_LEAF_STACK,
+	RECORD_LEAF_CALLSITE,
+};
+
+/* --leaf-fix auto: above this frequency the call-site fix, whose cost is
+ * all in the recorder: the registers and stack slice cost the target
+ * about 0.3 points of slowdown at 4999 Hz here (0.006 at 99 Hz), which
+ * is what separates prof from perf -g there (docs/BENCHMARKS.md). */
+#define RECORD_LEAF_STACK_MAX_FREQ 999
+
 struct record_opts {
 	const pid_t *pids;  /* attach to these processes, or */
 	size_t npids;
@@ -52,6 +64,12 @@ struct record_opts {
 	enum record_call_graph call_graph;
 	uint32_t stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	int no_leaf_fix;     /* fp mode: leave frameless leaves' callers out */
+	/* fp mode: how frameless leaves' callers are found (user-stack.c):
+	 * from registers and a stack slice taken with every sample (exact
+	 * call site, also through calls by register; costs the kernel a
+	 * little per sample), or from the call before the next return
+	 * address (nothing in the kernel). */
+	enum record_leaf_fix leaf_fix;
 	int quiet;          /* no notices on stderr (errors still go out) */
 	const char *cmdline; /* prof's own command line, for the file's meta */
 

@@ -27,8 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "lib/grow.h"
+#include "record/callsite.h"
 
 struct ustack_entry {
 	uint64_t time, ip;
@@ -97,6 +101,21 @@ int ustack_setup(struct recorder *rc)
 	u->dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF;
 	if (!u->dwarf && rc->opts->no_leaf_fix)
 		return 0;
+	if (!u->dwarf && (rc->opts->leaf_fix == RECORD_LEAF_CALLSITE ||
+			  (rc->opts->leaf_fix == RECORD_LEAF_AUTO &&
+			   (rc->opts->freq ? rc->opts->freq : RECORD_DEFAULT_FREQ) >
+				   RECORD_LEAF_STACK_MAX_FREQ))) {
+		/* The call-site leaf fix: samples as the kernel gives them,
+		 * no registers or stack (see process_callsite()). */
+		u->callsite = 1;
+		u->unwinder = unwinder__new(&uo);
+		if (!u->unwinder || keymap__init(&u->callsites, 1024)) {
+			snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
+			return -ENOMEM;
+		}
+		u->on = 1;
+		return 0;
+	}
 	if (u->dwarf) {
 		/* The general registers: CFI rules name the callee-saved ones,
 		 * expressions (stack realignment, PLT) a few others. */
@@ -244,12 +263,110 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 			   trunc);
 }
 
+struct target_read {
+	struct recorder *rc;
+	uint32_t pid;
+};
+
+/* Reads the target's memory; when it cannot (the process has exited, as
+ * short ones have by the time their samples are processed), the bytes of
+ * the mapped file, which are the code's (a GOT slot read from the file
+ * holds no address: a call through one is then not followed). */
+static int read_target(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	const struct target_read *t = ctx;
+	struct iovec local = {.iov_base = buf, .iov_len = n};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = n};
+	const struct rec_mapping *mp;
+	const char *path;
+	uint32_t id;
+	ssize_t got;
+	int fd;
+
+	if (process_vm_readv((pid_t)t->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
+		return 0;
+	id = addr_spaces__find(&t->rc->spaces, t->pid, addr);
+	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(t->rc->w))
+		return -1;
+	mp = &rec_writer__mappings(t->rc->w)[id];
+	path = rec_writer__str(t->rc->w, mp->path);
+	if (!path || path[0] != '/' || addr + n > mp->end)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, buf, n, (off_t)(addr - mp->start + mp->pgoff));
+	close(fd);
+	return got == (ssize_t)n ? 0 : -1;
+}
+
+/* The function called by the call before return address ra in pid
+ * (callsite.h), when it is in a mapping of pid's code; 0 otherwise.
+ * Remembered per (pid, ra) until pid's mappings change. */
+static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
+{
+	struct ustack_rec *u = &rc->ustack;
+	uint64_t to;
+	uint32_t i;
+
+	if (u->callsites_generation != rc->spaces.generation) {
+		u->callsites.count = 0;
+		memset(u->callsites.slots, 0, (u->callsites.mask + 1) * sizeof(*u->callsites.slots));
+		u->ncallees = 0;
+		u->callsites_generation = rc->spaces.generation;
+	}
+	if (keymap__get(&u->callsites, pid, ra, &i))
+		return u->callees[i];
+	to = callsite_target(ra, read_target, &(struct target_read){.rc = rc, .pid = pid});
+	if (to && addr_spaces__find(&rc->spaces, pid, to) == REC_NO_MAPPING)
+		to = 0;
+	if (!GROW(u->callees, u->callees_cap, u->ncallees + 1) &&
+	    keymap__set(&u->callsites, pid, ra, (uint32_t)u->ncallees) == 0)
+		u->callees[u->ncallees++] = to;
+	return to;
+}
+
+/* The call-site leaf fix (the default in frame-pointer mode): when the
+ * leaf's pc is where its frame is not set up, rbp is still the frame of
+ * the function X that called it, and the kernel's walk went on from X's
+ * return address R: X is what the call before R entered. It goes in as a
+ * frame at X's entry (as R = entry + 1: frames after the leaf are return
+ * addresses, stepped back by one). */
+static void process_callsite(struct recorder *rc, const struct ustack_entry *e,
+			     const uint64_t *chain, uint8_t event)
+{
+	struct ustack_rec *u = &rc->ustack;
+	size_t k = user_marker(chain, e->nchain);
+	uint64_t to;
+
+	if (k + 2 < e->nchain && e->nchain < MAX_FRAMES && chain[k + 2] < PERF_CONTEXT_MAX) {
+		u->leaf_checked++;
+		if (unwinder__frameless(u->unwinder, e->pid, chain[k + 1]) &&
+		    (to = callee_of(rc, e->pid, chain[k + 2])) != 0) {
+			memcpy(u->ips, chain, (k + 2) * 8);
+			u->ips[k + 2] = to + 1;
+			memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
+			u->leaf_fixed++;
+			recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc,
+					   u->ips, e->nchain + 1, event, -1);
+			return;
+		}
+	}
+	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
+			   event, -1);
+}
+
 static void process_fp(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
 		       const struct unwind_stack *st, uint8_t event)
 {
 	struct ustack_rec *u = &rc->ustack;
 	size_t k = user_marker(chain, e->nchain);
 	uint64_t ra;
+
+	if (u->callsite) {
+		process_callsite(rc, e, chain, event);
+		return;
+	}
 
 	/* chain[k + 1] is the leaf (the user rip), chain[k + 2] what the
 	 * kernel found as its caller through rbp. */
@@ -351,6 +468,8 @@ void ustack_write_stats(struct recorder *rc)
 		rec_writer__stat(rc->w, "leaf-checked", u->leaf_checked);
 		rec_writer__stat(rc->w, "leaf-fixed", u->leaf_fixed);
 		rec_writer__stat(rc->w, "leaf-fix-ns", u->ns);
+		/* which fix: 1 the call-site one, 0 registers and stack */
+		rec_writer__stat(rc->w, "leaf-fix-callsite", (uint64_t)u->callsite);
 		rc->sum->leaf_checked = u->leaf_checked;
 		rc->sum->leaf_fixed = u->leaf_fixed;
 		rc->sum->leaf_ns = u->ns;
@@ -378,4 +497,7 @@ void ustack_release(struct recorder *rc)
 	rc->ustack.unwinder = NULL;
 	free(rc->ustack.queue);
 	rc->ustack.queue = NULL;
+	keymap__release(&rc->ustack.callsites);
+	free(rc->ustack.callees);
+	rc->ustack.callees = NULL;
 }

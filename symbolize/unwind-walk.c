@@ -335,6 +335,14 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 	}
 }
 
+int unwinder__frameless(struct unwinder *u, uint32_t pid, uint64_t pc)
+{
+	enum unwind_status e;
+	const struct unw_row *row = unw_find_row(u, pid, pc, &e);
+
+	return row && !row->no_cfi && row->cfa.kind == UNW_REG && row->cfa.reg == UNWIND_RSP;
+}
+
 int unwinder__leaf_return(struct unwinder *u, uint32_t pid, const struct unwind_regs *regs,
 			  const struct unwind_stack *stack, uint64_t *ra)
 {

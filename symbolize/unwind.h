@@ -112,6 +112,12 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 				    const struct unwind_stack *stack, uint64_t *pcs, size_t max,
 				    size_t *n);
 
+/* For frame-pointer call chains without registers or stack (the call-site
+ * leaf fix, record/callsite.h): is the frame of the function at pc not set
+ * up, its CFA computed from rsp (a frameless function, or pc in a prologue
+ * or epilogue)? 1 when so, 0 when the frame is set up or no CFI is known. */
+int unwinder__frameless(struct unwinder *u, uint32_t pid, uint64_t pc);
+
 /* For frame-pointer call chains: is the frame of the function at regs' rip
  * not set up (a frameless function, or rip in a prologue or epilogue), so
  * that a walk from rbp skips its caller? Returns 1 and the function's return

@@ -105,6 +105,49 @@ share() {
 		"$(share "$BATS_TEST_TMPDIR/noleaf.folded" 'middle')" 0 5
 }
 
+@test "both leaf fixes name the caller; only the stack one through a call by register" {
+	local m
+	for m in callsite stack; do
+		"$PROF" record -q -F 499 --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m.data" \
+			-- "$EXAMPLES/leaf-frameless" 1
+		"$PROF" report -i "$BATS_TEST_TMPDIR/$m.data" >"$BATS_TEST_TMPDIR/$m.folded"
+		assert_between "$m: outer;middle;spin_leaf %" \
+			"$(share "$BATS_TEST_TMPDIR/$m.folded" ';main;outer;middle;spin_leaf$')" 85 100
+		# outer calls middle through a function pointer (call *%rax)
+		"$PROF" record -q -F 499 --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m-ind.data" \
+			-- "$EXAMPLES/leaf-frameless" 1 indirect
+		"$PROF" report -i "$BATS_TEST_TMPDIR/$m-ind.data" >"$BATS_TEST_TMPDIR/$m-ind.folded"
+	done
+	assert_between "stack, by register: outer;middle;spin_leaf %" \
+		"$(share "$BATS_TEST_TMPDIR/stack-ind.folded" ';main;outer;middle;spin_leaf$')" 85 100
+	assert_between "callsite, by register: outer;spin_leaf %" \
+		"$(share "$BATS_TEST_TMPDIR/callsite-ind.folded" ';main;outer;spin_leaf$')" 85 100
+	# auto (the default): stack up to 999 Hz, callsite above
+	"$PROF" record -q -F 499 -o "$BATS_TEST_TMPDIR/auto-low.data" \
+		-- "$EXAMPLES/leaf-frameless" 1 indirect
+	"$PROF" report -i "$BATS_TEST_TMPDIR/auto-low.data" >"$BATS_TEST_TMPDIR/auto-low.folded"
+	assert_between "auto at 499 Hz, by register: outer;middle;spin_leaf %" \
+		"$(share "$BATS_TEST_TMPDIR/auto-low.folded" ';main;outer;middle;spin_leaf$')" 85 100
+	"$PROF" record -q -F 1999 -o "$BATS_TEST_TMPDIR/auto-high.data" \
+		-- "$EXAMPLES/leaf-frameless" 1 indirect
+	"$PROF" report -i "$BATS_TEST_TMPDIR/auto-high.data" >"$BATS_TEST_TMPDIR/auto-high.folded"
+	assert_between "auto at 1999 Hz, by register: outer;spin_leaf %" \
+		"$(share "$BATS_TEST_TMPDIR/auto-high.folded" ';main;outer;spin_leaf$')" 85 100
+	run "$PROF" record --leaf-fix sideways -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid --leaf-fix 'sideways'"* ]]
+}
+
+@test "the call-site leaf fix reads the code from the file once the target has exited" {
+	# The samples of a short run are processed after it exits: its memory
+	# is gone, the mapped binary is read instead.
+	"$PROF" record -q -F 999 --leaf-fix callsite -o "$BATS_TEST_TMPDIR/short.data" \
+		-- "$EXAMPLES/leaf-frameless" 0.3
+	"$PROF" report -i "$BATS_TEST_TMPDIR/short.data" >"$BATS_TEST_TMPDIR/short.folded"
+	assert_between "outer;middle;spin_leaf %" \
+		"$(share "$BATS_TEST_TMPDIR/short.folded" ';main;outer;middle;spin_leaf$')" 85 100
+}
+
 @test "bad --call-graph values are usage errors" {
 	for bad in dwarf,100 dwarf,0 dwarf,65536 dwarf,x dwarfish lbr "dwarf,"; do
 		run "$PROF" record --call-graph "$bad" -- true
