@@ -11,9 +11,12 @@
  * rbp. In a function that has not set up its frame (a frameless leaf, which
  * gcc makes even with -fno-omit-frame-pointer, or any function in its
  * prologue or epilogue) rbp is still the caller's, so the walk skips the
- * caller. With each sample come rip, rsp, rbp and 64 bytes of stack; the
- * CFI row of the leaf pc gives its return address, which is put back into
- * the chain when the kernel's walk missed it.
+ * caller. Two fixes (--leaf-fix): with each sample come rip, rsp, rbp and
+ * 64 bytes of stack, and the CFI row of the leaf pc gives its return
+ * address, which is put back into the chain when the kernel's walk missed
+ * it (stack); or the samples come as they are, and when the CFI row says
+ * the leaf's frame is not set up, the call before the kernel's next return
+ * address names the missing caller (callsite, record/callsite.h).
  *
  * Samples are queued while the rings are drained (a copy of what is needed,
  * no allocation once the queue has grown to a drain's worth) and processed
@@ -24,10 +27,10 @@
 #include "recorder.h"
 
 #include <asm/perf_regs.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -271,7 +274,11 @@ struct target_read {
 /* Reads the target's memory; when it cannot (the process has exited, as
  * short ones have by the time their samples are processed), the bytes of
  * the mapped file, which are the code's (a GOT slot read from the file
- * holds no address: a call through one is then not followed). */
+ * holds no address: a call through one is then not followed). The file is
+ * opened by the path the mmap record gave, as seen from prof: for a
+ * process of another mount namespace that has exited, possibly another
+ * file; a callee read from it must still fall in a code mapping of the
+ * target (callee_of()). */
 static int read_target(void *ctx, uint64_t addr, void *buf, size_t n)
 {
 	const struct target_read *t = ctx;
@@ -326,7 +333,8 @@ static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
 	return to;
 }
 
-/* The call-site leaf fix (the default in frame-pointer mode): when the
+/* The call-site leaf fix (frame-pointer mode; the default above
+ * RECORD_LEAF_STACK_MAX_FREQ): when the
  * leaf's pc is where its frame is not set up, rbp is still the frame of
  * the function X that called it, and the kernel's walk went on from X's
  * return address R: X is what the call before R entered. It goes in as a
