@@ -43,11 +43,11 @@ static const char usage_text[] =
 	"                          binaries' CFI: for code built without frame pointers)\n"
 	"      --leaf-fix MODE     fp: how the callers that frameless leaf functions\n"
 	"                          hide from the frame-pointer walk are found: stack\n"
-	"                          (registers and 64 bytes of stack with every sample:\n"
-	"                          the exact call site), callsite (from the call before\n"
-	"                          the next return address: no cost in the kernel, but\n"
-	"                          not through calls by register), auto (the default:\n"
-	"                          stack up to 999 Hz, callsite above), off\n"
+	"                          (the default: registers and 64 bytes of stack with\n"
+	"                          every sample; the exact call site), callsite (from\n"
+	"                          the call before the next return address: nothing\n"
+	"                          more in the samples, but not through calls by\n"
+	"                          register), off\n"
 	"      --no-leaf-fix       the same as --leaf-fix off\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
 	"\n"
@@ -340,15 +340,13 @@ int cmd_record(int argc, char **argv)
 		case OPT_LEAF_FIX:
 			if (!strcmp(optarg, "off")) {
 				opts.no_leaf_fix = 1;
-			} else if (!strcmp(optarg, "stack") || !strcmp(optarg, "callsite") ||
-				   !strcmp(optarg, "auto")) {
+			} else if (!strcmp(optarg, "stack") || !strcmp(optarg, "callsite")) {
 				opts.no_leaf_fix = 0;
-				opts.leaf_fix = !strcmp(optarg, "stack")      ? RECORD_LEAF_STACK
-						: !strcmp(optarg, "callsite") ? RECORD_LEAF_CALLSITE
-									      : RECORD_LEAF_AUTO;
+				opts.leaf_fix = !strcmp(optarg, "stack") ? RECORD_LEAF_STACK
+									  : RECORD_LEAF_CALLSITE;
 			} else {
 				free(pids);
-				return cli_usage_error("invalid --leaf-fix '%s' (auto, stack, callsite or off)",
+				return cli_usage_error("invalid --leaf-fix '%s' (stack, callsite or off)",
 						       optarg);
 			}
 			break;

@@ -34,16 +34,9 @@ enum record_call_graph {
 };
 
 enum record_leaf_fix {
-	RECORD_LEAF_AUTO = 0, /* stack up to RECORD_LEAF_STACK_MAX_FREQ, else callsite */
-	RECORD_LEAF_STACK,
+	RECORD_LEAF_STACK = 0, /* the default: exact (docs/prof-record.md) */
 	RECORD_LEAF_CALLSITE,
 };
-
-/* --leaf-fix auto: above this frequency the call-site fix, whose cost is
- * all in the recorder: the registers and stack slice cost the target
- * about 0.3 points of slowdown at 4999 Hz here (0.006 at 99 Hz), which
- * is what separates prof from perf -g there (docs/BENCHMARKS.md). */
-#define RECORD_LEAF_STACK_MAX_FREQ 999
 
 struct record_opts {
 	const pid_t *pids;  /* attach to these processes, or */

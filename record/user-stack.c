@@ -104,10 +104,7 @@ int ustack_setup(struct recorder *rc)
 	u->dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF;
 	if (!u->dwarf && rc->opts->no_leaf_fix)
 		return 0;
-	if (!u->dwarf && (rc->opts->leaf_fix == RECORD_LEAF_CALLSITE ||
-			  (rc->opts->leaf_fix == RECORD_LEAF_AUTO &&
-			   (rc->opts->freq ? rc->opts->freq : RECORD_DEFAULT_FREQ) >
-				   RECORD_LEAF_STACK_MAX_FREQ))) {
+	if (!u->dwarf && rc->opts->leaf_fix == RECORD_LEAF_CALLSITE) {
 		/* The call-site leaf fix: samples as the kernel gives them,
 		 * no registers or stack (see process_callsite()). */
 		u->callsite = 1;
@@ -333,8 +330,7 @@ static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
 	return to;
 }
 
-/* The call-site leaf fix (frame-pointer mode; the default above
- * RECORD_LEAF_STACK_MAX_FREQ): when the
+/* The call-site leaf fix (frame-pointer mode, --leaf-fix callsite): when the
  * leaf's pc is where its frame is not set up, rbp is still the frame of
  * the function X that called it, and the kernel's walk went on from X's
  * return address R: X is what the call before R entered. It goes in as a
