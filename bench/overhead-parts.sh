@@ -16,7 +16,9 @@
 #
 #   bench/overhead-parts.sh          PROF=path (default build/prof)
 #
-# Env: F (4999), ROUNDS (12), DELAY (1), THREADS (2), PERF (perf). Prints
+# Env: F (4999), ROUNDS (12), DELAY (1), THREADS (2), PERF (perf),
+# PROF_VARIANTS (more prof rows, "NAME:OPTIONS" separated by "|", e.g.
+# "callsite:--leaf-fix callsite|noleaf:--no-leaf-fix"). Prints
 # markdown: each recorder's slowdown of bench/cpu-bound, and its paired
 # difference to perf (the n-th run of each in the same round): median, and
 # in how many rounds it was the slower. Wants a quiet machine (~4 minutes).
@@ -29,6 +31,7 @@ F=${F:-4999}
 ROUNDS=${ROUNDS:-12}
 DELAY=${DELAY:-1}
 THREADS=${THREADS:-2}
+# shellcheck disable=SC2119 # nothing beyond prof and perf
 need_tools
 build_workload
 NULLREC=$BUILD/bench/null-recorder
@@ -40,6 +43,15 @@ ENV_LINE=$(env_line)
 LOG=$TMP/elapsed.log
 : >"$LOG"
 TOOLS="bare perf prof null-perf null-prof null-leaf"
+declare -A VARIANT_ARGS=()
+IFS='|' read -r -a variants <<<"${PROF_VARIANTS:-}"
+for v in "${variants[@]}"; do
+	[ -n "$v" ] || continue
+	name=prof-${v%%:*}
+	[[ $v == *:* ]] || die "PROF_VARIANTS: '$v' is not NAME:OPTIONS"
+	VARIANT_ARGS[$name]=${v#*:}
+	TOOLS+=" $name"
+done
 
 # once TOOL: one run of the workload with TOOL attached during its sleep.
 once() {
@@ -54,6 +66,10 @@ once() {
 	null-perf) "$NULLREC" perf "$F" "$wpid" 2>/dev/null & ;;
 	null-prof) "$NULLREC" prof "$F" "$wpid" 2>/dev/null & ;;
 	null-leaf) "$NULLREC" prof-leaf "$F" "$wpid" 2>/dev/null & ;;
+	prof-*)
+		# shellcheck disable=SC2086 # the variant's options, split as given
+		"$PROF" record ${VARIANT_ARGS[$tool]} -F "$F" -p "$wpid" -o "$TMP/x.rec" \
+			>/dev/null 2>&1 & ;;
 	esac
 	[ "$tool" = bare ] || rpid=$!
 	wait "$wpid" || die "the workload failed"
@@ -62,6 +78,7 @@ once() {
 
 for i in $(seq "$ROUNDS"); do
 	say "round $i of $ROUNDS"
+	# shellcheck disable=SC2086 # the names, one word each
 	set -- $TOOLS
 	k=$((i % $#))
 	for tool in "${@:k+1}" "${@:1:k}"; do
@@ -80,7 +97,7 @@ echo "| recorder | elapsed (s) | slowdown | − perf, paired (points) | slower t
 echo "|---|---:|---:|---:|---:|"
 bare=$(stats "$LOG" bare | cut -d' ' -f1)
 for tool in $TOOLS; do
-	read -r med _ n < <(stats "$LOG" "$tool")
+	read -r med _ _ < <(stats "$LOG" "$tool")
 	pair=$(awk -v t="$tool" -v b="$bare" '
 		$1 == "perf" {p[np++] = $2} $1 == t {x[nx++] = $2}
 		END {n = np < nx ? np : nx
