@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int keymap__init(struct keymap *m, size_t expected)
 {
@@ -23,6 +24,13 @@ void keymap__release(struct keymap *m)
 	free(m->slots);
 	m->slots = NULL;
 	m->mask = 0;
+	m->count = 0;
+}
+
+void keymap__clear(struct keymap *m)
+{
+	if (m->slots)
+		memset(m->slots, 0, (m->mask + 1) * sizeof(*m->slots));
 	m->count = 0;
 }
 

@@ -26,6 +26,8 @@ struct keymap {
 /* Sizes the table for `expected` entries up front. 0 or -ENOMEM. */
 int keymap__init(struct keymap *m, size_t expected);
 void keymap__release(struct keymap *m);
+/* Empties the map, keeping its table (for a cache that is invalidated). */
+void keymap__clear(struct keymap *m);
 
 /* The hash and the lookup are inline: they are the recorder's per-frame
  * hot path (a call each cost a sixth of its instructions). */

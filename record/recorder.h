@@ -68,7 +68,7 @@ struct ustack_rec {
 	uint64_t fail[UNWIND_NSTATUS]; /* [UNWIND_OK_ROOT]: unwound to the root */
 	uint64_t stacks, cut, ns, leaf_checked, leaf_fixed;
 	uint64_t ips[MAX_FRAMES + 8]; /* a sample's chain being rebuilt */
-	/* The call-site leaf fix (fp mode's default): no registers or stack;
+	/* The call-site leaf fix (--leaf-fix callsite): no registers or stack;
 	 * the called function of each return address, by (pid, ra) ->
 	 * callees[i], valid while the address spaces' generation is. */
 	int callsite;

@@ -106,7 +106,7 @@ int ustack_setup(struct recorder *rc)
 		return 0;
 	if (!u->dwarf && rc->opts->leaf_fix == RECORD_LEAF_CALLSITE) {
 		/* The call-site leaf fix: samples as the kernel gives them,
-		 * no registers or stack (see process_callsite()). */
+		 * no registers or stack (see caller_from_callsite()). */
 		u->callsite = 1;
 		u->unwinder = unwinder__new(&uo);
 		if (!u->unwinder || keymap__init(&u->callsites, 1024)) {
@@ -314,8 +314,7 @@ static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
 	uint32_t i;
 
 	if (u->callsites_generation != rc->spaces.generation) {
-		u->callsites.count = 0;
-		memset(u->callsites.slots, 0, (u->callsites.mask + 1) * sizeof(*u->callsites.slots));
+		keymap__clear(&u->callsites);
 		u->ncallees = 0;
 		u->callsites_generation = rc->spaces.generation;
 	}
@@ -330,62 +329,64 @@ static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
 	return to;
 }
 
-/* The call-site leaf fix (frame-pointer mode, --leaf-fix callsite): when the
- * leaf's pc is where its frame is not set up, rbp is still the frame of
- * the function X that called it, and the kernel's walk went on from X's
- * return address R: X is what the call before R entered. It goes in as a
- * frame at X's entry (as R = entry + 1: frames after the leaf are return
- * addresses, stepped back by one). */
-static void process_callsite(struct recorder *rc, const struct ustack_entry *e,
-			     const uint64_t *chain, uint8_t event)
+/* The stack leaf fix (--leaf-fix stack, the default): the leaf's return
+ * address, from its CFI row and the stack slice, when the kernel's walk
+ * missed it; else 0. chain[k + 1] is the leaf (the user rip), chain[k + 2]
+ * what the kernel found as its caller through rbp. */
+static uint64_t caller_from_stack(struct ustack_rec *u, const struct ustack_entry *e,
+				  const uint64_t *chain, size_t k, const struct unwind_stack *st)
 {
-	struct ustack_rec *u = &rc->ustack;
-	size_t k = user_marker(chain, e->nchain);
-	uint64_t to;
+	uint64_t ra;
 
-	if (k + 2 < e->nchain && e->nchain < MAX_FRAMES && chain[k + 2] < PERF_CONTEXT_MAX) {
-		u->leaf_checked++;
-		if (unwinder__frameless(u->unwinder, e->pid, chain[k + 1]) &&
-		    (to = callee_of(rc, e->pid, chain[k + 2])) != 0) {
-			memcpy(u->ips, chain, (k + 2) * 8);
-			u->ips[k + 2] = to + 1;
-			memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
-			u->leaf_fixed++;
-			recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc,
-					   u->ips, e->nchain + 1, event, -1);
-			return;
-		}
-	}
-	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
-			   event, -1);
+	if (!e->has_regs)
+		return 0;
+	u->leaf_checked++;
+	if (unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra) &&
+	    (k + 2 >= e->nchain || chain[k + 2] != ra))
+		return ra;
+	return 0;
 }
 
+/* The call-site leaf fix (--leaf-fix callsite): when the leaf's pc is where
+ * its frame is not set up, rbp is still the frame of the function X that
+ * called it, and the kernel's walk went on from X's return address R: X is
+ * what the call before R entered. Returned as X's entry + 1, a return
+ * address like the others (frames after the leaf are stepped back by
+ * one), so that the frame names X; else 0. */
+static uint64_t caller_from_callsite(struct recorder *rc, const struct ustack_entry *e,
+				     const uint64_t *chain, size_t k)
+{
+	uint64_t to;
+
+	if (k + 2 >= e->nchain || chain[k + 2] >= PERF_CONTEXT_MAX)
+		return 0;
+	rc->ustack.leaf_checked++;
+	if (!unwinder__frameless(rc->ustack.unwinder, e->pid, chain[k + 1]))
+		return 0;
+	to = callee_of(rc, e->pid, chain[k + 2]);
+	return to ? to + 1 : 0;
+}
+
+/* Frame-pointer stacks: the kernel's chain, with the caller of a frameless
+ * leaf put back after the leaf when a leaf fix finds it. */
 static void process_fp(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
 		       const struct unwind_stack *st, uint8_t event)
 {
 	struct ustack_rec *u = &rc->ustack;
 	size_t k = user_marker(chain, e->nchain);
-	uint64_t ra;
+	uint64_t ra = 0;
 
-	if (u->callsite) {
-		process_callsite(rc, e, chain, event);
+	if (k + 1 < e->nchain && e->nchain < MAX_FRAMES)
+		ra = u->callsite ? caller_from_callsite(rc, e, chain, k)
+				 : caller_from_stack(u, e, chain, k, st);
+	if (ra) {
+		memcpy(u->ips, chain, (k + 2) * 8);
+		u->ips[k + 2] = ra;
+		memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
+		u->leaf_fixed++;
+		recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips,
+				   e->nchain + 1, event, -1);
 		return;
-	}
-
-	/* chain[k + 1] is the leaf (the user rip), chain[k + 2] what the
-	 * kernel found as its caller through rbp. */
-	if (e->has_regs && k + 1 < e->nchain && e->nchain < MAX_FRAMES) {
-		u->leaf_checked++;
-		if (unwinder__leaf_return(u->unwinder, e->pid, &e->regs, st, &ra) &&
-		    (k + 2 >= e->nchain || chain[k + 2] != ra)) {
-			memcpy(u->ips, chain, (k + 2) * 8);
-			u->ips[k + 2] = ra;
-			memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
-			u->leaf_fixed++;
-			recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc,
-					   u->ips, e->nchain + 1, event, -1);
-			return;
-		}
 	}
 	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
 			   event, -1);

@@ -48,3 +48,12 @@ start_example() {
 	echo "example $name did not get ready" >&2
 	return 1
 }
+
+# Every STEP-th address of BINARY's .text, one per line.
+text_addrs() {
+	local bin=$1 step=$2 start size
+	read -r start size < <(readelf -SW "$bin" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == ".text") { print $(i + 2), $(i + 4); exit } }')
+	awk -v s=$((16#$start)) -v n=$((16#$size)) -v step="$step" \
+		'BEGIN { for (a = s; a < s + n; a += step) printf "0x%x\n", a }'
+}

@@ -10,15 +10,6 @@ load helpers
 CXX_EX="$EXAMPLES/cxx-inline"
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 
-# Every STEP-th address of BINARY's .text, one per line.
-text_addrs() {
-	local bin=$1 step=$2 start size
-	read -r start size < <(readelf -SW "$bin" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == ".text") { print $(i + 2), $(i + 4); exit } }')
-	awk -v s=$((16#$start)) -v n=$((16#$size)) -v step="$step" \
-		'BEGIN { for (a = s; a < s + n; a += step) printf "0x%x\n", a }'
-}
-
 # Compares prof symbolize with addr2line on the addresses in file $1 for
 # BINARY $2 and flags $3...; prints the first differences on failure.
 same_as_addr2line() {

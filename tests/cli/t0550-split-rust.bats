@@ -21,15 +21,6 @@ SPLIT=$EXAMPLES/split-dwarf
 RUST_LEGACY=$EXAMPLES/rust/rust-example
 RUST_V0=$EXAMPLES/rust/rust-example-v0
 
-# Every STEP-th address of BINARY's .text, one per line.
-text_addrs() {
-	local bin=$1 step=$2 start size
-	read -r start size < <(readelf -SW "$bin" |
-		awk '{ for (i = 1; i < NF; i++) if ($i == ".text") { print $(i + 2), $(i + 4); exit } }')
-	awk -v s=$((16#$start)) -v n=$((16#$size)) -v step="$step" \
-		'BEGIN { for (a = s; a < s + n; a += step) printf "0x%x\n", a }'
-}
-
 # Compares `prof symbolize -e GOT_BIN` with `addr2line -e WANT_BIN` on the
 # addresses in file $1, flags $4...; SED (may be empty) edits addr2line's
 # output first (a build directory that moved).
