@@ -68,9 +68,10 @@
  * Prints "ready PID" on stderr once all threads are named (a few ms after
  * the start; the spinners are started last and wait for that too), exits 0
  * SECONDS after the start (the lockers finish their current 20 ms first).
- * Before that the napper prints "napper wall_ms W run_ms R wait_ms Q": its
- * run time and run-queue wait from schedstat over its loop, so that tests
- * can compare prof's S share with 1 - (R + Q) / W on a loaded machine.
+ * Before that the napper and the syncer print "NAME wall_ms W run_ms R
+ * wait_ms Q": their run time and run-queue wait from schedstat over their
+ * loops, so that tests can compare prof's S share (napper) and D share
+ * (syncer) with 1 - (R + Q) / W, on a loaded machine or a disk of any speed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -189,6 +190,16 @@ static void thread_schedstat(unsigned long long *run, unsigned long long *wait)
 	}
 }
 
+/* "NAME wall_ms W run_ms R wait_ms Q" on stderr: wall time since t0 and the
+ * run and run-queue wait times (ns) the thread spent over it. */
+static void print_schedstat(const char *name, uint64_t t0, unsigned long long run,
+			    unsigned long long wait)
+{
+	fprintf(stderr, "%s wall_ms %.1f run_ms %.1f wait_ms %.1f\n", name,
+		(double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, (double)run / 1e6,
+		(double)wait / 1e6);
+}
+
 static void *napper_thread(void *arg)
 {
 	unsigned long long run0, wait0, run1, wait1;
@@ -203,9 +214,7 @@ static void *napper_thread(void *arg)
 	thread_schedstat(&run1, &wait1);
 	/* What the napper really did: on a loaded machine it waits for a CPU
 	 * after each nap, and tests compare prof's states with this. */
-	fprintf(stderr, "napper wall_ms %.1f run_ms %.1f wait_ms %.1f\n",
-		(double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, (double)(run1 - run0) / 1e6,
-		(double)(wait1 - wait0) / 1e6);
+	print_schedstat("napper", t0, run1 - run0, wait1 - wait0);
 	return NULL;
 }
 
@@ -264,15 +273,23 @@ NOINLINE static int sync_loop(int fd, char *buf, uint64_t until)
 static void *syncer_thread(void *arg)
 {
 	static char buf[CHUNK];
+	unsigned long long run0, wait0, run1, wait1;
+	uint64_t t0;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "syncer");
 	memset(buf, 'x', sizeof(buf));
 	pthread_barrier_wait(&named);
+	thread_schedstat(&run0, &wait0);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	if (sync_loop(sync_fd, buf, end_ns)) {
 		perror("sched-mix: syncer");
 		exit(1);
 	}
+	thread_schedstat(&run1, &wait1);
+	/* Its time off CPU and not waiting for one is its D time: how much
+	 * depends on the disk, and tests compare prof's D share with this. */
+	print_schedstat("syncer", t0, run1 - run0, wait1 - wait0);
 	return NULL;
 }
 
