@@ -10,13 +10,16 @@
 #              rings of perf, nothing done with what they hold
 #   null-prof  the same with prof's attributes, no leaf fix
 #   null-leaf  the same with the leaf fix's registers and stack slice
+#   (null-noclock, on request: null-prof without CLOCK_MONOTONIC)
 # So: perf − null-perf is perf's own process, prof − null-leaf prof's,
 # null-leaf − null-prof the kernel's cost of the leaf fix, null-prof −
 # null-perf the kernel's cost of prof's other attributes.
 #
 #   bench/overhead-parts.sh          PROF=path (default build/prof)
 #
-# Env: F (4999), ROUNDS (12), DELAY (1), THREADS (2), PERF (perf),
+# Env: F (4999), ROUNDS (12), DELAY (1), THREADS (2), PERF (perf), TOOLS
+# (the recorders to run, default "bare perf prof null-perf null-prof
+# null-leaf"; a higher F, e.g. 9999, magnifies the kernel's per-sample costs),
 # PROF_VARIANTS (more prof rows, "NAME:OPTIONS" separated by "|", e.g.
 # "callsite:--leaf-fix callsite|noleaf:--no-leaf-fix"). Prints
 # markdown: each recorder's slowdown of bench/cpu-bound, and its paired
@@ -42,7 +45,9 @@ fi
 ENV_LINE=$(env_line)
 LOG=$TMP/elapsed.log
 : >"$LOG"
-TOOLS="bare perf prof null-perf null-prof null-leaf"
+TOOLS_SET=${TOOLS:+1}
+TOOLS=${TOOLS:-bare perf prof null-perf null-prof null-leaf}
+[[ " $TOOLS " == *" bare "* && " $TOOLS " == *" perf "* ]] || die "TOOLS must list bare and perf"
 declare -A VARIANT_ARGS=()
 IFS='|' read -r -a variants <<<"${PROF_VARIANTS:-}"
 for v in "${variants[@]}"; do
@@ -66,10 +71,13 @@ once() {
 	null-perf) "$NULLREC" perf "$F" "$wpid" 2>/dev/null & ;;
 	null-prof) "$NULLREC" prof "$F" "$wpid" 2>/dev/null & ;;
 	null-leaf) "$NULLREC" prof-leaf "$F" "$wpid" 2>/dev/null & ;;
+	null-noclock) "$NULLREC" prof-noclock "$F" "$wpid" 2>/dev/null & ;;
+	bare) ;;
 	prof-*)
 		# shellcheck disable=SC2086 # the variant's options, split as given
 		"$PROF" record ${VARIANT_ARGS[$tool]} -F "$F" -p "$wpid" -o "$TMP/x.rec" \
 			>/dev/null 2>&1 & ;;
+	*) die "unknown recorder '$tool' in TOOLS" ;;
 	esac
 	[ "$tool" = bare ] || rpid=$!
 	wait "$wpid" || die "the workload failed"
@@ -90,7 +98,7 @@ echo "### Overhead by part, attach mode, $F Hz"
 echo
 echo "$ENV_LINE"
 echo
-echo "\`F=$F ROUNDS=$ROUNDS bash bench/overhead-parts.sh\`; bench/cpu-bound -t $THREADS," \
+echo "\`F=$F ROUNDS=$ROUNDS${TOOLS_SET:+ TOOLS=\"$TOOLS\"} bash bench/overhead-parts.sh\`; bench/cpu-bound -t $THREADS," \
 	"its own elapsed time, median of $ROUNDS."
 echo
 echo "| recorder | elapsed (s) | slowdown | − perf, paired (points) | slower than perf in |"
