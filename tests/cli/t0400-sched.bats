@@ -82,14 +82,17 @@ blocked_share() {
 	assert_between "spinners' switch-outs in R" "$(ratio "$r" "$total")" 0.95 1.0
 }
 
-@test "syncer waits for the disk: D its measured share, its switch-outs D" {
-	# How long an fdatasync waits depends on the disk (40-60% of the time
-	# here, 4% on a CI machine): compare with what the syncer measured.
-	# prof's D ends at sched_waking and schedstat's at the enqueue on the
-	# woken CPU, an IPI later: a few µs per switch-out apart, and the syncer
-	# switches some 12,000 times a second, so 5 µs per switch-out are
-	# allowed on top of 0.05.
-	want=$(blocked_share syncer "$BATS_FILE_TMPDIR/record.err")
+# syncer_d ERRFILE: the syncer's D share in $CSV is the share it measured
+# itself off CPU and not waiting for one (its schedstat line in ERRFILE), and
+# at least half its switch-outs are D. How long an fdatasync waits depends
+# on the disk (40-60% of the syncer's time here, 4% on a CI machine), so no
+# fixed bound. prof's D ends at sched_waking and schedstat's at the enqueue
+# on the woken CPU, an IPI later: a few µs per switch-out apart, and the
+# syncer switches some 12,000 times a second, so 5 µs per switch-out are
+# allowed on top of 0.05.
+syncer_d() {
+	local want d all wall tol
+	want=$(blocked_share syncer "$1")
 	assert_between "syncer's own blocked share" "$want" 0.01 1.0
 	d=$(csv_col '^syncer$' switches_d)
 	all=$(csv_col '^syncer$' switches)
@@ -99,6 +102,10 @@ blocked_share() {
 		"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" \
 		"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w + t }')"
 	assert_between "syncer's switch-outs in D" "$(ratio "$d" "$all")" 0.5 1.0
+}
+
+@test "syncer waits for the disk: D its measured share, its switch-outs D" {
+	syncer_d "$BATS_FILE_TMPDIR/record.err"
 }
 
 @test "lockers: mostly off CPU, their off-CPU stacks show the mutex wait" {
@@ -147,8 +154,11 @@ blocked_share() {
 	local rec="$BATS_TEST_TMPDIR/pt.data"
 	"$PROF" record --sched --sched-per-thread -o "$rec" -- "$EXAMPLES/sched-mix" 2 \
 		2>"$BATS_TEST_TMPDIR/pt.err"
-	grep -Eq '^prof record: [0-9]+ switches, [0-9]+ wake-ups, 0 switch events lost$' \
-		"$BATS_TEST_TMPDIR/pt.err"
+	# Per-thread rings: a fast disk makes the syncer switch more often, so
+	# a few losses (at most 0.1%) are allowed; the CPU-wide test has more.
+	awk '/^prof record: [0-9]+ switches, [0-9]+ wake-ups, [0-9]+ switch events lost$/ {
+		found = 1; if ($7 * 1000 > $3) { print "lost " $7 " of " $3 " switches"; exit 1 } }
+		END { if (!found) { print "no switch summary"; exit 1 } }' "$BATS_TEST_TMPDIR/pt.err"
 	CSV="$BATS_TEST_TMPDIR/pt.csv"
 	"$PROF" sched -i "$rec" --format csv >"$CSV"
 	[ "$(csv_col '^spin-' tid | wc -l)" -eq $((2 * $(nproc) + 1)) ]
@@ -156,7 +166,7 @@ blocked_share() {
 	assert_between "napper S share" "$(share '^napper$' sleep_ms)" \
 		"$(awk -v w="$want" 'BEGIN { print w - 0.05 }')" "$(awk -v w="$want" 'BEGIN { print w + 0.05 }')"
 	assert_between "spinners R share" "$(share '^spin-' runnable_ms)" 0.30 0.95
-	assert_between "syncer D share" "$(share '^syncer$' iowait_ms)" 0.05 1.0
+	syncer_d "$BATS_TEST_TMPDIR/pt.err"
 }
 
 @test "CPU-wide: a launched command's child is followed, other processes are left out" {
