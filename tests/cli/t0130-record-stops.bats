@@ -38,16 +38,19 @@ load helpers
 	start_example threads 30
 	"$PROF" record -F 999 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/kill.data" 2>/dev/null &
 	rec=$!
-	sleep 2.5
+	sleep 3.5
 	kill -KILL $rec
 	wait $rec || true
 	kill "$EXAMPLE_PID"
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/kill.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]
-	# At most about a second lost: 2.5 s at 999 Hz with ~0.8 CPUs busy.
+	# At most about a second lost: 3.5 s at 999 Hz with ~0.8 CPUs busy is
+	# about 2800 samples, 2000 of them flushed (a slow start, as under
+	# ASan, leaves at least 2 s of flushes); 1000 is under half of that.
 	total=$(echo "$output" | grep -v incomplete | folded_total)
-	[ "$total" -gt 700 ]
+	echo "samples read back: $total"
+	[ "$total" -gt 1000 ]
 	echo "$output" | grep -q '^alpha;'
 }
 
