@@ -7,7 +7,7 @@
  * recorders splits their cost into the kernel's part (the attributes) and
  * the recorder's own (its process: waking, decoding, writing).
  *
- *   null-recorder perf|prof|prof-leaf|prof-noclock FREQ PID
+ *   null-recorder perf|prof|prof-leaf|prof-noclock|prof-stackonly FREQ PID
  *
  * perf:      IP|TID|TIME|CALLCHAIN|PERIOD, exclude_guest, 512 KiB rings,
  *            woken at half (perf record -g -e cpu-clock's attributes).
@@ -16,6 +16,7 @@
  *            --no-leaf-fix's, record/perf-events.c).
  * prof-leaf: prof's, with the leaf fix's rip, rsp, rbp and 64 bytes of
  *            user stack per sample (prof record's default).
+ * prof-stackonly: prof-leaf's 64 bytes of stack without the registers.
  * prof-noclock: prof's without use_clockid (the kernel's perf clock, as
  *            perf's): what reading CLOCK_MONOTONIC per record costs.
  * Prints samples, bytes per sample and wake-ups on stderr. Linux, x86-64. */
@@ -66,6 +67,10 @@ static void fill(struct perf_event_attr *a, const char *variant, int freq, size_
 	}
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+	if (!strcmp(variant, "prof-stackonly")) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = 64;
+	}
 	if (!strcmp(variant, "prof-leaf")) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = 1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP |
@@ -89,8 +94,10 @@ int main(int argc, char **argv)
 	int pid, freq, pidfd, c, done = 0;
 
 	if (argc != 4 || (strcmp(argv[1], "perf") && strcmp(argv[1], "prof") &&
-			  strcmp(argv[1], "prof-leaf") && strcmp(argv[1], "prof-noclock"))) {
-		fprintf(stderr, "usage: null-recorder perf|prof|prof-leaf|prof-noclock FREQ PID\n");
+			  strcmp(argv[1], "prof-leaf") && strcmp(argv[1], "prof-noclock") &&
+			  strcmp(argv[1], "prof-stackonly"))) {
+		fprintf(stderr,
+			"usage: null-recorder perf|prof|prof-leaf|prof-noclock|prof-stackonly FREQ PID\n");
 		return 2;
 	}
 	freq = atoi(argv[2]);

@@ -10,7 +10,8 @@
 #              rings of perf, nothing done with what they hold
 #   null-prof  the same with prof's attributes, no leaf fix
 #   null-leaf  the same with the leaf fix's registers and stack slice
-#   (null-noclock, on request: null-prof without CLOCK_MONOTONIC)
+#   (on request: null-noclock, null-prof without CLOCK_MONOTONIC;
+#   null-stackonly, null-leaf's stack slice without its registers)
 # So: perf − null-perf is perf's own process, prof − null-leaf prof's,
 # null-leaf − null-prof the kernel's cost of the leaf fix, null-prof −
 # null-perf the kernel's cost of prof's other attributes.
@@ -73,6 +74,7 @@ once() {
 	null-prof) "$NULLREC" prof "$F" "$wpid" 2>/dev/null & ;;
 	null-leaf) "$NULLREC" prof-leaf "$F" "$wpid" 2>/dev/null & ;;
 	null-noclock) "$NULLREC" prof-noclock "$F" "$wpid" 2>/dev/null & ;;
+	null-stackonly) "$NULLREC" prof-stackonly "$F" "$wpid" 2>/dev/null & ;;
 	bare) ;;
 	prof-*)
 		# shellcheck disable=SC2086 # the variant's options, split as given
