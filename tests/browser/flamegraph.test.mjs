@@ -244,7 +244,9 @@ test('while zoomed, matched % counts only what is visible', async () => {
 	await page.click(frameRect(alpha));
 	await settle(page);
 	const want = modelMatched(model, re, alpha);
-	assert.ok(want.percent > 90 && want.percent < 100, `alpha: ${want.percent}`);
+	// Some of alpha's samples are outside burn_ (its clock and sleep calls,
+	// about 1% here, more when the machine is busy): a partial match.
+	assert.ok(want.percent > 50 && want.percent < 100, `alpha: ${want.percent}`);
 	assert.equal(await text(page, '#matched'), `Matched: ${pct(want.percent)}%`);
 	// zoomed into a matching frame: all of it
 	const b = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
