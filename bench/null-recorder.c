@@ -79,6 +79,17 @@ static void fill(struct perf_event_attr *a, const char *variant, int freq, size_
 	}
 }
 
+static int known_variant(const char *v)
+{
+	static const char *const names[] = {"perf", "prof", "prof-leaf", "prof-noclock",
+					    "prof-stackonly"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i]))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static int rings[MAX_CPUS];
@@ -93,9 +104,7 @@ int main(int argc, char **argv)
 	DIR *dir;
 	int pid, freq, pidfd, c, done = 0;
 
-	if (argc != 4 || (strcmp(argv[1], "perf") && strcmp(argv[1], "prof") &&
-			  strcmp(argv[1], "prof-leaf") && strcmp(argv[1], "prof-noclock") &&
-			  strcmp(argv[1], "prof-stackonly"))) {
+	if (argc != 4 || !known_variant(argv[1])) {
 		fprintf(stderr,
 			"usage: null-recorder perf|prof|prof-leaf|prof-noclock|prof-stackonly FREQ PID\n");
 		return 2;

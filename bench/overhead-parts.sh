@@ -46,9 +46,8 @@ fi
 ENV_LINE=$(env_line)
 LOG=$TMP/elapsed.log
 : >"$LOG"
-TOOLS_SET=${TOOLS:+1}
+TOOLS_ASKED=${TOOLS:-} # printed with the command when given
 TOOLS=${TOOLS:-bare perf prof null-perf null-prof null-leaf}
-TOOLS_ASKED=$TOOLS
 [[ " $TOOLS " == *" bare "* && " $TOOLS " == *" perf "* ]] || die "TOOLS must list bare and perf"
 declare -A VARIANT_ARGS=()
 IFS='|' read -r -a variants <<<"${PROF_VARIANTS:-}"
@@ -101,7 +100,7 @@ echo "### Overhead by part, attach mode, $F Hz"
 echo
 echo "$ENV_LINE"
 echo
-echo "\`F=$F ROUNDS=$ROUNDS${TOOLS_SET:+ TOOLS=\"$TOOLS_ASKED\"}${PROF_VARIANTS:+ PROF_VARIANTS=\"$PROF_VARIANTS\"} bash bench/overhead-parts.sh\`; bench/cpu-bound -t $THREADS," \
+echo "\`F=$F ROUNDS=$ROUNDS${TOOLS_ASKED:+ TOOLS=\"$TOOLS_ASKED\"}${PROF_VARIANTS:+ PROF_VARIANTS=\"$PROF_VARIANTS\"} bash bench/overhead-parts.sh\`; bench/cpu-bound -t $THREADS," \
 	"its own elapsed time, median of $ROUNDS."
 echo
 echo "| recorder | elapsed (s) | slowdown | − perf, paired (points) | slower than perf in |"
