@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/recording.h"
+#include "record/record.h"
 
 #define PROF_VERSION "0.1.0"
 
@@ -36,10 +38,25 @@ static void usage(FILE *out)
 	fprintf(out, "\nSee 'prof <command> -h' for a command's options, docs/ for its manual.\n");
 }
 
+/* Readers process the records a killed recorder left (lib/recording.h). */
+static int replay_raw(const struct recording *in, const char *out, uint64_t *samples, char *msg,
+		      size_t msglen)
+{
+	struct record_summary sum;
+	struct record_error e;
+	int err = record_replay_raw(in, out, &sum, &e);
+
+	*samples = sum.samples;
+	if (err)
+		snprintf(msg, msglen, "%s", e.msg);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	recording_set_replay(replay_raw);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -22,6 +24,13 @@ struct buf {
 struct rec_writer {
 	int fd;
 	int err;
+	char *path, *tmp_path; /* tmp_path: the copy begin_rewrite makes */
+	int old_fd;            /* rewriting: the original, for raw_read */
+	struct raw_range {
+		uint64_t off;  /* of the chunk header */
+		uint32_t len;  /* payload bytes */
+	} *raw;
+	size_t nraw, raw_cap;
 	uint64_t size;
 	struct strtab strings;
 	uint32_t strings_flushed;
@@ -62,6 +71,15 @@ struct rec_writer *rec_writer__open(const char *path)
 	if (!w)
 		return NULL;
 	w->fd = -1;
+	w->old_fd = -1;
+	w->path = strdup(path);
+	if (w->path)
+		w->tmp_path = malloc(strlen(path) + 32);
+	if (!w->tmp_path) {
+		err = ENOMEM;
+		goto fail;
+	}
+	sprintf(w->tmp_path, "%s.tmp-%ld", path, (long)getpid());
 	if (strtab__init(&w->strings) || keymap__init(&w->frame_ids, 4096) ||
 	    keymap__init(&w->stack_ids, 16384)) {
 		err = ENOMEM;
@@ -69,7 +87,10 @@ struct rec_writer *rec_writer__open(const char *path)
 	}
 	w->strings_flushed = 1; /* "" is implicit in every reader */
 	w->nstacks = 1;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Read and write: a deferred recording reads its RAW chunks back. */
+	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0 && (errno == EACCES || errno == EISDIR || errno == EROFS))
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		err = errno;
 		goto fail;
@@ -214,6 +235,9 @@ uint64_t rec_writer__size(const struct rec_writer *w)
 
 static void free_all(struct rec_writer *w)
 {
+	free(w->path);
+	free(w->tmp_path);
+	free(w->raw);
 	strtab__release(&w->strings);
 	keymap__release(&w->frame_ids);
 	keymap__release(&w->stack_ids);
@@ -238,6 +262,10 @@ void rec_writer__abandon(struct rec_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->old_fd >= 0) {
+		close(w->old_fd);
+		unlink(w->tmp_path);
+	}
 	free_all(w);
 }
 
@@ -247,6 +275,14 @@ int rec_writer__close(struct rec_writer *w)
 
 	if (!err)
 		err = write_chunk(w, REC_CHUNK_END, 0, "", 0);
+	if (w->old_fd >= 0) {
+		if (!err)
+			err = rec_writer__end_rewrite(w);
+		else
+			unlink(w->tmp_path); /* the original keeps everything */
+		if (w->old_fd >= 0)
+			close(w->old_fd);
+	}
 	if (close(w->fd) && !err)
 		err = -errno;
 	w->fd = -1;
@@ -499,4 +535,135 @@ const struct rec_mapping *rec_writer__mappings(const struct rec_writer *w)
 const char *rec_writer__str(const struct rec_writer *w, uint32_t id)
 {
 	return strtab__str(&w->strings, id);
+}
+
+int rec_writer__raw(struct rec_writer *w, const void *data, size_t len)
+{
+	uint64_t off;
+	int err = rec_writer__flush(w);
+
+	if (err)
+		return err;
+	if (GROW(w->raw, w->raw_cap, w->nraw + 1))
+		return w->err = -ENOMEM;
+	off = w->size;
+	err = write_chunk(w, REC_CHUNK_RAW, 0, data, len);
+	if (err)
+		return w->err = err;
+	w->raw[w->nraw++] = (struct raw_range){.off = off, .len = (uint32_t)len};
+	return 0;
+}
+
+int rec_writer__can_rewrite(const struct rec_writer *w)
+{
+	struct stat st;
+	int fd, flags = fcntl(w->fd, F_GETFL);
+
+	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode) || flags < 0 ||
+	    (flags & O_ACCMODE) != O_RDWR)
+		return 0;
+	fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	unlink(w->tmp_path);
+	return 1;
+}
+
+size_t rec_writer__nraw(const struct rec_writer *w)
+{
+	return w->nraw;
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -(n < 0 ? errno : EIO);
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int rec_writer__raw_read(struct rec_writer *w, size_t i, unsigned char **buf, size_t *cap,
+			 size_t *len)
+{
+	const struct raw_range *r = &w->raw[i];
+
+	if (i >= w->nraw)
+		return -EINVAL;
+	if (GROW(*buf, *cap, (size_t)r->len + 1))
+		return -ENOMEM;
+	*len = r->len;
+	return pread_all(w->old_fd >= 0 ? w->old_fd : w->fd, *buf, r->len,
+			 r->off + sizeof(struct rec_chunk_header));
+}
+
+/* Copies bytes [from, to) of the original to the end of the copy. */
+static int copy_range(struct rec_writer *w, uint64_t from, uint64_t to)
+{
+	unsigned char buf[65536];
+	int err = 0;
+
+	while (from < to && !err) {
+		size_t n = to - from < sizeof(buf) ? (size_t)(to - from) : sizeof(buf);
+
+		err = pread_all(w->old_fd, buf, n, from);
+		if (!err)
+			err = write_all(w, buf, n);
+		from += n;
+	}
+	return err;
+}
+
+int rec_writer__begin_rewrite(struct rec_writer *w)
+{
+	uint64_t end = w->size, from = 0;
+	size_t i;
+	int fd, err = 0;
+
+	if (w->err)
+		return w->err;
+	if (w->old_fd >= 0)
+		return -EBUSY;
+	fd = open(w->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return w->err = -errno;
+	w->old_fd = w->fd;
+	w->fd = fd;
+	w->size = 0;
+	for (i = 0; i < w->nraw && !err; i++) {
+		err = copy_range(w, from, w->raw[i].off);
+		from = w->raw[i].off + sizeof(struct rec_chunk_header) + w->raw[i].len;
+	}
+	if (!err)
+		err = copy_range(w, from, end);
+	return w->err = err;
+}
+
+int rec_writer__end_rewrite(struct rec_writer *w)
+{
+	int err;
+
+	if (w->old_fd < 0)
+		return 0;
+	err = rec_writer__flush(w);
+	if (!err && rename(w->tmp_path, w->path))
+		err = -errno;
+	if (err) {
+		unlink(w->tmp_path);
+		return w->err = err;
+	}
+	close(w->old_fd);
+	w->old_fd = -1;
+	w->nraw = 0;
+	return 0;
 }

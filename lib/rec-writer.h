@@ -67,6 +67,24 @@ int rec_writer__symbol(struct rec_writer *w, const struct rec_symbol *sym);
 int rec_writer__inline(struct rec_writer *w, const struct rec_inline *in);
 int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value);
 
+/* Deferred recording (record/defer.c). raw appends a REC_CHUNK_RAW chunk of
+ * perf records at once (after flushing what is buffered) and remembers it;
+ * can_rewrite says whether the file can be replaced (a regular file in a
+ * directory we can create files in). begin_rewrite starts a copy of the
+ * file without its RAW chunks next to it, and writing goes on there, while
+ * raw_read reads the RAW chunks back from the original; end_rewrite
+ * renames the copy over the original (close does it too). Until then the
+ * original is untouched: a recorder killed meanwhile leaves it, RAW chunks
+ * and all, for a reader to replay. */
+int rec_writer__raw(struct rec_writer *w, const void *data, size_t len);
+int rec_writer__can_rewrite(const struct rec_writer *w);
+size_t rec_writer__nraw(const struct rec_writer *w);
+/* Chunk i's payload into *buf (grown as needed); its size in *len. */
+int rec_writer__raw_read(struct rec_writer *w, size_t i, unsigned char **buf, size_t *cap,
+			 size_t *len);
+int rec_writer__begin_rewrite(struct rec_writer *w);
+int rec_writer__end_rewrite(struct rec_writer *w);
+
 /* Read-only views for the symbolizer at the end of a recording. */
 size_t rec_writer__nframes(const struct rec_writer *w);
 const struct rec_frame *rec_writer__frames(const struct rec_writer *w);

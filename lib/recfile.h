@@ -39,6 +39,10 @@ enum rec_chunk_type {
 	REC_CHUNK_SCHED = 12,   /* u64 base time, then struct rec_sched[] */
 	REC_CHUNK_INLINES = 13, /* struct rec_inline[]: inline chains, source lines */
 	REC_CHUNK_ARGS = 14,    /* probe arguments per sample: lib/rec-args.h */
+	/* perf records as the kernel wrote them into the rings, not processed
+	 * yet (a deferred recording, docs/FORMAT.md): only in a file whose
+	 * recorder was killed while deferring; readers replay them. */
+	REC_CHUNK_RAW = 15,
 };
 
 struct rec_chunk_header {

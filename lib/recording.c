@@ -480,6 +480,12 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 	case REC_CHUNK_END:
 		r->complete = 1;
 		return 0;
+	case REC_CHUNK_RAW:
+		if (GROW(r->raw, r->raw_cap, r->nraw + 1))
+			return -ENOMEM;
+		r->raw[r->nraw].off = (size_t)(p - r->data);
+		r->raw[r->nraw++].len = size;
+		return 0;
 	default:
 		/* Unknown chunk types are skipped: newer writers may add some. */
 		return 0;
@@ -646,6 +652,7 @@ void recording__release(struct recording *r)
 	free(r->stats);
 	free(r->args);
 	free(r->argvals);
+	free(r->raw);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -96,6 +96,14 @@ struct recording {
 	int64_t *argvals;
 	size_t nargvals, argvals_cap;
 
+	/* REC_CHUNK_RAW payloads (at data + off): perf records a killed
+	 * recorder had not processed yet. recording__replay() turns such
+	 * a recording into an ordinary one. */
+	struct rec_raw_span {
+		size_t off, len;
+	} *raw;
+	size_t nraw, raw_cap;
+
 	int complete;  /* END chunk seen */
 	size_t cut_at; /* bytes read when incomplete */
 };
@@ -118,6 +126,15 @@ const char *recording__meta(const struct recording *r, const char *key);
 
 /* The arguments of sample index `sample`, or NULL (binary search). */
 const struct rec_args_ref *recording__args(const struct recording *r, size_t sample);
+
+/* Recordings with RAW chunks (see struct recording): the hook writes the
+ * processed recording of `in` to `out` (0, or -errno with msg filled);
+ * prof.c sets it to record/'s. recording__replay runs it and replaces r with
+ * its result: 0 (*samples: the samples processed), or -errno with msg. */
+typedef int (*recording_replay_fn)(const struct recording *in, const char *out,
+				   uint64_t *samples, char *msg, size_t msglen);
+void recording_set_replay(recording_replay_fn fn);
+int recording__replay(struct recording *r, uint64_t *samples, char *msg, size_t msglen);
 
 /* Reads a whole file ("-" = stdin) into a malloc'ed buffer. 0 or -errno. */
 int read_whole_file(const char *path, unsigned char **data, size_t *size);

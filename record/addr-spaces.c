@@ -131,7 +131,8 @@ int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child)
 	c->n = 0;
 	if (GROW(c->ranges, c->cap, s->spaces[pi].n))
 		return -ENOMEM;
-	memcpy(c->ranges, s->spaces[pi].ranges, s->spaces[pi].n * sizeof(*c->ranges));
+	if (s->spaces[pi].n) /* else ranges may be NULL */
+		memcpy(c->ranges, s->spaces[pi].ranges, s->spaces[pi].n * sizeof(*c->ranges));
 	c->n = s->spaces[pi].n;
 	return 0;
 }

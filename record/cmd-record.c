@@ -50,6 +50,11 @@ static const char usage_text[] =
 	"                          register), off\n"
 	"      --no-leaf-fix       the same as --leaf-fix off\n"
 	"      --no-symbolize      keep raw addresses only (symbolize later)\n"
+	"      --no-defer          make samples into stacks as they come (the default\n"
+	"                          writes the kernel's records as they are and does that\n"
+	"                          after the recording, off the target's CPU time)\n"
+	"      --defer-limit MIB   process as they come once this many MiB of records\n"
+	"                          were written unprocessed (default 256)\n"
 	"\n"
 	"probes (docs/prof-probes.md; root or CAP_PERFMON):\n"
 	"  -e, --event EVENT       record this event (repeat): usdt:PROVIDER:NAME,\n"
@@ -212,7 +217,7 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_LEAF_FIX = 256 }; /* long options without a short one */
+enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT }; /* long options without a short one */
 
 int cmd_record(int argc, char **argv)
 {
@@ -226,6 +231,8 @@ int cmd_record(int argc, char **argv)
 		{"call-graph", required_argument, NULL, 'g'},
 		{"no-leaf-fix", no_argument, NULL, 'L'},
 		{"leaf-fix", required_argument, NULL, OPT_LEAF_FIX},
+		{"no-defer", no_argument, NULL, OPT_NO_DEFER},
+		{"defer-limit", required_argument, NULL, OPT_DEFER_LIMIT},
 		{"sched", no_argument, NULL, 's'},
 		{"sched-stacks", required_argument, NULL, 'k'},
 		{"sched-per-thread", no_argument, NULL, 'T'},
@@ -349,6 +356,17 @@ int cmd_record(int argc, char **argv)
 				return cli_usage_error("invalid --leaf-fix '%s' (stack, callsite or off)",
 						       optarg);
 			}
+			break;
+		case OPT_NO_DEFER:
+			opts.no_defer = 1;
+			break;
+		case OPT_DEFER_LIMIT:
+			if (cli_parse_u64(optarg, 1, 1 << 20, &v)) {
+				free(pids);
+				return cli_usage_error("invalid --defer-limit '%s' (1 to 1048576 MiB)",
+						       optarg);
+			}
+			opts.defer_limit = v << 20;
 			break;
 		case 's':
 			opts.sched = 1;

@@ -78,7 +78,15 @@ struct record_opts {
 	uint32_t window_ms, period_ms;
 	int alloc;             /* --alloc: JVM allocations (hotspot:object__alloc) */
 	int uprobe_pmu;        /* --uprobe-pmu: no tracefs definitions (probe-tracefs.c) */
+	/* Deferred processing (record/defer.c): the rings' records go to the
+	 * file as they are and are made into stacks once the recording ends,
+	 * or once defer_limit bytes of them were written (0: the default);
+	 * no_defer: processed as they come. */
+	uint64_t defer_limit;
+	int no_defer;
 };
+
+#define RECORD_DEFAULT_DEFER_LIMIT (256ULL << 20)
 
 #define RECORD_PROBE_WINDOW_OFF UINT32_MAX
 /* --alloc's default windows and sampling (docs/BENCHMARKS.md, "Probes"). */
@@ -87,7 +95,8 @@ struct record_opts {
 #define RECORD_ALLOC_EVERY 1
 
 struct record_summary {
-	uint64_t duration_ns;
+	uint64_t duration_ns; /* sampling, without the deferred processing */
+	uint64_t defer_ns;    /* the deferred processing at the end */
 	uint64_t samples, lost, throttled;
 	uint64_t switches, wakeups, sched_lost; /* --sched */
 	uint64_t threads, processes;
@@ -119,6 +128,14 @@ struct record_error {
  * failure after sampling started still leaves a complete, readable file. */
 int record_run(const struct record_opts *opts, struct record_summary *sum,
 	       struct record_error *err);
+
+/* A recording whose recorder was killed while deferring (in->nraw > 0)
+ * made into an ordinary one, written to `out`: its RAW chunks processed as
+ * the recorder would have, then symbolized here (replay-raw.c). 0 or
+ * -errno with err->msg filled. */
+struct recording;
+int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
+		      struct record_error *err);
 
 /* Asks a running record_run() to stop (async-signal-safe). */
 void record_request_stop(void);

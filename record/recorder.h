@@ -78,6 +78,20 @@ struct ustack_rec {
 	uint64_t callsites_generation;
 };
 
+/* Deferred processing (defer.c): while `on`, drains only copy the rings'
+ * records into buf, and each flush writes them as a RAW chunk; at the end
+ * (or at the limit) they are read back and processed into a copy of the
+ * file without them, which replaces it. */
+struct defer_rec {
+	int on;
+	uint64_t limit;      /* RAW bytes written before processing */
+	uint64_t written;
+	unsigned char *buf;  /* records since the last flush */
+	size_t len, cap;
+	unsigned char *read; /* a RAW chunk read back */
+	size_t read_cap;
+};
+
 struct event_fd {
 	int fd;
 	int cpu;
@@ -118,6 +132,7 @@ struct recorder {
 	struct sched_rec sched;
 	struct ustack_rec ustack;
 	struct probe_rec probes; /* -e probes, --alloc (probe-events.c) */
+	struct defer_rec defer;
 
 	struct rec_writer *w;
 	struct addr_spaces spaces;
@@ -165,6 +180,13 @@ void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h,
  * NULL) for the caller to print, and returns err. */
 int recorder_fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* session.c: the tables of a recorder (zeroed before; 0 or -ENOMEM), and
+ * everything it holds, released; the counters of the summary (and of the
+ * symbolizer's ss, when not NULL) into the file's stats. */
+struct symbolize_stats;
+int recorder_init_tables(struct recorder *rc);
+void recorder_release(struct recorder *rc);
+void recorder_write_stats(struct recorder *rc, const struct symbolize_stats *ss);
 /* decode.c: retries the mapping of pending frames; `flushed` counts a flush. */
 void recorder_resolve_pending(struct recorder *rc, int flushed);
 /* decode.c: the name / start of a thread known from /proc or launch. */
@@ -191,6 +213,9 @@ void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_
  * whose body after the call chain is at [p, end); process turns the queue
  * into samples (after each drain); write_stats/summary at the end. */
 int ustack_setup(struct recorder *rc);
+/* The same settings for replaying a file's RAW chunks, from its meta
+ * (the kernel is not asked: it gave them when the file was recorded). */
+int ustack_setup_replay(struct recorder *rc, int dwarf, int callsite, uint32_t stack_size);
 void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end);
@@ -240,6 +265,20 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h);
  * live JVMs among the targets for their JIT maps and full thread names
  * (stops sampling first if there is one), notices for the others. */
 void recorder_jvm_step(struct recorder *rc);
+
+/* defer.c: setup decides whether this recording defers (plain CPU samples,
+ * per thread, into a file that can be replaced); keep is the drains'
+ * ring_record_fn while deferring; flush writes the records kept as a RAW
+ * chunk (and processes everything once the limit is reached); process
+ * reads them all back and processes them (deferring ends). 0 or -errno. */
+void defer_setup(struct recorder *rc);
+void defer_keep(void *ctx, const struct perf_event_header *h);
+int defer_flush(struct recorder *rc);
+int defer_process(struct recorder *rc);
+void defer_release(struct recorder *rc);
+/* defer.c: the records of one RAW chunk through the decoder (checked: a
+ * file's bytes are not trusted), then the queued user stacks. */
+void defer_replay(struct recorder *rc, const unsigned char *p, size_t len);
 
 /* launch.c: forks the command, stopped before exec until launch_go(). */
 int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);

@@ -261,6 +261,13 @@ static void drain_all(struct recorder *rc)
 {
 	size_t i;
 
+	if (rc->defer.on) { /* copies only: processed at the end (defer.c) */
+		for (i = 0; i < rc->ncpus; i++)
+			if (rc->rings[i].fd >= 0 &&
+			    ring__drain(&rc->rings[i], rc->scratch, defer_keep, rc) < 0)
+				rc->bad_ring = 1;
+		return;
+	}
 	if (rc->cpu_wide) {
 		drain_cpu_wide(rc);
 		probes_drain(rc);
@@ -383,8 +390,14 @@ static void write_meta(struct recorder *rc)
 		rec_writer__meta(rc->w, "stack-size", buf);
 	} else {
 		rec_writer__meta(rc->w, "call-graph", "fp");
-		rec_writer__meta(rc->w, "leaf-fix", rc->ustack.on ? "yes" : "no");
+		rec_writer__meta(rc->w, "leaf-fix", !rc->ustack.on     ? "no"
+						    : rc->ustack.callsite ? "callsite"
+									  : "stack");
 	}
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rc->max_stack);
+	rec_writer__meta(rc->w, "max-stack", buf);
+	if (rc->opts->no_symbolize)
+		rec_writer__meta(rc->w, "symbolize", "no");
 	rec_writer__meta(rc->w, "kernel-stacks", rc->ev.user_only ? "no" : "yes");
 	rec_writer__meta(rc->w, "sched", rc->sched.on ? "yes" : "no");
 	rec_writer__meta(rc->w, "scope", rc->cpu_wide ? "cpu-wide" : "per-thread");
@@ -668,7 +681,9 @@ static int run_loop(struct recorder *rc, uint64_t start)
 		if (targets_done(rc, pfds, first_target))
 			break;
 		if (monotonic_ns() - last_flush >= FLUSH_NS) {
-			rc->write_err = rec_writer__flush(rc->w);
+			rc->write_err = defer_flush(rc);
+			if (!rc->write_err)
+				rc->write_err = rec_writer__flush(rc->w);
 			recorder_resolve_pending(rc, 1);
 			last_flush = monotonic_ns();
 		}
@@ -695,7 +710,7 @@ static void stop_events(struct recorder *rc)
 	rc->nfds = 0;
 }
 
-static void write_stats(struct recorder *rc, const struct symbolize_stats *ss)
+void recorder_write_stats(struct recorder *rc, const struct symbolize_stats *ss)
 {
 	struct record_summary *s = rc->sum;
 
@@ -705,6 +720,8 @@ static void write_stats(struct recorder *rc, const struct symbolize_stats *ss)
 	rec_writer__stat(rc->w, "threads", s->threads);
 	rec_writer__stat(rc->w, "processes", s->processes);
 	rec_writer__stat(rc->w, "duration-ns", s->duration_ns);
+	if (s->defer_ns)
+		rec_writer__stat(rc->w, "deferred-processing-ns", s->defer_ns);
 	rec_writer__stat(rc->w, "frames", rec_writer__nframes(rc->w));
 	if (ss) {
 		rec_writer__stat(rc->w, "frames-resolved", ss->resolved);
@@ -722,7 +739,17 @@ static void write_stats(struct recorder *rc, const struct symbolize_stats *ss)
 	probes_write_stats(rc);
 }
 
-static void release(struct recorder *rc)
+int recorder_init_tables(struct recorder *rc)
+{
+	if (addr_spaces__init(&rc->spaces) || keymap__init(&rc->opened_tids, 64) ||
+	    keymap__init(&rc->forked_tids, 64) || keymap__init(&rc->target_pids, 16) ||
+	    keymap__init(&rc->names, 64) || keymap__init(&rc->seen_tids, 64) ||
+	    keymap__init(&rc->seen_pids, 16) || keymap__init(&rc->chains, 4096))
+		return -ENOMEM;
+	return 0;
+}
+
+void recorder_release(struct recorder *rc)
 {
 	size_t i;
 
@@ -739,6 +766,7 @@ static void release(struct recorder *rc)
 	free(rc->pending);
 	sched_release(rc);
 	probes_release(rc);
+	defer_release(rc);
 	ustack_release(rc);
 	keymap__release(&rc->opened_tids);
 	keymap__release(&rc->forked_tids);
@@ -766,6 +794,13 @@ static int finish(struct recorder *rc, uint64_t start)
 	struct symbolize_stats ss = {0};
 	int err = 0;
 
+	/* The samples so far become stacks: the JVM step needs the mappings,
+	 * and what comes after is processed as it comes. */
+	uint64_t t0 = monotonic_ns(), defer_ns;
+
+	if (!rc->write_err)
+		rc->write_err = defer_process(rc);
+	defer_ns = monotonic_ns() - t0;
 	recorder_jvm_step(rc); /* while the JVMs still run */
 	if (rc->child) {
 		/* Duration reached or we were told to stop: end the command
@@ -781,7 +816,8 @@ static int finish(struct recorder *rc, uint64_t start)
 	stop_events(rc);
 	recorder_resolve_pending(rc, 0);
 	sched_finish(rc);
-	rc->sum->duration_ns = monotonic_ns() - start;
+	rc->sum->duration_ns = monotonic_ns() - start - defer_ns;
+	rc->sum->defer_ns = defer_ns;
 	if (!rc->write_err)
 		rc->write_err = rec_writer__flush(rc->w);
 	if (!rc->opts->no_symbolize && !rc->write_err) {
@@ -797,7 +833,7 @@ static int finish(struct recorder *rc, uint64_t start)
 		/* Build-ids only, so 'prof symbolize -i' can tell a changed binary. */
 		rc->write_err = symbolize_build_ids(rc->w, NULL);
 	}
-	write_stats(rc, rc->opts->no_symbolize ? NULL : &ss);
+	recorder_write_stats(rc, rc->opts->no_symbolize ? NULL : &ss);
 	rec_writer__meta(rc->w, "symbolized", rc->opts->no_symbolize ? "no" : "yes");
 	err = rc->write_err;
 	rc->sum->bytes = rec_writer__size(rc->w);
@@ -832,12 +868,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	rc.ntargets = opts->argv ? 1 : opts->npids;
 	rc.targets = calloc(rc.ntargets ? rc.ntargets : 1, sizeof(*rc.targets));
 	rc.scratch = malloc(RING_SCRATCH_SIZE);
-	if (!rc.targets || !rc.scratch || addr_spaces__init(&rc.spaces) ||
-	    keymap__init(&rc.opened_tids, 64) || keymap__init(&rc.forked_tids, 64) ||
-	    keymap__init(&rc.target_pids, 16) ||
-	    keymap__init(&rc.names, 64) || keymap__init(&rc.seen_tids, 64) ||
-	    keymap__init(&rc.seen_pids, 16) || keymap__init(&rc.chains, 4096)) {
-		release(&rc);
+	if (!rc.targets || !rc.scratch || recorder_init_tables(&rc)) {
+		recorder_release(&rc);
 		return fail(&rc, -ENOMEM, NULL, "out of memory");
 	}
 	for (size_t i = 0; i < rc.ntargets; i++)
@@ -846,7 +878,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 
 	for (size_t i = 0; i < opts->npids; i++) {
 		if (kill(opts->pids[i], 0) && errno == ESRCH) {
-			release(&rc);
+			recorder_release(&rc);
 			return fail(&rc, -ESRCH, "check the PID with 'ps -e'", "no such process: %d",
 				    (int)opts->pids[i]);
 		}
@@ -854,11 +886,13 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	rc.w = rec_writer__open(out);
 	if (!rc.w) {
 		err = -errno;
-		release(&rc);
+		recorder_release(&rc);
 		return fail(&rc, err, "choose another path with -o",
 			    "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
 	err = setup_events(&rc);
+	if (!err)
+		defer_setup(&rc);
 	if (!err) {
 		/* Stop signals are held back except while we wait in ppoll. */
 		memset(&sa, 0, sizeof(sa));
@@ -881,7 +915,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		/* Nothing was sampled: do not leave a misleading file behind. */
 		rec_writer__abandon(rc.w);
 		unlink(out);
-		release(&rc);
+		recorder_release(&rc);
 		return err;
 	}
 	/* Switch events come at hundreds of thousands a second; with as many
@@ -901,7 +935,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 			err = ferr;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	release(&rc);
+	recorder_release(&rc);
 	if (err)
 		return fail(&rc, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
 			    : NULL, "error writing '%s': %s (the file holds what was written "

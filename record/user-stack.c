@@ -93,50 +93,71 @@ static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m
 	return m->path != NULL;
 }
 
-int ustack_setup(struct recorder *rc)
+/* The queue's settings for dwarf (all general registers and stack_size
+ * bytes) or the fp leaf fix (callsite: nothing; else ip, sp, bp and a
+ * slice), without asking the kernel: setup asked, replay reads the file. */
+static void ustack_choose(struct ustack_rec *u, int dwarf, int callsite, uint32_t stack_size)
 {
-	struct ustack_rec *u = &rc->ustack;
-	struct unwind_opts uo = {
-	    .find_map = find_map, .ctx = rc, .map_generation = &rc->spaces.generation,
-	};
-	int i, err;
+	int i;
 
-	u->dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF;
-	if (!u->dwarf && rc->opts->no_leaf_fix)
-		return 0;
-	if (!u->dwarf && rc->opts->leaf_fix == RECORD_LEAF_CALLSITE) {
-		/* The call-site leaf fix: samples as the kernel gives them,
-		 * no registers or stack (see caller_from_callsite()). */
-		u->callsite = 1;
-		u->unwinder = unwinder__new(&uo);
-		if (!u->unwinder || keymap__init(&u->callsites, 1024)) {
-			snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
-			return -ENOMEM;
-		}
-		u->on = 1;
-		return 0;
-	}
-	if (u->dwarf) {
+	u->dwarf = dwarf;
+	u->callsite = !dwarf && callsite;
+	if (u->callsite)
+		return;
+	if (dwarf) {
 		/* The general registers: CFI rules name the callee-saved ones,
 		 * expressions (stack realignment, PLT) a few others. */
 		for (i = PERF_REG_X86_AX; i <= PERF_REG_X86_IP; i++)
 			u->regs_mask |= 1ULL << i;
 		for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
 			u->regs_mask |= 1ULL << i;
-		u->stack_size =
-		    rc->opts->stack_size ? rc->opts->stack_size : RECORD_DEFAULT_STACK_SIZE;
+		u->stack_size = stack_size ? stack_size : RECORD_DEFAULT_STACK_SIZE;
 	} else {
 		u->regs_mask =
 		    1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_BP;
 		u->stack_size = RECORD_LEAF_STACK_SIZE;
 	}
+}
+
+/* Makes the unwinder (and the call-site table) and turns the queue on. */
+static int ustack_start(struct recorder *rc)
+{
+	struct ustack_rec *u = &rc->ustack;
+	struct unwind_opts uo = {
+	    .find_map = find_map, .ctx = rc, .map_generation = &rc->spaces.generation,
+	};
+	int i;
+
 	for (i = 0; i < 64; i++)
 		if (u->regs_mask & (1ULL << i))
 			u->reg_dwarf[u->nregs++] = (uint8_t)ustack_perf_to_dwarf(i);
+	u->unwinder = unwinder__new(&uo);
+	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {
+		snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
+		return -ENOMEM;
+	}
+	u->on = 1;
+	if (!u->callsite)
+		rc->sum->stack_size = u->stack_size;
+	return 0;
+}
+
+int ustack_setup(struct recorder *rc)
+{
+	struct ustack_rec *u = &rc->ustack;
+	int dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF, err;
+
+	if (!dwarf && rc->opts->no_leaf_fix)
+		return 0;
+	ustack_choose(u, dwarf, rc->opts->leaf_fix == RECORD_LEAF_CALLSITE, rc->opts->stack_size);
+	if (u->callsite) /* samples as the kernel gives them (caller_from_callsite()) */
+		return ustack_start(rc);
 	err = event_choice__user_stack(&rc->ev, u->regs_mask, u->stack_size, u->dwarf);
 	if (err) {
-		if (!u->dwarf)
+		if (!u->dwarf) {
+			memset(u, 0, sizeof(*u));
 			return 0; /* no leaf fix on this kernel: plain frame pointers */
+		}
 		snprintf(rc->err->msg, sizeof(rc->err->msg),
 			 "--call-graph dwarf: the kernel refuses user stack copies: %s",
 			 strerror(-err));
@@ -145,14 +166,13 @@ int ustack_setup(struct recorder *rc)
 			 "(--call-graph fp)");
 		return err;
 	}
-	u->unwinder = unwinder__new(&uo);
-	if (!u->unwinder) {
-		snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
-		return -ENOMEM;
-	}
-	u->on = 1;
-	rc->sum->stack_size = u->stack_size;
-	return 0;
+	return ustack_start(rc);
+}
+
+int ustack_setup_replay(struct recorder *rc, int dwarf, int callsite, uint32_t stack_size)
+{
+	ustack_choose(&rc->ustack, dwarf, callsite, stack_size);
+	return ustack_start(rc);
 }
 
 void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,

@@ -234,6 +234,25 @@ static int read_input(struct profile_input *in)
 	return EXIT_FAIL;
 }
 
+/* A recorder killed while it deferred its processing left the kernel's
+ * records unprocessed (RAW chunks): they are processed here, into memory,
+ * and r becomes the result. */
+static int replay_raw(struct recording *r, const char *shown)
+{
+	size_t nraw = r->nraw;
+	uint64_t samples = 0;
+	char msg[512];
+
+	if (recording__replay(r, &samples, msg, sizeof(msg))) {
+		cli_error("%s: cannot process the kernel records its recorder left: %s", shown, msg);
+		return EXIT_FAIL;
+	}
+	cli_warn("%s: its recorder was killed before processing its samples: processed %zu "
+		 "chunk%s of kernel records now (%llu samples)", shown, nraw, nraw == 1 ? "" : "s",
+		 (unsigned long long)samples);
+	return 0;
+}
+
 int profile_input__parse_recording(struct recording *r, unsigned char *data, size_t size,
 				   const char *shown)
 {
@@ -252,6 +271,8 @@ int profile_input__parse_recording(struct recording *r, unsigned char *data, siz
 		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
 			 "showing what it holds",
 			 shown, r->cut_at);
+	if (r->nraw)
+		return replay_raw(r, shown);
 	return 0;
 }
 

@@ -460,6 +460,22 @@ static int run(struct resym *c)
 			 "holds, add --incomplete");
 		return EXIT_FAIL;
 	}
+	if (c->r.nraw) {
+		/* A recorder killed while deferring: its records processed as
+		 * the recorder would have, then symbolized like any other. */
+		size_t nraw = c->r.nraw;
+		uint64_t samples = 0;
+
+		if (recording__replay(&c->r, &samples, reason, sizeof(reason))) {
+			cli_error("'%s': cannot process the kernel records its recorder left: %s",
+				  c->input, reason);
+			return EXIT_FAIL;
+		}
+		if (!c->quiet)
+			fprintf(stderr, "prof symbolize: processed the %zu chunk%s of kernel records "
+				"its recorder left (%llu samples)\n", nraw, nraw == 1 ? "" : "s",
+				(unsigned long long)samples);
+	}
 	err = make_tmp(c, c->output, c->input);
 	if (err) {
 		cli_error("cannot create a file next to '%s': %s", c->output, strerror(-err));

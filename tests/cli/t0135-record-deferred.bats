@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# t0135: deferred processing (record/defer.c). By default the recorder writes
+# the kernel's records as they are and makes them into stacks after the
+# recording; the file it leaves holds only stacks. A recorder killed while
+# deferring leaves the records, and readers process them; past
+# --defer-limit the recorder processes as it goes; --no-defer never defers.
+
+load helpers
+
+# The ratio of alpha's samples to beta's (threads does 2:1 work).
+alpha_beta() {
+	local folded=$1
+	ratio "$(echo "$folded" | folded_sum '^alpha;')" "$(echo "$folded" | folded_sum '^beta;')"
+}
+
+@test "default: deferred, processed at the end, nothing raw left in the file" {
+	run "$PROF" record -F 999 -o "$BATS_TEST_TMPDIR/d.data" -- "$EXAMPLES/threads" 2
+	[ "$status" -eq 0 ]
+	grep -aq deferred-processing-ns "$BATS_TEST_TMPDIR/d.data"
+	[ ! -e "$BATS_TEST_TMPDIR/d.data.tmp-"* ]
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/d.data" --threads
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"kernel records"* ]]
+	[[ "$output" != *incomplete* ]]
+	echo "$output" | grep -q '^alpha;start_thread;alpha_thread;alpha_outer;alpha_inner;burn_alpha '
+	assert_between "alpha/beta" "$(alpha_beta "$output")" 1.6 2.5
+	# Stacks, not records: far under perf's ~95 bytes per sample.
+	total=$(echo "$output" | folded_total)
+	size=$(stat -c %s "$BATS_TEST_TMPDIR/d.data")
+	echo "samples $total, bytes $size"
+	[ "$total" -gt 1000 ]
+	[ $((size / total)) -lt 40 ]
+}
+
+@test "--no-defer: processed as the samples come, the same profile" {
+	run "$PROF" record -F 999 --no-defer -o "$BATS_TEST_TMPDIR/l.data" -- "$EXAMPLES/threads" 2
+	[ "$status" -eq 0 ]
+	! grep -aq deferred-processing-ns "$BATS_TEST_TMPDIR/l.data"
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/l.data" --threads
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q '^alpha;start_thread;alpha_thread;alpha_outer;alpha_inner;burn_alpha '
+	assert_between "alpha/beta" "$(alpha_beta "$output")" 1.6 2.5
+}
+
+@test "SIGKILL while deferring: readers process the records left; prof symbolize keeps them" {
+	start_example threads 30
+	"$PROF" record -F 999 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/k.data" 2>/dev/null &
+	rec=$!
+	sleep 3.5
+	kill -KILL $rec
+	wait $rec || true
+	kill "$EXAMPLE_PID"
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/k.data" --threads
+	[ "$status" -eq 0 ]
+	[[ "$output" == *incomplete* ]]
+	[[ "$output" =~ killed\ before\ processing\ its\ samples:\ processed\ [1-9][0-9]*\ chunks? ]]
+	folded=$(echo "$output" | grep -v '^prof report:')
+	total=$(echo "$folded" | folded_total)
+	echo "samples read back: $total"
+	[ "$total" -gt 1000 ]
+	echo "$folded" | grep -q '^alpha;start_thread;alpha_thread;alpha_outer;alpha_inner;burn_alpha '
+	assert_between "alpha/beta" "$(alpha_beta "$folded")" 1.6 2.5
+	# prof symbolize writes them processed: the same stacks, no warning.
+	run "$PROF" symbolize --incomplete -i "$BATS_TEST_TMPDIR/k.data" -o "$BATS_TEST_TMPDIR/f.data"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"processed the "*" of kernel records"* ]]
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/f.data" --threads
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"kernel records"* ]]
+	[ "$output" = "$folded" ]
+}
+
+@test "--defer-limit: past the limit the recorder processes as it goes" {
+	start_example threads 30
+	"$PROF" record -F 4999 --defer-limit 1 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/m.data" \
+		2>/dev/null &
+	rec=$!
+	sleep 3.5
+	kill -KILL $rec
+	wait $rec || true
+	kill "$EXAMPLE_PID"
+	# About 1.5 MB of records a second: the first flush passes 1 MiB, the
+	# file is rewritten processed, and later samples are flushed as stacks.
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/m.data" --threads
+	[ "$status" -eq 0 ]
+	[[ "$output" == *incomplete* ]]
+	[[ "$output" != *"kernel records"* ]]
+	folded=$(echo "$output" | grep -v '^prof report:')
+	total=$(echo "$folded" | folded_total)
+	echo "samples read back: $total"
+	[ "$total" -gt 2000 ]
+	assert_between "alpha/beta" "$(alpha_beta "$folded")" 1.6 2.5
+}
+
+@test "--defer-limit and --no-defer: bad values are usage errors" {
+	run "$PROF" record --defer-limit 0 -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"invalid --defer-limit '0'"* ]]
+	run "$PROF" record --defer-limit lots -- true
+	[ "$status" -eq 2 ]
+}

@@ -1,0 +1,41 @@
+/* fuzz-replay.c: libFuzzer target for the replay of RAW chunks (the kernel
+ * records a recorder killed while deferring leaves, record/defer.c): any
+ * bytes must be decoded or dropped cleanly, never crash or leak. The first
+ * byte picks the sample layout (no leaf fix, the stack leaf fix, dwarf). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/recorder.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct record_opts opts = {.quiet = 1};
+	struct record_summary sum = {0};
+	struct record_error err = {0};
+	struct recorder rc;
+	unsigned char *copy;
+
+	if (!size)
+		return 0;
+	memset(&rc, 0, sizeof(rc));
+	rc.opts = &opts;
+	rc.sum = &sum;
+	rc.err = &err;
+	rc.max_stack = 127;
+	copy = malloc(size); /* aligned, as the replay's buffer is */
+	rc.w = rec_writer__open("/dev/null");
+	if (copy && rc.w && !recorder_init_tables(&rc) &&
+	    (data[0] % 3 == 0 || !ustack_setup_replay(&rc, data[0] % 3 == 2, 0, 512))) {
+		memcpy(copy, data + 1, size - 1);
+		defer_replay(&rc, copy, size - 1);
+	}
+	free(copy);
+	if (rc.w)
+		rec_writer__abandon(rc.w);
+	rc.w = NULL;
+	recorder_release(&rc);
+	return 0;
+}
