@@ -556,10 +556,13 @@ int rec_writer__raw(struct rec_writer *w, const void *data, size_t len)
 
 int rec_writer__can_rewrite(const struct rec_writer *w)
 {
-	struct stat st;
+	struct stat st, lst;
 	int fd, flags = fcntl(w->fd, F_GETFL);
 
-	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode) || flags < 0 ||
+	/* A rename would replace a symlink, or split a hard link, rather
+	 * than the file the user named. */
+	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    lstat(w->path, &lst) || !S_ISREG(lst.st_mode) || flags < 0 ||
 	    (flags & O_ACCMODE) != O_RDWR)
 		return 0;
 	fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -248,7 +248,8 @@ static int replay_raw(struct recording *r, const char *shown)
 		return EXIT_FAIL;
 	}
 	cli_warn("%s: its recorder was killed before processing its samples: processed %zu "
-		 "chunk%s of kernel records now (%llu samples)", shown, nraw, nraw == 1 ? "" : "s",
+		 "chunk%s of kernel records now (%llu samples; 'prof symbolize --incomplete' "
+		 "writes them processed)", shown, nraw, nraw == 1 ? "" : "s",
 		 (unsigned long long)samples);
 	return 0;
 }

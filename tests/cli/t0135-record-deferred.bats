@@ -92,6 +92,18 @@ alpha_beta() {
 	assert_between "alpha/beta" "$(alpha_beta "$folded")" 1.6 2.5
 }
 
+@test "an output through a symlink is written live: the link stays a link" {
+	touch "$BATS_TEST_TMPDIR/real.data"
+	ln -s real.data "$BATS_TEST_TMPDIR/link.data"
+	run "$PROF" record -F 999 -o "$BATS_TEST_TMPDIR/link.data" -- "$EXAMPLES/threads" 1
+	[ "$status" -eq 0 ]
+	[ -L "$BATS_TEST_TMPDIR/link.data" ]
+	! grep -aq deferred-processing-ns "$BATS_TEST_TMPDIR/real.data"
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/link.data" --threads
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q '^alpha;'
+}
+
 @test "--defer-limit and --no-defer: bad values are usage errors" {
 	run "$PROF" record --defer-limit 0 -- true
 	[ "$status" -eq 2 ]
