@@ -599,10 +599,11 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 int rec_writer__raw_read(struct rec_writer *w, size_t i, unsigned char **buf, size_t *cap,
 			 size_t *len)
 {
-	const struct raw_range *r = &w->raw[i];
+	const struct raw_range *r;
 
 	if (i >= w->nraw)
 		return -EINVAL;
+	r = &w->raw[i];
 	if (GROW(*buf, *cap, (size_t)r->len + 1))
 		return -ENOMEM;
 	*len = r->len;

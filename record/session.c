@@ -1,7 +1,9 @@
 /* session.c: one recording from start to finish: check the targets, open
  * one event per (thread, CPU) redirected into one ring per CPU, wait and
- * drain, stop on duration / target exit / signal, then symbolize and close
- * the file. Every way out after the file is created leaves it complete. */
+ * drain (keeping the records raw while deferring: defer.c), stop on
+ * duration / target exit / signal, then process what was deferred,
+ * symbolize and close the file. Every way out after the file is created
+ * leaves it complete. */
 #include "recorder.h"
 
 #include <errno.h>
@@ -792,12 +794,11 @@ static void raise_fd_limit(void)
 static int finish(struct recorder *rc, uint64_t start)
 {
 	struct symbolize_stats ss = {0};
+	uint64_t t0 = monotonic_ns(), defer_ns;
 	int err = 0;
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
 	 * and what comes after is processed as it comes. */
-	uint64_t t0 = monotonic_ns(), defer_ns;
-
 	if (!rc->write_err)
 		rc->write_err = defer_process(rc);
 	defer_ns = monotonic_ns() - t0;
