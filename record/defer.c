@@ -70,7 +70,7 @@ int defer_flush(struct recorder *rc)
 	return err;
 }
 
-void defer_replay(struct recorder *rc, const unsigned char *p, size_t len)
+int defer_replay(struct recorder *rc, const unsigned char *p, size_t len)
 {
 	size_t off = 0;
 
@@ -87,6 +87,10 @@ void defer_replay(struct recorder *rc, const unsigned char *p, size_t len)
 	}
 	ustack_process(rc);
 	recorder_resolve_pending(rc, 0);
+	if (!rc->write_err)
+		rc->write_err = rec_writer__flush(rc->w);
+	recorder_resolve_pending(rc, 1);
+	return rc->write_err;
 }
 
 int defer_process(struct recorder *rc)
@@ -106,11 +110,7 @@ int defer_process(struct recorder *rc)
 		err = rec_writer__raw_read(rc->w, i, &d->read, &d->read_cap, &len);
 		if (err)
 			break;
-		defer_replay(rc, d->read, len);
-		err = rc->write_err;
-		if (!err)
-			err = rec_writer__flush(rc->w);
-		recorder_resolve_pending(rc, 1);
+		err = defer_replay(rc, d->read, len);
 	}
 	if (!err)
 		err = rec_writer__end_rewrite(rc->w);

@@ -277,8 +277,9 @@ int defer_flush(struct recorder *rc);
 int defer_process(struct recorder *rc);
 void defer_release(struct recorder *rc);
 /* defer.c: the records of one RAW chunk through the decoder (checked: a
- * file's bytes are not trusted), then the queued user stacks. */
-void defer_replay(struct recorder *rc, const unsigned char *p, size_t len);
+ * file's bytes are not trusted), then the queued user stacks, then a flush,
+ * as after a drain in the live loop. 0 or the writer's error. */
+int defer_replay(struct recorder *rc, const unsigned char *p, size_t len);
 
 /* launch.c: forks the command, stopped before exec until launch_go(). */
 int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);

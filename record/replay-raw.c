@@ -96,11 +96,7 @@ static int replay_chunks(struct recorder *rc, const struct recording *in)
 			break;
 		}
 		memcpy(buf, in->data + in->raw[i].off, in->raw[i].len);
-		defer_replay(rc, buf, in->raw[i].len);
-		err = rc->write_err;
-		if (!err)
-			err = rec_writer__flush(rc->w);
-		recorder_resolve_pending(rc, 1);
+		err = defer_replay(rc, buf, in->raw[i].len);
 	}
 	free(buf);
 	return err;

@@ -49,6 +49,19 @@ start_example() {
 	return 1
 }
 
+# Runs `prof record ARGS...` on the example started last (-p EXAMPLE_PID is
+# added), SIGKILLs the recorder after SECONDS, then ends the example.
+record_killed() {
+	local seconds=$1 rec
+	shift
+	"$PROF" record -p "$EXAMPLE_PID" "$@" 2>/dev/null &
+	rec=$!
+	sleep "$seconds"
+	kill -KILL $rec
+	wait $rec || true
+	kill "$EXAMPLE_PID"
+}
+
 # Every STEP-th address of BINARY's .text, one per line.
 text_addrs() {
 	local bin=$1 step=$2 start size

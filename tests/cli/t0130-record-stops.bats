@@ -36,12 +36,7 @@ load helpers
 
 @test "SIGKILL of the recorder: readable up to the last flush, reported incomplete" {
 	start_example threads 30
-	"$PROF" record -F 999 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/kill.data" 2>/dev/null &
-	rec=$!
-	sleep 3.5
-	kill -KILL $rec
-	wait $rec || true
-	kill "$EXAMPLE_PID"
+	record_killed 3.5 -F 999 -o "$BATS_TEST_TMPDIR/kill.data"
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/kill.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]

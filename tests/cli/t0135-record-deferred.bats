@@ -44,12 +44,7 @@ alpha_beta() {
 
 @test "SIGKILL while deferring: readers process the records left; prof symbolize keeps them" {
 	start_example threads 30
-	"$PROF" record -F 999 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/k.data" 2>/dev/null &
-	rec=$!
-	sleep 3.5
-	kill -KILL $rec
-	wait $rec || true
-	kill "$EXAMPLE_PID"
+	record_killed 3.5 -F 999 -o "$BATS_TEST_TMPDIR/k.data"
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/k.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]
@@ -72,13 +67,7 @@ alpha_beta() {
 
 @test "--defer-limit: past the limit the recorder processes as it goes" {
 	start_example threads 30
-	"$PROF" record -F 4999 --defer-limit 1 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/m.data" \
-		2>/dev/null &
-	rec=$!
-	sleep 3.5
-	kill -KILL $rec
-	wait $rec || true
-	kill "$EXAMPLE_PID"
+	record_killed 3.5 -F 4999 --defer-limit 1 -o "$BATS_TEST_TMPDIR/m.data"
 	# About 1.5 MB of records a second: the first flush passes 1 MiB, the
 	# file is rewritten processed, and later samples are flushed as stacks.
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/m.data" --threads

@@ -176,13 +176,7 @@ share() {
 
 @test "a dwarf recording killed or cut short reads, with whole stacks up to its end" {
 	start_example nofp-deep 30
-	"$PROF" record --call-graph dwarf -F 499 -p "$EXAMPLE_PID" \
-		-o "$BATS_TEST_TMPDIR/kill.data" 2>/dev/null &
-	rec=$!
-	sleep 2.5
-	kill -KILL $rec
-	wait $rec || true
-	kill "$EXAMPLE_PID"
+	record_killed 2.5 --call-graph dwarf -F 499 -o "$BATS_TEST_TMPDIR/kill.data"
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/kill.data"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]
