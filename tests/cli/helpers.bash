@@ -70,3 +70,32 @@ text_addrs() {
 	awk -v s=$((16#$start)) -v n=$((16#$size)) -v step="$step" \
 		'BEGIN { for (a = s; a < s + n; a += step) printf "0x%x\n", a }'
 }
+
+# The attacker tests (t08xx) play another local user against root's prof.
+# second_user_create NAME: creates NAME, a system user without a home or a
+# login shell, for this test file only (skips the test when not root or
+# without useradd); second_user_delete NAME removes it again, with anything
+# it still runs.
+second_user_create() {
+	local name=$1
+	if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null || ! command -v runuser >/dev/null; then
+		skip "needs root, useradd and runuser to play a second user"
+	fi
+	if ! id "$name" >/dev/null 2>&1; then
+		useradd --system --no-create-home --shell /usr/sbin/nologin "$name"
+	fi
+}
+
+second_user_delete() {
+	local name=$1
+	id "$name" >/dev/null 2>&1 || return 0
+	pkill -KILL -u "$name" 2>/dev/null || true
+	userdel "$name" 2>/dev/null || true
+}
+
+# as_user NAME CMD...: runs CMD as NAME (no login shell needed).
+as_user() {
+	local name=$1
+	shift
+	runuser -u "$name" -- "$@"
+}
