@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "text-clean.h"
+
 static const char *command_name = "prof";
 
 void cli_set_command(const char *name)
@@ -19,11 +21,31 @@ const char *cli_command(void)
 	return command_name;
 }
 
+/* Messages quote names from targets and files (thread, symbol, binary
+ * names): their control bytes become '?' (text-clean.h), so a message stays
+ * one line and cannot drive the terminal. */
 static void vline(const char *prefix, const char *fmt, va_list ap)
 {
+	char small[512], *msg = small;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small)) {
+		msg = malloc((size_t)n + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, again);
+		else
+			msg = small; /* cut, but said */
+	}
+	va_end(again);
 	fprintf(stderr, "%s", prefix);
-	vfprintf(stderr, fmt, ap);
+	if (n > 0)
+		text_put(stderr, msg);
 	fputc('\n', stderr);
+	if (msg != small)
+		free(msg);
 }
 
 void cli_error(const char *fmt, ...)

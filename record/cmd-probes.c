@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/text-clean.h"
 #include "record/probes.h"
 #include "symbolize/usdt.h"
 
@@ -94,6 +95,19 @@ static size_t max_len(const struct listing *l, size_t off, size_t floor)
 	return w;
 }
 
+/* A name from a binary's notes or a path, cleaned (lib/text-clean.h: a
+ * tab or an ESC in a probe name is '?'), then padded to `width` and
+ * followed by `sep`. */
+static void put_col(const char *s, int width, const char *sep)
+{
+	int n = (int)strlen(s);
+
+	text_put(stdout, s);
+	if (n < width)
+		printf("%*s", width - n, "");
+	fputs(sep, stdout);
+}
+
 static void print(const struct listing *l, int show_binary)
 {
 	if (l->tsv) {
@@ -101,10 +115,12 @@ static void print(const struct listing *l, int show_binary)
 		for (size_t i = 0; i < l->n; i++) {
 			const struct row *r = &l->rows[i];
 
-			printf("%s\t%s\t%s\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64
-			       "\t%s\n",
-			       r->binary, r->provider, r->name, r->address, r->semaphore, r->offset,
-			       r->sem_offset, r->args);
+			put_col(r->binary, 0, "\t");
+			put_col(r->provider, 0, "\t");
+			put_col(r->name, 0, "\t");
+			printf("0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t0x%" PRIx64 "\t",
+			       r->address, r->semaphore, r->offset, r->sem_offset);
+			put_col(r->args, 0, "\n");
 		}
 		return;
 	}
@@ -120,11 +136,15 @@ static void print(const struct listing *l, int show_binary)
 		const struct row *r = &l->rows[i];
 
 		if (show_binary)
-			printf("%-*s  ", wb, r->binary);
-		printf("%-*s  %-*s  %#18" PRIx64 "  %#18" PRIx64 "  %s", wp, r->provider, wn, r->name,
-		       r->address, r->semaphore, r->args);
-		if (r->note)
-			printf("  [not decodable: %s]", r->note);
+			put_col(r->binary, wb, "  ");
+		put_col(r->provider, wp, "  ");
+		put_col(r->name, wn, "  ");
+		printf("%#18" PRIx64 "  %#18" PRIx64 "  ", r->address, r->semaphore);
+		put_col(r->args, 0, "");
+		if (r->note) {
+			fputs("  [not decodable: ", stdout);
+			put_col(r->note, 0, "]");
+		}
 		putchar('\n');
 	}
 }

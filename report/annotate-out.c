@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/text-clean.h"
 
 #define RESET "\033[m"
 #define RED "\033[31m"
@@ -180,28 +181,28 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Source text is printed as is, except control characters (a hostile or
- * binary file must not drive the terminal). */
-static void put_clean(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
-}
-
 static void write_header(FILE *out, const struct annot_listing *l)
 {
-	fprintf(out, "%s  %s\n", l->name, l->binary);
-	fprintf(out, "  %" PRIu64 " samples: %.2f%% of %" PRIu64 " %s samples%s; %" PRIu64
+	char event[128];
+
+	/* Names come from the target's binary and the recording: printed
+	 * through text_put() (lib/text-clean.h), as every name below. */
+	text_put(out, l->name);
+	fputs("  ", out);
+	text_put(out, l->binary);
+	fprintf(out, "\n  %" PRIu64 " samples: %.2f%% of %" PRIu64 " %s samples%s; %" PRIu64
 		     " bytes at 0x%" PRIx64 "; %s syntax%s\n",
 		l->samples, l->total ? 100.0 * (double)l->samples / (double)l->total : 0.0,
-		l->total, l->event, l->children ? ", with callers" : "", l->fn->size,
+		l->total, text_clean_copy(event, sizeof(event), l->event), l->children ? ", with callers" : "", l->fn->size,
 		l->fn->vaddr, l->syntax == DISASM_INTEL ? "Intel" : "AT&T",
 		l->fn->truncated ? " (cut at 16 MiB)" : "");
 	if (l->fn->from_dynsym)
 		fprintf(out, "  symbol from .dynsym (no .symtab entry for it: a stripped binary)\n");
-	if (l->lines)
-		fprintf(out, "  source lines: DWARF of %s\n", func_lines__source(l->lines));
-	else if (l->source_off)
+	if (l->lines) {
+		fputs("  source lines: DWARF of ", out);
+		text_put(out, func_lines__source(l->lines));
+		fputc('\n', out);
+	} else if (l->source_off)
 		fprintf(out, "  source lines: off\n");
 	else
 		fprintf(out, "  source lines: none (no DWARF line info found)\n");
@@ -214,31 +215,32 @@ static void write_operands(FILE *out, const struct annot_listing *l, const struc
 	const char *name;
 	uint64_t off;
 
-	fputs(d->operands, out);
+	text_put(out, d->operands);
 	if (!d->branch)
 		return;
 	if (d->target >= fn->vaddr && d->target - fn->vaddr < fn->size) {
 		off = d->target - fn->vaddr;
-		if (off)
-			fprintf(out, " <%s+0x%" PRIx64 ">", l->name, off);
-		else
-			fprintf(out, " <%s>", l->name);
-	} else if (l->target_name && l->target_name(l->target_arg, d->target, &name, &off)) {
-		if (off)
-			fprintf(out, " <%s+0x%" PRIx64 ">", name, off);
-		else
-			fprintf(out, " <%s>", name);
+		name = l->name;
+	} else if (!l->target_name || !l->target_name(l->target_arg, d->target, &name, &off)) {
+		return;
 	}
+	fputs(" <", out);
+	text_put(out, name);
+	if (off)
+		fprintf(out, "+0x%" PRIx64, off);
+	fputc('>', out);
 }
 
 static void write_source(FILE *out, const struct annot_listing *l, const char *file, int line)
 {
 	const char *text = l->sources ? annot_sources__line(l->sources, file, line) : NULL;
 
-	fprintf(out, "%*s%s:%d", ROW_INDENT, "", base_name(file), line);
+	fprintf(out, "%*s", ROW_INDENT, "");
+	text_put(out, base_name(file));
+	fprintf(out, ":%d", line);
 	if (text && *text) {
 		fputs("  ", out);
-		put_clean(out, text);
+		text_put(out, text);
 	}
 	fputc('\n', out);
 }
@@ -255,6 +257,7 @@ int annot_write(FILE *out, const struct annot_listing *l)
 		double pct = l->samples ? 100.0 * (double)l->counts[i] / (double)l->samples : 0.0;
 		const char *colour = l->colour && l->counts[i] ? annot_colour(pct) : NULL;
 		const char *file;
+		char mnem[64];
 		int line;
 
 		if (l->lines && func_lines__lookup(l->lines, d->addr, &file, &line) &&
@@ -271,10 +274,10 @@ int annot_write(FILE *out, const struct annot_listing *l)
 			fprintf(out, "%8s  %8s  ", "", "");
 		fprintf(out, "%8" PRIx64 ": ", d->addr);
 		if (*d->operands) {
-			fprintf(out, "%-6s ", d->mnemonic);
+			fprintf(out, "%-6s ", text_clean_copy(mnem, sizeof(mnem), d->mnemonic));
 			write_operands(out, l, d);
 		} else {
-			fputs(d->mnemonic, out);
+			text_put(out, d->mnemonic);
 		}
 		if (colour)
 			fputs(RESET, out);
@@ -286,21 +289,26 @@ int annot_write(FILE *out, const struct annot_listing *l)
 int annot_write_kernel(FILE *out, const char *name, const char *event,
 		       const struct annot_func *f, uint64_t total, int colour)
 {
+	char ev[128];
 	size_t i;
 
-	fprintf(out, "%s  [kernel]\n", name);
+	/* Kernel symbols are root's, but the name may come from a recording. */
+	text_put(out, name);
+	fputs("  [kernel]\n", out);
 	fprintf(out, "  %" PRIu64 " samples: %.2f%% of %" PRIu64 " %s samples; at 0x%" PRIx64
 		     "; no disassembly (prof annotate does not read the kernel image)\n",
 		f->samples, total ? 100.0 * (double)f->samples / (double)total : 0.0, total,
-		event, f->start);
+		text_clean_copy(ev, sizeof(ev), event), f->start);
 	fprintf(out, "\n%8s  %8s  %16s  %s\n", "Percent", "Samples", "Address", "Offset");
 	for (i = 0; i < f->nhits; i++) {
 		const struct annot_hit *h = &f->hits[i];
 		double pct = f->samples ? 100.0 * (double)h->count / (double)f->samples : 0.0;
 		const char *c = colour ? annot_colour(pct) : NULL;
 
-		fprintf(out, "%s%7.2f%%  %8" PRIu64 "  %16" PRIx64 "  %s+0x%" PRIx64 "%s\n",
-			c ? c : "", pct, h->count, f->start + h->off, name, h->off, c ? RESET : "");
+		fprintf(out, "%s%7.2f%%  %8" PRIu64 "  %16" PRIx64 "  ", c ? c : "", pct, h->count,
+			f->start + h->off);
+		text_put(out, name);
+		fprintf(out, "+0x%" PRIx64 "%s\n", h->off, c ? RESET : "");
 	}
 	return ferror(out) ? -EIO : 0;
 }

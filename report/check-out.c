@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/text-clean.h"
 #include "report/check.h"
 
 static const char *const op_names[] = {"<", "<=", ">", ">=", "==", "!="};
@@ -125,14 +126,20 @@ int check__write_text(const struct check_rule *rules, const struct check_result 
 		const struct check_result *res = &results[i];
 		char value[64], details[256];
 
+		/* The rule text is clean since check-rule.c; text_put keeps
+		 * this output on the one rule (lib/text-clean.h). */
+		fputs(res->measured && res->pass ? "PASS  " : "FAIL  ", out);
+		text_put(out, rules[i].text);
 		if (!res->measured) {
-			fprintf(out, "%s  %s  not measured: %s\n", "FAIL", rules[i].text, res->reason);
+			fputs("  not measured: ", out);
+			text_put(out, res->reason);
+			fputc('\n', out);
 			continue;
 		}
 		format_value(&rules[i], res, time, value, sizeof(value));
 		format_details(&rules[i], res, time, details, sizeof(details));
-		fprintf(out, "%s  %s  measured %s%s%s%s\n", res->pass ? "PASS" : "FAIL",
-			rules[i].text, value, *details ? " (" : "", details, *details ? ")" : "");
+		fprintf(out, "  measured %s%s%s%s\n", value, *details ? " (" : "", details,
+			*details ? ")" : "");
 	}
 	return flush_result(out);
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/text-clean.h"
 #include "report/check.h"
 #include "report/user-regex.h"
 
@@ -314,11 +315,11 @@ static int canonical(struct check_rule *r, const char *num, size_t num_len, cons
 			if (c == (unsigned char)q)
 				t[n++] = '\\';
 			/* one line per rule in the output, whatever the regex */
-			t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+			t[n++] = text_is_control(c) ? '?' : (char)c;
 			/* a backslash pair stays a pair, as the parser made it */
 			if (c == '\\' && r->regex[i + 1]) {
 				c = (unsigned char)r->regex[++i];
-				t[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+				t[n++] = text_is_control(c) ? '?' : (char)c;
 			}
 		}
 		t[n++] = q;

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "lib/text-clean.h"
 #include "report/annotate.h"
 #include "report/builder.h"
 #include "report/user-regex.h"
@@ -231,8 +232,10 @@ static int choose_event(struct annotate_cmd *c, int *event)
 	cli_error("%s has no event '%s'", c->shown, c->event_name);
 	if (r->nevents) {
 		fprintf(stderr, "hint: its events:");
-		for (i = 0; i < r->nevents; i++)
-			fprintf(stderr, " %s", recording__str(r, r->events[i].name));
+		for (i = 0; i < r->nevents; i++) {
+			fputc(' ', stderr);
+			text_put(stderr, recording__str(r, r->events[i].name));
+		}
 		fputc('\n', stderr);
 	}
 	return EXIT_FAIL;
@@ -492,8 +495,10 @@ static int explain_no_match(struct annotate_cmd *c)
 	nclose = c->regex ? 0 : annot_close_names(r, c->symbol, close, MAX_CLOSE);
 	if (nclose) {
 		fprintf(stderr, "hint: close names:");
-		for (i = 0; i < nclose; i++)
-			fprintf(stderr, " %s", recording__str(r, close[i]));
+		for (i = 0; i < nclose; i++) {
+			fputc(' ', stderr);
+			text_put(stderr, recording__str(r, close[i]));
+		}
 		fputc('\n', stderr);
 	} else {
 		cli_hint("the hottest functions: prof report -i %s --top 20", c->input);
@@ -510,8 +515,11 @@ static void list_others(struct annotate_cmd *c, size_t nmatched)
 	for (i = 0; i < nmatched && i < MAX_LISTED; i++) {
 		const struct annot_func *f = &c->set.funcs[i];
 
-		fprintf(stderr, "  %8" PRIu64 " sample%s  %s  %s\n", f->samples,
-			f->samples == 1 ? " " : "s", func_name(c, f), func_path(c, f));
+		fprintf(stderr, "  %8" PRIu64 " sample%s  ", f->samples, f->samples == 1 ? " " : "s");
+		text_put(stderr, func_name(c, f));
+		fputs("  ", stderr);
+		text_put(stderr, func_path(c, f));
+		fputc('\n', stderr);
 	}
 	if (nmatched > MAX_LISTED)
 		fprintf(stderr, "  ... and %zu more\n", nmatched - MAX_LISTED);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/recording.h"
+#include "lib/text-clean.h"
 #include "report/check.h"
 #include "report/diff.h"
 #include "report/report.h"
@@ -235,7 +236,9 @@ static int rule_error(const struct rule_src *s, size_t index, const struct check
 
 	where(s, index, at, sizeof(at));
 	cli_error("%s, column %zu: %s", at, e->column, e->msg);
-	fprintf(stderr, "  %s\n  %*s^\n", s->text, (int)(e->column - 1), "");
+	fputs("  ", stderr);
+	text_put(stderr, s->text); /* same length: the caret stays under its byte */
+	fprintf(stderr, "\n  %*s^\n", (int)(e->column - 1), "");
 	cli_hint("rules look like \"'slow_path' <= 5%%\"; see '%s -h'", cli_command());
 	return EXIT_USAGE;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/text-clean.h"
 #include "report/diff.h"
 
 struct side {
@@ -215,7 +216,10 @@ int profile_diff__write(const struct profile_diff *d, int raw, FILE *out)
 
 		profile_count_text(old_text, old, d->count_decimals);
 		profile_count_text(new_text, l->new, d->count_decimals);
-		if (fprintf(out, "%s %s %s\n", d->texts + d->text_at[i], old_text, new_text) < 0)
+		/* Folded names are clean already (profile__intern); text_put()
+		 * keeps every text output on the one rule (lib/text-clean.h). */
+		if (text_put(out, d->texts + d->text_at[i]) == EOF ||
+		    fprintf(out, " %s %s\n", old_text, new_text) < 0)
 			break;
 	}
 	errno = 0;

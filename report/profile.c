@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/text-clean.h"
 
 int profile__init(struct profile *p)
 {
@@ -37,7 +38,7 @@ static int name_is_clean(const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x20 || c == 0x7f || c == ';')
+		if (text_is_control(c) || c == ';')
 			return 0;
 	}
 	return 1;
@@ -56,7 +57,7 @@ int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		p->scratch[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+		p->scratch[i] = c == ';' ? ':' : text_is_control(c) ? '?' : (char)c;
 	}
 	return strtab__intern(&p->names, p->scratch, len, id);
 }

@@ -1,13 +1,17 @@
 /* sched-csv.c: the scheduler view as CSV, one row per thread (sched.h).
  * Times are milliseconds with three decimals, rounded to the microsecond
  * in integer arithmetic (no float formatting, so the bytes are the same
- * everywhere); names are quoted as RFC 4180 says when they need it. */
+ * everywhere); names are quoted as RFC 4180 says when they need it, and
+ * their control bytes (ESC, line breaks, ...) are '?' (lib/text-clean.h):
+ * a thread names itself, and the CSV is read on terminals too. */
 #include "report/sched.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "lib/text-clean.h"
 
 static const char header[] =
     "tid,pid,name,start_ms,end_ms,switches,on_cpu_ms,runnable_ms,sleep_ms,iowait_ms,"
@@ -21,23 +25,24 @@ static void put_ms(uint64_t ns, FILE *out)
 	fprintf(out, "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
 }
 
-/* A field, in double quotes (inner quotes doubled) when it holds a comma,
- * a quote or a line break. */
+/* A field, cleaned, in double quotes (inner quotes doubled) when it holds
+ * a comma or a quote (line breaks are '?' by then). */
 static void put_field(const char *s, size_t len, FILE *out)
 {
-	size_t i;
+	const char *q;
 
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
-	    !memchr(s, '\r', len)) {
-		fwrite(s, 1, len, out);
+	if (!memchr(s, ',', len) && !memchr(s, '"', len)) {
+		text_write(out, s, len);
 		return;
 	}
 	putc('"', out);
-	for (i = 0; i < len; i++) {
-		if (s[i] == '"')
-			putc('"', out);
-		putc(s[i], out);
+	while ((q = memchr(s, '"', len))) {
+		text_write(out, s, (size_t)(q - s) + 1);
+		putc('"', out);
+		len -= (size_t)(q - s) + 1;
+		s = q + 1;
 	}
+	text_write(out, s, len);
 	putc('"', out);
 }
 

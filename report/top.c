@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/text-clean.h"
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -100,8 +102,11 @@ int profile_top__write(const struct profile *p, const struct profile_top *t, siz
 
 		profile_count_text(self, r->self, p->count_decimals);
 		profile_count_text(total, r->total, p->count_decimals);
-		fprintf(out, "%6.2f%%  %6.2f%%  %10s  %10s  %s\n", pct(r->self, t->samples),
-			pct(r->total, t->samples), self, total, profile__name(p, r->name));
+		/* Names are clean since profile__intern; text_put keeps it so. */
+		fprintf(out, "%6.2f%%  %6.2f%%  %10s  %10s  ", pct(r->self, t->samples),
+			pct(r->total, t->samples), self, total);
+		text_put(out, profile__name(p, r->name));
+		fputc('\n', out);
 	}
 	if (fflush(out) || ferror(out))
 		return errno ? -errno : -EIO;
