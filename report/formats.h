@@ -36,7 +36,12 @@ struct perf_script_stats {
 	char event[64];         /* the first event seen (the one counted), "" if none */
 	char other_event[64];   /* the first skipped event */
 	size_t no_period;       /* with opts.period: samples without a period, counted 1 */
+	size_t bad_line;        /* the line of an -EOVERFLOW or -ERANGE (1-based) */
 };
+
+/* The largest pid or tid perf script text may hold: pid_t's (the kernel's
+ * own limit, PID_MAX_LIMIT, is 2^22). */
+#define PERF_SCRIPT_MAX_ID 2147483647u
 
 /* Does `text` look like `perf script` output (rather than folded stacks)?
  * Looks at the first lines only: a frame line (indentation, a hex address,
@@ -57,7 +62,11 @@ int perf_script_detect(const char *text, size_t len);
  * signatures of "java" threads lose their leading 'L'. Only samples of the
  * first event named in the text count (mixing events misleads). The last
  * sample counts even without a blank line after it. Never allocates per
- * line: frame lines are cached by their text, stacks hashed. 0 or -ENOMEM. */
+ * line: frame lines are cached by their text, stacks hashed. 0, -ENOMEM,
+ * -EOVERFLOW (with opts.period, a period or the sum of the periods does not
+ * fit 64 bits: nothing is rounded or saturated) or -ERANGE (a pid or tid
+ * above PERF_SCRIPT_MAX_ID: no id is wrapped or clamped); st->bad_line says
+ * where. */
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st);
 

@@ -416,6 +416,7 @@ static int build_from_perf_script(struct profile_input *in)
 		.period = in->perf_period,
 	};
 	struct perf_script_stats st;
+	int err;
 
 	in->is_perf_script = 1;
 	if (in->weight != PROFILE_WEIGHT_CPU) {
@@ -427,7 +428,20 @@ static int build_from_perf_script(struct profile_input *in)
 	if (in->lines)
 		return cli_usage_error("--lines needs a recording; %s is perf script text",
 				       in->shown);
-	if (profile__from_perf_script(&in->prof, (const char *)in->data, in->size, &opts, &st)) {
+	err = profile__from_perf_script(&in->prof, (const char *)in->data, in->size, &opts, &st);
+	if (err == -EOVERFLOW) {
+		cli_error("%s: the periods add up to more than 2^64 - 1 at line %zu; prof does not "
+			  "round or wrap them",
+			  in->shown, st.bad_line);
+		return EXIT_FAIL;
+	}
+	if (err == -ERANGE) {
+		cli_error("%s: line %zu has a pid or tid above %u, which no process has; prof does "
+			  "not wrap or clamp ids",
+			  in->shown, st.bad_line, PERF_SCRIPT_MAX_ID);
+		return EXIT_FAIL;
+	}
+	if (err) {
 		cli_error("out of memory reading %s", in->shown);
 		return EXIT_FAIL;
 	}

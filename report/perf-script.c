@@ -75,6 +75,8 @@ struct ps {
 	int in_sample, skipping;
 	uint32_t thread;
 	uint64_t weight;
+	size_t lineno, sample_line; /* the line being read, the sample's header */
+	uint64_t total;             /* the weights counted so far */
 	uint32_t *cur; /* its name ids, leaf first */
 	size_t ncur, cur_cap;
 
@@ -405,13 +407,20 @@ static int end_sample(struct ps *ps)
 		return 0;
 	}
 	ps->in_sample = 0;
+	/* The sum must fit: saturating would lose data silently (as the
+	 * folded reader, report/folded.c). */
+	if (ps->total > UINT64_MAX - ps->weight) {
+		ps->st->bad_line = ps->sample_line;
+		return -EOVERFLOW;
+	}
+	ps->total += ps->weight;
 	ps->st->samples++;
 	h = fast_hash((const char *)ps->cur, ps->ncur * sizeof(*ps->cur), ps->thread);
 	for (i = h & ps->stack_mask; ps->stack_index[i]; i = (i + 1) & ps->stack_mask) {
 		s = &ps->stacks[ps->stack_index[i] - 1];
 		if (s->hash == h && s->thread == ps->thread && s->depth == ps->ncur &&
 		    !memcmp(ps->stack_ids + s->first, ps->cur, ps->ncur * sizeof(*ps->cur))) {
-			s->count = s->count > UINT64_MAX - ps->weight ? UINT64_MAX : s->count + ps->weight;
+			s->count += ps->weight; /* <= total, which fits */
 			ps->ncur = 0;
 			return 0;
 		}
@@ -434,17 +443,20 @@ static int end_sample(struct ps *ps)
 
 /* ---- header lines ---- */
 
-static uint32_t parse_u32(const char *s, size_t n)
+/* Digits into *v, 0 or -ERANGE past `max` (never wrapped or clamped). */
+static int parse_num(const char *s, size_t n, uint64_t max, uint64_t *v)
 {
-	uint64_t v = 0;
 	size_t i;
 
+	*v = 0;
 	for (i = 0; i < n; i++) {
-		v = v * 10 + (unsigned)(s[i] - '0');
-		if (v > UINT32_MAX)
-			return UINT32_MAX;
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (*v > (max - d) / 10)
+			return -ERANGE;
+		*v = *v * 10 + d;
 	}
-	return (uint32_t)v;
+	return 0;
 }
 
 /* The thread of a header: (comm, pid, tid), named once. */
@@ -508,12 +520,14 @@ static void copy_event(char *dst, const char *s, size_t n)
 }
 
 /* A header line: "comm [pid/]tid [fields...] [period] [event:] [ip sym
- * (dso)]". 1 if it is one, 0 if not, -ENOMEM. */
+ * (dso)]". 1 if it is one, 0 if not, -ENOMEM, -EOVERFLOW (its period) or
+ * -ERANGE (its pid or tid). */
 static int header_line(struct ps *ps, const char *l, size_t n)
 {
 	size_t i, j, k, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0, comm_len = 0;
 	const char *period = NULL, *ev = NULL, *after = NULL;
 	size_t period_len = 0, ev_len = 0, prev_at = 0, prev_len = 0;
+	uint64_t pid, tid;
 	int err;
 
 	/* comm: the shortest prefix followed by whitespace, [pid/]tid and
@@ -594,18 +608,24 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		}
 	}
 	ps->weight = 1;
+	ps->sample_line = ps->lineno;
 	if (ps->o->period) {
-		if (period)
-			ps->weight = period_len > 19 ? UINT64_MAX : strtoull(period, NULL, 10);
-		else
+		if (period && parse_num(period, period_len, UINT64_MAX, &ps->weight)) {
+			ps->st->bad_line = ps->lineno;
+			return -EOVERFLOW;
+		}
+		if (!period)
 			ps->st->no_period++;
 	}
+	if (parse_num(l + pid_at, pid_len, PERF_SCRIPT_MAX_ID, &pid) ||
+	    parse_num(l + tid_at, tid_len, PERF_SCRIPT_MAX_ID, &tid)) {
+		ps->st->bad_line = ps->lineno;
+		return -ERANGE;
+	}
 	if (tid_len)
-		err = find_thread(ps, l, comm_len, parse_u32(l + pid_at, pid_len), 1,
-				  parse_u32(l + tid_at, tid_len), &ps->thread);
+		err = find_thread(ps, l, comm_len, (uint32_t)pid, 1, (uint32_t)tid, &ps->thread);
 	else
-		err = find_thread(ps, l, comm_len, 0, 0, parse_u32(l + pid_at, pid_len),
-				  &ps->thread);
+		err = find_thread(ps, l, comm_len, 0, 0, (uint32_t)pid, &ps->thread);
 	if (err)
 		return err;
 	if (after) {
@@ -651,6 +671,7 @@ static int indented_line(struct ps *ps, const char *l, size_t n)
 			ps->in_sample = 1;
 			ps->thread = NO_THREAD;
 			ps->weight = 1;
+			ps->sample_line = ps->lineno;
 		}
 		return add_frame(ps, l + a, addr_len, l + i, n - i) ? -ENOMEM : 1;
 	}
@@ -728,7 +749,7 @@ int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 		int r;
 
 		pos += n + 1;
-		lineno++;
+		ps.lineno = ++lineno;
 		if (n && l[n - 1] == '\r')
 			n--;
 		if (!n) {

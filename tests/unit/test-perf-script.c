@@ -3,6 +3,7 @@
  * folded stacks stackcollapse-perf.pl --all makes of them, roots, symbol
  * tidying, kernel/JIT/inline marks, events, periods, malformed lines, and
  * detection against folded text. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,6 +155,60 @@ static void test_events_and_bad_lines(void **state)
 	free(out);
 }
 
+/* The reader's error (and st.bad_line) for `in`, with --period. */
+static int fold_error(const char *in, struct perf_script_stats *st)
+{
+	struct perf_script_opts o = {.period = 1};
+	struct profile p;
+	int err;
+
+	assert_int_equal(profile__init(&p), 0);
+	err = profile__from_perf_script(&p, in, strlen(in), &o, st);
+	profile__release(&p);
+	return err;
+}
+
+/* Periods sum exactly or fail (never saturate); ids above pid_t's range
+ * fail (never become 4294967295); the line is reported. */
+static void test_number_limits(void **state)
+{
+	struct perf_script_stats st;
+	char *out;
+
+	(void)state;
+	assert_int_equal(fold_error("a 1/1 1.0: 18446744073709551615 cpu-clock: \n\t1 f (/x)\n\n"
+				    "a 1/1 1.1: 1 cpu-clock: \n\t1 f (/x)\n\n",
+				    &st),
+			 -EOVERFLOW);
+	assert_int_equal(st.bad_line, 4);
+	/* Two stacks whose sum overflows: the total counts, not one stack. */
+	assert_int_equal(fold_error("a 1/1 1.0: 18446744073709551615 cpu-clock: \n\t1 f (/x)\n\n"
+				    "a 1/1 1.1: 1 cpu-clock: \n\t1 g (/x)\n\n",
+				    &st),
+			 -EOVERFLOW);
+	assert_int_equal(fold_error("a 1/1 1.0: 18446744073709551616 cpu-clock: \n\t1 f (/x)\n",
+				    &st),
+			 -EOVERFLOW);
+	assert_int_equal(st.bad_line, 1);
+	assert_int_equal(fold_error("a 4294967301/5 1.0: 1 cpu-clock: \n\t1 f (/x)\n", &st),
+			 -ERANGE);
+	assert_int_equal(st.bad_line, 1);
+	assert_int_equal(fold_error("a 1 1.0: 1 cpu-clock: \n\t1 f (/x)\n\n"
+				    "a 5/2147483648 1.0: 1 cpu-clock: \n\t1 f (/x)\n",
+				    &st),
+			 -ERANGE);
+	assert_int_equal(st.bad_line, 4);
+	assert_int_equal(fold_error("a 99999999999999999999999 1.0: 1 cpu-clock: \n\t1 f (/x)\n",
+				    &st),
+			 -ERANGE);
+	/* The largest values that fit still count exactly. */
+	out = fold("a 2147483647/2147483647 1.0: 18446744073709551614 cpu-clock: \n\t1 f (/x)\n\n"
+		   "a 2147483647/2147483647 1.1: 1 cpu-clock: \n\t1 f (/x)\n",
+		   &(struct perf_script_opts){.root = PERF_SCRIPT_ROOT_TID, .period = 1}, &st);
+	assert_string_equal(out, "a-2147483647/2147483647;f 18446744073709551615\n");
+	free(out);
+}
+
 static void test_detect(void **state)
 {
 	(void)state;
@@ -173,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_symbol_tidying),
 		cmocka_unit_test(test_formats_without_fields),
 		cmocka_unit_test(test_events_and_bad_lines),
+		cmocka_unit_test(test_number_limits),
 		cmocka_unit_test(test_detect),
 	};
 
