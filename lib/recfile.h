@@ -43,6 +43,11 @@ enum rec_chunk_type {
 	 * yet (a deferred recording, docs/FORMAT.md): only in a file whose
 	 * recorder was killed while deferring; readers replay them. */
 	REC_CHUNK_RAW = 15,
+	/* u32 errno: the recorder stopped writing on this error (ENOSPC: the
+	 * disk filled) after cutting the file back to its last complete chunk.
+	 * Readers say so instead of "killed"; the writer's side is pending
+	 * (docs/FORMAT.md). */
+	REC_CHUNK_STOP = 16,
 };
 
 struct rec_chunk_header {

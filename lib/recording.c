@@ -12,7 +12,11 @@
 #include <zlib.h>
 
 #include "grow.h"
+#include "keymap.h"
 #include "rec-args.h"
+
+/* The checksum work one look for chunks after a bad size field may do. */
+#define SCAN_CRC_BYTES (64u << 20)
 
 int recording_is_recording(const void *data, size_t size)
 {
@@ -480,6 +484,15 @@ static int parse_chunk(struct parse *ps, const struct rec_chunk_header *h, const
 	case REC_CHUNK_END:
 		r->complete = 1;
 		return 0;
+	case REC_CHUNK_STOP: {
+		uint32_t e;
+
+		if (size != 4)
+			return BAD(ps, "stop chunk of %zu bytes (chunk at byte %zu)", size, ps->off);
+		memcpy(&e, p, 4);
+		r->stop_errno = e && e < 4096 ? (int)e : EIO;
+		return 0;
+	}
 	case REC_CHUNK_RAW:
 		if (GROW(r->raw, r->raw_cap, r->nraw + 1))
 			return -ENOMEM;
@@ -563,12 +576,97 @@ static int apply_full_names(struct recording *r)
 	return 0;
 }
 
+/* Does a chunk start somewhere after the header at `off`, whose size runs
+ * past the end of the file? Then that size field is corrupt: a file cut
+ * short (a recorder killed, a full disk) ends inside its last chunk. An END
+ * chunk that ends the file counts, or any nonempty chunk of a known type
+ * whose checksum matches (a CRC-32 matching by chance: 1 in 2^32). The
+ * scan reads each later offset once and checksums SCAN_CRC_BYTES at most. */
+static int chunks_follow(const unsigned char *data, size_t size, size_t off)
+{
+	static const struct rec_chunk_header end = {REC_CHUNK_END, 0, 0, 0};
+	struct rec_chunk_header h;
+	size_t pos, budget = SCAN_CRC_BYTES;
+
+	if (size - off >= 2 * sizeof(h) && !memcmp(data + size - sizeof(end), &end, sizeof(end)))
+		return 1;
+	for (pos = off + sizeof(h); size - pos >= sizeof(h) && pos < size; pos++) {
+		memcpy(&h, data + pos, sizeof(h));
+		if (h.type < REC_CHUNK_META || h.type > REC_CHUNK_STOP || !h.size ||
+		    h.size > size - pos - sizeof(h))
+			continue;
+		if (h.size > budget)
+			return 0;
+		budget -= h.size;
+		if ((uint32_t)crc32(crc32(0L, Z_NULL, 0), data + pos + sizeof(h), h.size) == h.crc)
+			return 1;
+	}
+	return 0;
+}
+
+/* Chunk types whose records add up or take the next ids: a second copy of
+ * such a chunk would count its records twice (or shift every later id).
+ * A writer never writes one twice: each holds records the file did not
+ * have yet (new strings, frames and stacks; samples, switches and thread
+ * events with their times). META, SYMBOLS, INLINES and STATS may repeat:
+ * the last one wins. */
+static int adds_up(uint32_t type)
+{
+	switch (type) {
+	case REC_CHUNK_STRINGS:
+	case REC_CHUNK_THREADS:
+	case REC_CHUNK_MAPPINGS:
+	case REC_CHUNK_FRAMES:
+	case REC_CHUNK_STACKS:
+	case REC_CHUNK_SAMPLES:
+	case REC_CHUNK_EVENTS:
+	case REC_CHUNK_SCHED:
+	case REC_CHUNK_ARGS:
+	case REC_CHUNK_RAW:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The chunks of adds_up() types seen, by (type, crc, size, count). */
+struct seen_chunks {
+	struct keymap map;
+	size_t *off;
+	size_t n, cap;
+};
+
+/* 1 if the chunk at `off` is a byte-for-byte copy of one seen before (*of:
+ * that one's offset), else 0 (and it is remembered), or -ENOMEM. One
+ * memcmp at most per chunk: chunks that only share a checksum are kept. */
+static int duplicate_chunk(struct seen_chunks *s, const unsigned char *data, size_t off,
+			   const struct rec_chunk_header *h, size_t *of)
+{
+	uint64_t a = (uint64_t)h->type << 32 | h->crc, b = (uint64_t)h->size << 32 | h->count;
+	uint32_t v;
+
+	if (!adds_up(h->type) || !h->size)
+		return 0;
+	if (keymap__get(&s->map, a, b, &v)) {
+		if (memcmp(data + s->off[v] + sizeof(*h), data + off + sizeof(*h), h->size))
+			return 0;
+		*of = s->off[v];
+		return 1;
+	}
+	if (s->n >= UINT32_MAX || GROW(s->off, s->cap, s->n + 1) ||
+	    keymap__put(&s->map, a, b, (uint32_t)s->n, NULL) < 0)
+		return -ENOMEM;
+	s->off[s->n++] = off;
+	return 0;
+}
+
 int recording__parse(struct recording *r, unsigned char *data, size_t size, char *errbuf,
 		     size_t errlen)
 {
 	struct parse ps = {.r = r, .errbuf = errbuf, .errlen = errlen};
+	struct seen_chunks seen = {0};
 	struct rec_file_header fh;
-	size_t off, i;
+	size_t off, of, i;
 	int err = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -602,20 +700,38 @@ int recording__parse(struct recording *r, unsigned char *data, size_t size, char
 		}
 		memcpy(&h, data + off, sizeof(h));
 		if (h.size > size - off - sizeof(h)) {
+			if (chunks_follow(data, size, off)) {
+				err = fail(errbuf, errlen,
+					   "corrupt chunk at byte %zu (its size, %u bytes, runs past the "
+					   "end of the file, and chunks follow it)",
+					   off, h.size);
+				break;
+			}
 			r->cut_at = off; /* last chunk was cut short: stop here */
 			break;
 		}
 		payload = data + off + sizeof(h);
 		ps.off = off;
 		if ((uint32_t)crc32(crc32(0L, Z_NULL, 0), payload, h.size) != h.crc) {
-			err = fail(errbuf, errlen, "chunk at byte %zu is corrupt (checksum mismatch)", off);
+			err = fail(errbuf, errlen, "corrupt chunk at byte %zu (checksum mismatch)", off);
 			break;
 		}
-		err = parse_chunk(&ps, &h, payload);
+		err = duplicate_chunk(&seen, data, off, &h, &of);
+		if (err > 0) {
+			if (!r->duplicates++) {
+				r->duplicate_at = off;
+				r->duplicate_of = of;
+			}
+			err = 0;
+		} else if (!err) {
+			err = parse_chunk(&ps, &h, payload);
+		}
 		if (err)
 			break;
 		off += sizeof(h) + h.size;
 	}
+	keymap__release(&seen.map);
+	free(seen.off);
 	if (!r->complete && !r->cut_at)
 		r->cut_at = off;
 	if (!err)

@@ -1,10 +1,12 @@
 /* recording.h: a recording file read into memory, checked record by record.
  *
  * recording__parse() never trusts the bytes: every length, count and id is
- * checked; a bad chunk checksum or a dangling reference fails with -EBADMSG
- * and a message. A file cut short after a complete chunk (a recorder killed
- * with SIGKILL, a full disk) loads what it has, with `complete` = 0 and
- * `cut_at` = the byte where reading stopped. */
+ * checked; a bad chunk checksum, a chunk size that runs past the end of a
+ * file that goes on after it, or a dangling reference fails with -EBADMSG
+ * and a message ("corrupt chunk at byte N (...)"). A file cut short after a
+ * complete chunk (a recorder killed with SIGKILL, a full disk) loads what it
+ * has, with `complete` = 0 and `cut_at` = the byte where reading stopped.
+ * A duplicated chunk is skipped and counted (`duplicates`). */
 #ifndef PROF_RECORDING_H
 #define PROF_RECORDING_H
 
@@ -106,6 +108,15 @@ struct recording {
 
 	int complete;  /* END chunk seen */
 	size_t cut_at; /* bytes read when incomplete */
+	/* A STOP chunk's errno (recfile.h): why the recorder stopped writing
+	 * (ENOSPC: its disk filled); 0 when it did not say (killed, or a
+	 * writer that does not write STOP). */
+	int stop_errno;
+	/* Chunks that were byte-for-byte copies of an earlier chunk of a type
+	 * whose records add up (samples, strings, frames, ...): skipped, not
+	 * counted twice (docs/FORMAT.md); the first one's offset, and the
+	 * offset of the chunk it copies. */
+	size_t duplicates, duplicate_at, duplicate_of;
 };
 
 /* Is `data` the start of a recording (magic matches)? */

@@ -247,7 +247,8 @@ static int replay_raw(struct recording *r, const char *shown)
 		cli_error("%s: cannot process the kernel records its recorder left: %s", shown, msg);
 		return EXIT_FAIL;
 	}
-	cli_warn("%s: its recorder was killed before processing its samples: processed %zu "
+	cli_warn("%s: its recorder stopped (killed, or its disk filled) before processing its "
+		 "samples: processed %zu "
 		 "chunk%s of kernel records now (%llu samples; 'prof symbolize --incomplete' "
 		 "writes them processed)", shown, nraw, nraw == 1 ? "" : "s",
 		 (unsigned long long)samples);
@@ -268,10 +269,22 @@ int profile_input__parse_recording(struct recording *r, unsigned char *data, siz
 		cli_error("%s is corrupt: %s", shown, msg);
 		return EXIT_FAIL;
 	}
-	if (!r->complete)
-		cli_warn("%s is incomplete (the recorder stopped at byte %zu without finishing); "
+	/* A cut file is not a corrupt one (recording.h): its recorder stopped
+	 * writing; only a STOP chunk says why, else it may have been killed or
+	 * its disk filled (the writer cannot say so on a full disk). */
+	if (!r->complete && r->stop_errno)
+		cli_warn("%s is incomplete (its recorder stopped writing at byte %zu: %s); "
 			 "showing what it holds",
+			 shown, r->cut_at, strerror(r->stop_errno));
+	else if (!r->complete)
+		cli_warn("%s is incomplete (its recorder stopped at byte %zu before finishing: "
+			 "killed, or its disk filled); showing what it holds",
 			 shown, r->cut_at);
+	if (r->duplicates)
+		cli_warn("%s holds %zu duplicated chunk%s (the first at byte %zu copies the one at "
+			 "byte %zu): skipped, not counted twice; the file was altered or damaged",
+			 shown, r->duplicates, r->duplicates == 1 ? "" : "s", r->duplicate_at,
+			 r->duplicate_of);
 	if (r->nraw)
 		return replay_raw(r, shown);
 	return 0;
