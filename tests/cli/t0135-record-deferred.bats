@@ -48,7 +48,7 @@ alpha_beta() {
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/k.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]
-	[[ "$output" =~ killed\ before\ processing\ its\ samples:\ processed\ [1-9][0-9]*\ chunks? ]]
+	[[ "$output" =~ stopped\ \(killed,\ or\ its\ disk\ filled\)\ before\ processing\ its\ samples:\ processed\ [1-9][0-9]*\ chunks? ]]
 	folded=$(echo "$output" | grep -v '^prof report:')
 	total=$(echo "$folded" | folded_total)
 	echo "samples read back: $total"

@@ -182,7 +182,7 @@ share() {
 	[[ "$output" == *incomplete* ]]
 	# The recorder deferred its work: the reader unwound the copies it
 	# left (and named the frames with the binaries here).
-	[[ "$output" == *"killed before processing its samples"* ]]
+	[[ "$output" == *"stopped (killed, or its disk filled) before processing its samples"* ]]
 	echo "$output" | grep -v '^prof report:' >"$BATS_TEST_TMPDIR/kill.folded"
 	[ "$(folded_total <"$BATS_TEST_TMPDIR/kill.folded")" -gt 100 ]
 	# Whole stacks: _start, two libc frames, main and the chain of five:

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "lib/keymap.h"
 #include "lib/rec-writer.h"
 #include "lib/recording.h"
 #include "lib/strtab.h"
+#include "lib/text-clean.h"
 
 static void test_keymap_many(void **state)
 {
@@ -233,6 +235,174 @@ static void test_corruption_detected(void **state)
 	unlink(path);
 }
 
+/* lib/text-clean.h: C0 control bytes and DEL become '?', nothing else
+ * changes (UTF-8 and lengths kept). */
+static void test_text_clean(void **state)
+{
+	char s[] = "a\033]0;x\007\033[2J\t\n\177z \xc3\xa9", buf[8], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_false(text_is_clean(s, strlen(s)));
+	assert_true(text_is_clean("main;\xc3\xa9 x", 9));
+	f = open_memstream(&out, &len);
+	assert_int_equal(text_write(f, "x\0y\033", 4), 4);
+	assert_int_not_equal(text_put(f, "|\r|"), EOF);
+	fclose(f);
+	assert_int_equal(len, 7);
+	assert_memory_equal(out, "x?y?|?|", 7);
+	free(out);
+	assert_string_equal(text_clean_copy(buf, sizeof(buf), "ab\033cdefghij"), "ab?cdef");
+	assert_string_equal(text_clean(s), "a?]0;x??[2J???z \xc3\xa9");
+}
+
+/* The offsets of the chunks of data[0..size), into offs; their count. */
+static size_t chunk_offsets(const unsigned char *data, size_t size, size_t *offs, size_t max)
+{
+	size_t off = 16, n = 0;
+
+	while (off + sizeof(struct rec_chunk_header) <= size && n < max) {
+		struct rec_chunk_header h;
+
+		memcpy(&h, data + off, sizeof(h));
+		offs[n++] = off;
+		off += sizeof(h) + h.size;
+	}
+	return n;
+}
+
+/* A size field that runs past the end is "corrupt" when chunks follow the
+ * bad one (finished or not), a cut file only when the bad one is the last;
+ * the message names the byte. */
+static void test_bad_size_is_corrupt(void **state)
+{
+	char path[] = "/tmp/prof-test-XXXXXX", eb[256], want[64];
+	unsigned char *data;
+	size_t size, offs[64], n, i;
+	int finish, fd = mkstemp(path);
+
+	(void)state;
+	close(fd);
+	for (finish = 0; finish <= 1; finish++) {
+		write_sample_file(path, finish);
+		assert_int_equal(read_whole_file(path, &data, &size), 0);
+		n = chunk_offsets(data, size, offs, 64);
+		assert_true(n > 4);
+		for (i = 0; i + finish < n; i++) {
+			struct recording r;
+			unsigned char *copy = malloc(size);
+			uint32_t huge = 0x7fffffff;
+			int err;
+
+			memcpy(copy, data, size);
+			memcpy(copy + offs[i] + 4, &huge, 4);
+			err = recording__parse(&r, copy, size, eb, sizeof(eb));
+			if (!finish && i == n - 1) {
+				/* The last chunk of a killed recorder's file: cut. */
+				assert_int_equal(err, 0);
+				assert_int_equal(r.complete, 0);
+				assert_int_equal(r.cut_at, offs[i]);
+			} else {
+				assert_int_equal(err, -EBADMSG);
+				snprintf(want, sizeof(want), "corrupt chunk at byte %zu (", offs[i]);
+				assert_non_null(strstr(eb, want));
+			}
+			recording__release(&r);
+		}
+		free(data);
+	}
+	unlink(path);
+}
+
+/* data with the chunk at `off` (`len` bytes, header included) inserted
+ * again right after itself, or a STOP chunk appended (len 0). */
+static unsigned char *with_copy(const unsigned char *data, size_t size, size_t off, size_t len,
+				size_t *out_size)
+{
+	unsigned char *d = malloc(size + len);
+
+	memcpy(d, data, off + len);
+	memcpy(d + off + len, data + off, size - off);
+	*out_size = size + len;
+	return d;
+}
+
+static void test_duplicate_chunks_skipped(void **state)
+{
+	char path[] = "/tmp/prof-test-XXXXXX", eb[256];
+	unsigned char *data;
+	size_t size, offs[64], n, i, dups = 0;
+	int fd = mkstemp(path);
+
+	(void)state;
+	close(fd);
+	write_sample_file(path, 1);
+	assert_int_equal(read_whole_file(path, &data, &size), 0);
+	n = chunk_offsets(data, size, offs, 64);
+	/* Each chunk of the file in turn written twice: every count and name
+	 * is what the original gives. */
+	for (i = 0; i + 1 < n; i++) {
+		struct rec_chunk_header h;
+		struct recording r;
+		size_t dsize;
+		unsigned char *d;
+
+		memcpy(&h, data + offs[i], sizeof(h));
+		d = with_copy(data, size, offs[i], sizeof(h) + h.size, &dsize);
+		assert_int_equal(recording__parse(&r, d, dsize, eb, sizeof(eb)), 0);
+		assert_int_equal(r.complete, 1);
+		assert_int_equal(r.nsamples, 5);
+		assert_int_equal(r.nframes, 2);
+		assert_int_equal(r.nstacks, 3);
+		assert_int_equal(r.nthreads, 2);
+		assert_string_equal(recording__str(&r, r.threads[1].name), "worker");
+		assert_string_equal(recording__str(&r, r.symbols[0].name), "leaf_fn");
+		if (h.type == REC_CHUNK_SAMPLES || h.type == REC_CHUNK_STRINGS ||
+		    h.type == REC_CHUNK_STACKS || h.type == REC_CHUNK_THREADS) {
+			assert_int_equal(r.duplicates, 1);
+			assert_int_equal(r.duplicate_of, offs[i]);
+			assert_int_equal(r.duplicate_at, offs[i] + sizeof(h) + h.size);
+			dups++;
+		} else if (h.type == REC_CHUNK_META || h.type == REC_CHUNK_STATS ||
+			   h.type == REC_CHUNK_SYMBOLS) {
+			assert_int_equal(r.duplicates, 0); /* the last one wins anyway */
+		}
+		recording__release(&r);
+	}
+	assert_true(dups >= 5); /* both STRINGS, THREADS, STACKS, SAMPLES */
+	free(data);
+	unlink(path);
+}
+
+/* A STOP chunk (recfile.h) after the last complete chunk says why the
+ * recorder stopped. */
+static void test_stop_chunk(void **state)
+{
+	char path[] = "/tmp/prof-test-XXXXXX", eb[256];
+	unsigned char *data, *d;
+	size_t size;
+	struct rec_chunk_header h = {REC_CHUNK_STOP, 4, 0, 0};
+	uint32_t e = ENOSPC;
+	struct recording r;
+	int fd = mkstemp(path);
+
+	(void)state;
+	close(fd);
+	write_sample_file(path, 0);
+	assert_int_equal(read_whole_file(path, &data, &size), 0);
+	h.crc = (uint32_t)crc32(crc32(0L, Z_NULL, 0), (const unsigned char *)&e, 4);
+	d = realloc(data, size + sizeof(h) + 4);
+	memcpy(d + size, &h, sizeof(h));
+	memcpy(d + size + sizeof(h), &e, 4);
+	assert_int_equal(recording__parse(&r, d, size + sizeof(h) + 4, eb, sizeof(eb)), 0);
+	assert_int_equal(r.complete, 0);
+	assert_int_equal(r.stop_errno, ENOSPC);
+	assert_int_equal(r.nsamples, 5);
+	recording__release(&r);
+	unlink(path);
+}
+
 static void test_not_a_recording(void **state)
 {
 	struct recording r;
@@ -255,6 +425,10 @@ int main(void)
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_abandoned_file_reads),
 		cmocka_unit_test(test_corruption_detected),
+		cmocka_unit_test(test_text_clean),
+		cmocka_unit_test(test_bad_size_is_corrupt),
+		cmocka_unit_test(test_duplicate_chunks_skipped),
+		cmocka_unit_test(test_stop_chunk),
 		cmocka_unit_test(test_not_a_recording),
 	};
 
