@@ -224,9 +224,18 @@ int out_file__commit(struct out_file *f)
 	if (f->committed)
 		return 0;
 	switch (f->how) {
-	case OUT_FILE_NEW:
+	case OUT_FILE_NEW: {
+		struct stat mine, there;
+
 		if (f->mode != 0600 && fchmod(f->fd, f->mode))
 			return -errno;
+		/* In a directory another user can write, they can move our
+		 * file away and put something else (a link) under its name:
+		 * rename only our own file. */
+		if (fstat(f->fd, &mine) || fstatat(f->dirfd, f->tmp, &there, AT_SYMLINK_NOFOLLOW))
+			return -errno;
+		if (mine.st_ino != there.st_ino || mine.st_dev != there.st_dev)
+			return -EEXIST;
 		if (renameat(f->dirfd, f->tmp, f->dirfd, f->base))
 			return -errno;
 		if (f->replaces_link)
@@ -234,6 +243,7 @@ int out_file__commit(struct out_file *f)
 				 "the link with the output (what it pointed to is untouched)",
 				 f->path);
 		break;
+	}
 	case OUT_FILE_IN_PLACE:
 		off = lseek(f->fd, 0, SEEK_CUR);
 		if (off < 0 || ftruncate(f->fd, off))
