@@ -66,10 +66,18 @@ static int buf_add(struct buf *b, const void *p, size_t len)
 
 struct rec_writer *rec_writer__open(const char *path)
 {
-	return rec_writer__open_mode(path, 0600);
+	struct rec_writer *w = rec_writer__create(path, 0600);
+	int err;
+
+	if (w && (err = rec_writer__commit(w))) {
+		rec_writer__discard(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
 }
 
-struct rec_writer *rec_writer__open_mode(const char *path, mode_t mode)
+struct rec_writer *rec_writer__create(const char *path, mode_t mode)
 {
 	struct rec_writer *w = calloc(1, sizeof(*w));
 	struct rec_file_header h;

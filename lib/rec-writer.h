@@ -20,13 +20,13 @@
 struct rec_writer;
 
 /* Starts the recording `path` and writes the file header. NULL + errno.
- * The file is a new one, mode 0600, beside `path` (lib/out-file.h: an
- * existing `path` is not touched, and a symlink there is never followed
- * unless only root or we could have made it): it takes the name at
- * rec_writer__commit, or at a successful close. */
+ * The file is a new one beside `path` (lib/out-file.h: a symlink there is
+ * never followed unless only root or we could have made it), given `mode`
+ * and the name `path` at rec_writer__commit, or at a successful close;
+ * until then an existing `path` is untouched. */
+struct rec_writer *rec_writer__create(const char *path, mode_t mode);
+/* rec_writer__create(path, 0600) and commit at once. */
 struct rec_writer *rec_writer__open(const char *path);
-/* The same, the file getting `mode` at commit instead of 0600. */
-struct rec_writer *rec_writer__open_mode(const char *path, mode_t mode);
 /* The file becomes `path` now (a recorder does this once it started, so a
  * killed recorder leaves a readable file there). 0 or -errno. */
 int rec_writer__commit(struct rec_writer *w);

@@ -122,7 +122,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 		recorder_release(&rc);
 		return recorder_fail(&rc, -ENOMEM, NULL, "out of memory");
 	}
-	rc.w = rec_writer__open(out);
+	rc.w = rec_writer__create(out, 0600);
 	if (!rc.w) {
 		err = -errno;
 		recorder_release(&rc);

@@ -886,7 +886,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 				    (int)opts->pids[i]);
 		}
 	}
-	rc.w = rec_writer__open(out);
+	rc.w = rec_writer__create(out, 0600);
 	if (!rc.w) {
 		err = -errno;
 		recorder_release(&rc);

@@ -466,7 +466,7 @@ static int run(struct resym *c)
 				(unsigned long long)samples);
 	}
 	/* A new file beside the output, named so by the close (lib/out-file.h). */
-	c->w = rec_writer__open_mode(c->output, output_mode(c));
+	c->w = rec_writer__create(c->output, output_mode(c));
 	if (!c->w) {
 		err = -errno;
 		goto fail;
