@@ -12,6 +12,7 @@
 
 #include "grow.h"
 #include "keymap.h"
+#include "out-file.h"
 #include "rec-args.h"
 #include "strtab.h"
 
@@ -22,9 +23,10 @@ struct buf {
 };
 
 struct rec_writer {
-	int fd;
+	int fd;                /* where writes go: out's, or next's while rewriting */
 	int err;
-	char *path, *tmp_path; /* tmp_path: the copy begin_rewrite makes */
+	struct out_file out;   /* the file (lib/out-file.h) */
+	struct out_file next;  /* the copy a rewrite makes (can_rewrite reserves it) */
 	int old_fd;            /* rewriting: the original, for raw_read */
 	struct raw_range {
 		uint64_t off;  /* of the chunk header */
@@ -64,6 +66,19 @@ static int buf_add(struct buf *b, const void *p, size_t len)
 
 struct rec_writer *rec_writer__open(const char *path)
 {
+	struct rec_writer *w = rec_writer__create(path, 0600);
+	int err;
+
+	if (w && (err = rec_writer__commit(w))) {
+		rec_writer__discard(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
+}
+
+struct rec_writer *rec_writer__create(const char *path, mode_t mode)
+{
 	struct rec_writer *w = calloc(1, sizeof(*w));
 	struct rec_file_header h;
 	int err;
@@ -72,14 +87,8 @@ struct rec_writer *rec_writer__open(const char *path)
 		return NULL;
 	w->fd = -1;
 	w->old_fd = -1;
-	w->path = strdup(path);
-	if (w->path)
-		w->tmp_path = malloc(strlen(path) + 32);
-	if (!w->tmp_path) {
-		err = ENOMEM;
-		goto fail;
-	}
-	sprintf(w->tmp_path, "%s.tmp-%ld", path, (long)getpid());
+	w->out.fd = w->out.dirfd = -1;
+	w->next.fd = w->next.dirfd = -1;
 	if (strtab__init(&w->strings) || keymap__init(&w->frame_ids, 4096) ||
 	    keymap__init(&w->stack_ids, 16384)) {
 		err = ENOMEM;
@@ -87,14 +96,13 @@ struct rec_writer *rec_writer__open(const char *path)
 	}
 	w->strings_flushed = 1; /* "" is implicit in every reader */
 	w->nstacks = 1;
-	/* Read and write: a deferred recording reads its RAW chunks back. */
-	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0 && (errno == EACCES || errno == EISDIR || errno == EROFS))
-		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = errno;
+	/* A new file, 0600 (a recording may hold raw stack bytes), named
+	 * `path` at commit (a new file is read-write: a deferred recording
+	 * reads its RAW chunks back). */
+	err = -out_file__open(&w->out, path, mode);
+	if (err)
 		goto fail;
-	}
+	w->fd = w->out.fd;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
 	h.version = REC_VERSION;
@@ -106,9 +114,18 @@ struct rec_writer *rec_writer__open(const char *path)
 	w->size = sizeof(h);
 	return w;
 fail:
-	rec_writer__abandon(w);
+	rec_writer__discard(w);
 	errno = err;
 	return NULL;
+}
+
+int rec_writer__commit(struct rec_writer *w)
+{
+	int err = out_file__commit(&w->out);
+
+	if (err && !w->err)
+		w->err = err;
+	return err;
 }
 
 static int write_all(struct rec_writer *w, const void *p, size_t len)
@@ -233,10 +250,11 @@ uint64_t rec_writer__size(const struct rec_writer *w)
 	return w->size;
 }
 
+/* Closes the files (an uncommitted new file is removed) and frees. */
 static void free_all(struct rec_writer *w)
 {
-	free(w->path);
-	free(w->tmp_path);
+	out_file__release(&w->next, 0);
+	out_file__release(&w->out, 0);
 	free(w->raw);
 	strtab__release(&w->strings);
 	keymap__release(&w->frame_ids);
@@ -260,13 +278,15 @@ void rec_writer__abandon(struct rec_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->old_fd >= 0) {
-		close(w->old_fd);
-		unlink(w->tmp_path);
-	}
+	if (w->old_fd < 0) /* while rewriting, the original stays */
+		out_file__commit(&w->out);
 	free_all(w);
+}
+
+void rec_writer__discard(struct rec_writer *w)
+{
+	if (w)
+		free_all(w);
 }
 
 int rec_writer__close(struct rec_writer *w)
@@ -275,17 +295,16 @@ int rec_writer__close(struct rec_writer *w)
 
 	if (!err)
 		err = write_chunk(w, REC_CHUNK_END, 0, "", 0);
-	if (w->old_fd >= 0) {
-		if (!err)
-			err = rec_writer__end_rewrite(w);
-		else
-			unlink(w->tmp_path); /* the original keeps everything */
-		if (w->old_fd >= 0)
-			close(w->old_fd);
+	/* On an error the copy is dropped: the original keeps everything. */
+	if (w->old_fd >= 0 && !err)
+		err = rec_writer__end_rewrite(w);
+	if (!err)
+		err = out_file__commit(&w->out);
+	if (!err) {
+		if (close(w->fd))
+			err = -errno;
+		w->fd = w->out.fd = -1;
 	}
-	if (close(w->fd) && !err)
-		err = -errno;
-	w->fd = -1;
 	free_all(w);
 	return err;
 }
@@ -554,23 +573,17 @@ int rec_writer__raw(struct rec_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-int rec_writer__can_rewrite(const struct rec_writer *w)
+int rec_writer__can_rewrite(struct rec_writer *w)
 {
-	struct stat st, lst;
-	int fd, flags = fcntl(w->fd, F_GETFL);
-
-	/* A rename would replace a symlink, or split a hard link, rather
-	 * than the file the user named. */
-	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    lstat(w->path, &lst) || !S_ISREG(lst.st_mode) || flags < 0 ||
-	    (flags & O_ACCMODE) != O_RDWR)
+	/* Only a file of our own making is replaced by a rename (not a
+	 * device, nor a file written in place). The copy's file is made now,
+	 * so the rewrite cannot fail for want of it, and no name is left
+	 * free for another user meanwhile. */
+	if (w->out.how != OUT_FILE_NEW || w->old_fd >= 0)
 		return 0;
-	fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	unlink(w->tmp_path);
-	return 1;
+	if (w->next.path)
+		return 1;
+	return !out_file__open_beside(&w->next, &w->out);
 }
 
 size_t rec_writer__nraw(const struct rec_writer *w)
@@ -632,17 +645,18 @@ int rec_writer__begin_rewrite(struct rec_writer *w)
 {
 	uint64_t end = w->size, from = 0;
 	size_t i;
-	int fd, err = 0;
+	int err = 0;
 
 	if (w->err)
 		return w->err;
 	if (w->old_fd >= 0)
 		return -EBUSY;
-	fd = open(w->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return w->err = -errno;
+	if (!w->next.path && w->out.how != OUT_FILE_NEW)
+		return w->err = -EINVAL;
+	if (!w->next.path && (err = out_file__open_beside(&w->next, &w->out)))
+		return w->err = err;
 	w->old_fd = w->fd;
-	w->fd = fd;
+	w->fd = w->next.fd;
 	w->size = 0;
 	for (i = 0; i < w->nraw && !err; i++) {
 		err = copy_range(w, from, w->raw[i].off);
@@ -660,13 +674,15 @@ int rec_writer__end_rewrite(struct rec_writer *w)
 	if (w->old_fd < 0)
 		return 0;
 	err = rec_writer__flush(w);
-	if (!err && rename(w->tmp_path, w->path))
-		err = -errno;
-	if (err) {
-		unlink(w->tmp_path);
-		return w->err = err;
-	}
-	close(w->old_fd);
+	if (!err)
+		err = out_file__commit(&w->next);
+	if (err)
+		return w->err = err; /* the copy is removed by close or abandon */
+	/* The copy is the file now; the original's name was taken over. */
+	out_file__release(&w->out, 0);
+	w->out = w->next;
+	memset(&w->next, 0, sizeof(w->next));
+	w->next.fd = w->next.dirfd = -1;
 	w->old_fd = -1;
 	w->nraw = 0;
 	return 0;

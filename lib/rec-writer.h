@@ -13,17 +13,32 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "recfile.h"
 
 struct rec_writer;
 
-/* Creates (truncates) `path` and writes the file header. NULL + errno. */
+/* Starts the recording `path` and writes the file header. NULL + errno.
+ * The file is a new one beside `path` (lib/out-file.h: a symlink there is
+ * never followed unless only root or we could have made it), given `mode`
+ * and the name `path` at rec_writer__commit, or at a successful close;
+ * until then an existing `path` is untouched. */
+struct rec_writer *rec_writer__create(const char *path, mode_t mode);
+/* rec_writer__create(path, 0600) and commit at once. */
 struct rec_writer *rec_writer__open(const char *path);
-/* Flushes, writes the END chunk, closes. Returns the first error seen. */
+/* The file becomes `path` now (a recorder does this once it started, so a
+ * killed recorder leaves a readable file there). 0 or -errno. */
+int rec_writer__commit(struct rec_writer *w);
+/* Flushes, writes the END chunk, commits, closes. Returns the first error
+ * seen; on one, a file never committed is removed. */
 int rec_writer__close(struct rec_writer *w);
-/* Closes without END (for tests of incomplete files) and frees. */
+/* Closes without END (for tests of incomplete files), committing, and
+ * frees. */
 void rec_writer__abandon(struct rec_writer *w);
+/* Closes and frees; a file never committed is removed, so an existing
+ * `path` stays as it was. */
+void rec_writer__discard(struct rec_writer *w);
 
 int rec_writer__flush(struct rec_writer *w);
 /* Bytes written to the file so far. */
@@ -69,15 +84,18 @@ int rec_writer__stat(struct rec_writer *w, const char *key, uint64_t value);
 
 /* Deferred recording (record/defer.c). raw appends a REC_CHUNK_RAW chunk of
  * perf records at once (after flushing what is buffered) and remembers it;
- * can_rewrite says whether the file can be replaced (a regular file in a
- * directory we can create files in). begin_rewrite starts a copy of the
- * file without its RAW chunks next to it, and writing goes on there, while
- * raw_read reads the RAW chunks back from the original; end_rewrite
+ * can_rewrite says whether the file can be replaced (a new file of ours,
+ * not a device or a file written in place) and, if so, creates the copy's
+ * file already (unpredictable name, O_EXCL, 0600: lib/out-file.h), so that
+ * no name is left for another user to take meanwhile. begin_rewrite starts
+ * the copy of the file without its RAW chunks, and writing goes on there,
+ * while raw_read reads the RAW chunks back from the original; end_rewrite
  * renames the copy over the original (close does it too). Until then the
  * original is untouched: a recorder killed meanwhile leaves it, RAW chunks
- * and all, for a reader to replay. */
+ * and all, for a reader to replay (and the copy's file, empty or partial,
+ * beside it). */
 int rec_writer__raw(struct rec_writer *w, const void *data, size_t len);
-int rec_writer__can_rewrite(const struct rec_writer *w);
+int rec_writer__can_rewrite(struct rec_writer *w);
 size_t rec_writer__nraw(const struct rec_writer *w);
 /* Chunk i's payload into *buf (grown as needed); its size in *len. */
 int rec_writer__raw_read(struct rec_writer *w, size_t i, unsigned char **buf, size_t *cap,

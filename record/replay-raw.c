@@ -122,7 +122,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 		recorder_release(&rc);
 		return recorder_fail(&rc, -ENOMEM, NULL, "out of memory");
 	}
-	rc.w = rec_writer__open(out);
+	rc.w = rec_writer__create(out, 0600);
 	if (!rc.w) {
 		err = -errno;
 		recorder_release(&rc);
@@ -130,7 +130,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	}
 	err = setup_layout(&rc, in);
 	if (err == -EINVAL) {
-		rec_writer__abandon(rc.w);
+		rec_writer__discard(rc.w);
 		recorder_release(&rc);
 		return recorder_fail(&rc, -EBADMSG, NULL, "its meta does not say how its samples "
 				     "were taken (call-graph, leaf-fix)");

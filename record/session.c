@@ -794,14 +794,16 @@ static void raise_fd_limit(void)
 static int finish(struct recorder *rc, uint64_t start)
 {
 	struct symbolize_stats ss = {0};
-	uint64_t t0 = monotonic_ns(), defer_ns;
-	int err = 0;
+	uint64_t t0 = monotonic_ns(), defer_ns = 0;
+	int err = 0, deferred = rc->defer.limit != 0; /* set up to defer */
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
-	 * and what comes after is processed as it comes. */
+	 * and what comes after is processed as it comes. The stat
+	 * deferred-processing-ns is written only for a deferred recording. */
 	if (!rc->write_err)
 		rc->write_err = defer_process(rc);
-	defer_ns = monotonic_ns() - t0;
+	if (deferred)
+		defer_ns = monotonic_ns() - t0;
 	recorder_jvm_step(rc); /* while the JVMs still run */
 	if (rc->child) {
 		/* Duration reached or we were told to stop: end the command
@@ -884,7 +886,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 				    (int)opts->pids[i]);
 		}
 	}
-	rc.w = rec_writer__open(out);
+	rc.w = rec_writer__create(out, 0600);
 	if (!rc.w) {
 		err = -errno;
 		recorder_release(&rc);
@@ -912,10 +914,25 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 	}
+	/* Started: the new file takes the output's name now, so a recorder
+	 * killed from here on leaves a readable file there. Until now an
+	 * existing output was untouched. */
+	if (!err) {
+		err = rec_writer__commit(rc.w);
+		if (err) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			if (rc.child) { /* started: it must not run unrecorded */
+				kill(rc.child, SIGTERM);
+				waitpid(rc.child, NULL, 0);
+				rc.child = 0;
+			}
+			err = fail(&rc, err, "choose another path with -o",
+				   "cannot write '%s': %s", out, strerror(-err));
+		}
+	}
 	if (err) {
-		/* Nothing was sampled: do not leave a misleading file behind. */
-		rec_writer__abandon(rc.w);
-		unlink(out);
+		/* Nothing was sampled: the new file goes, an old one stays. */
+		rec_writer__discard(rc.w);
 		recorder_release(&rc);
 		return err;
 	}

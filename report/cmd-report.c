@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/formats.h"
 #include "report/report.h"
@@ -78,6 +79,7 @@ struct report_cmd {
 	enum report_format format;
 	const char *output; /* -o; NULL: standard output */
 	FILE *out;
+	struct out_file of; /* -o FILE: made new, named at the end */
 };
 
 static int parse_options(struct report_cmd *c, int argc, char **argv)
@@ -189,7 +191,8 @@ static int write_output(struct report_cmd *c)
 }
 
 /* -o FILE (opened once the input is read, so a bad input leaves no
- * file), else standard output. */
+ * file; a new file that takes the name only when the report was written
+ * whole: lib/out-file.h), else standard output. */
 static int open_output(struct report_cmd *c)
 {
 	c->out = stdout;
@@ -197,7 +200,7 @@ static int open_output(struct report_cmd *c)
 		c->output = NULL;
 		return 0;
 	}
-	c->out = fopen(c->output, "w");
+	c->out = out_file__fopen(&c->of, c->output);
 	if (!c->out) {
 		cli_error("cannot open '%s': %s", c->output, strerror(errno));
 		return EXIT_FAIL;
@@ -223,9 +226,13 @@ static int run(struct report_cmd *c, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = write_output(c);
-	if (c->output && c->out && fclose(c->out) && !rc) {
-		cli_error("cannot write '%s': %s", c->output, strerror(errno));
-		rc = EXIT_FAIL;
+	if (c->output && c->out) {
+		int err = out_file__fclose(&c->of, c->out, !rc);
+
+		if (err && !rc) {
+			cli_error("cannot write '%s': %s", c->output, strerror(-err));
+			rc = EXIT_FAIL;
+		}
 	}
 	c->out = NULL;
 	if (rc)

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/report.h"
 #include "report/sched.h"
@@ -85,7 +86,7 @@ struct sched_cmd {
 	struct sched_profile view; /* sp, its threads filtered */
 	struct sched_thread *kept;
 	FILE *out;
-	int out_created; /* a regular file we made: removed on failure */
+	struct out_file of; /* -o FILE: made new, named when written whole */
 };
 
 static int parse_options(struct sched_cmd *c, int argc, char **argv)
@@ -259,8 +260,6 @@ static int filter(struct sched_cmd *c)
 
 static int open_output(struct sched_cmd *c, const char **shown)
 {
-	struct stat st;
-
 	if (!c->output && c->format == FORMAT_SVG)
 		c->output = DEFAULT_SVG;
 	if (!c->output || !strcmp(c->output, "-")) {
@@ -270,12 +269,11 @@ static int open_output(struct sched_cmd *c, const char **shown)
 		return 0;
 	}
 	*shown = c->output;
-	c->out = fopen(c->output, "w");
+	c->out = out_file__fopen(&c->of, c->output);
 	if (!c->out) {
 		cli_error("cannot create '%s': %s", c->output, strerror(errno));
 		return EXIT_FAIL;
 	}
-	c->out_created = !fstat(fileno(c->out), &st) && S_ISREG(st.st_mode);
 	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
@@ -301,17 +299,14 @@ static int write_output(struct sched_cmd *c)
 		err = sched_chart__write(&c->view, &c->opts, c->out);
 	}
 	if (c->out != stdout) {
-		errno = 0;
-		if (fclose(c->out))
-			close_err = errno ? -errno : -EIO;
+		/* A failure leaves no partial file, and an old one as it was. */
+		close_err = out_file__fclose(&c->of, c->out, !err);
 		c->out = NULL;
 	}
 	if (!err)
 		err = close_err;
 	if (!err)
 		return 0;
-	if (c->out_created)
-		unlink(c->output);
 	if (err == -ENOMEM)
 		cli_error("out of memory writing the %s", what);
 	else
@@ -342,7 +337,7 @@ int cmd_sched(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rc = run(&c, argc, argv);
 	if (c.out && c.out != stdout)
-		fclose(c.out);
+		out_file__fclose(&c.of, c.out, 0);
 	for (i = 0; i < c.nres; i++)
 		regfree(&c.res[i]);
 	free(c.res);

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/diff.h"
 #include "report/report.h"
@@ -140,7 +141,7 @@ struct svg_cmd {
 	struct profile_line *lines;
 	size_t nlines;
 	FILE *out;
-	int out_created; /* a regular file we made: removed on failure */
+	struct out_file of; /* -o FILE: made new, named when written whole */
 
 	/* --diff: NEW is `in`, OLD is `old` (same options), joined in `diff`. */
 	int is_diff, negate;
@@ -408,40 +409,26 @@ static int read_palette(struct svg_cmd *c)
 	return 0;
 }
 
-/* Writes the palette file through a temporary file and a rename, so a
- * failure never leaves it half written. */
+/* Writes the palette file through a new file and a rename (lib/out-file.h),
+ * so a failure never leaves it half written. */
 static int save_palette(struct svg_cmd *c)
 {
-	size_t len = strlen(c->palette_file);
-	char *tmp = malloc(len + 5);
-	FILE *f;
-	int err;
+	struct out_file of;
+	FILE *f = out_file__fopen(&of, c->palette_file);
+	int err, cerr;
 
-	if (!tmp) {
-		cli_error("out of memory");
-		return EXIT_FAIL;
-	}
-	memcpy(tmp, c->palette_file, len);
-	memcpy(tmp + len, ".tmp", 5);
-	f = fopen(tmp, "w");
 	if (!f) {
-		cli_error("cannot save palette file '%s': %s", tmp, strerror(errno));
-		free(tmp);
+		cli_error("cannot save palette file '%s': %s", c->palette_file, strerror(errno));
 		return EXIT_FAIL;
 	}
 	err = svg_palette_map__write(c->palette, f);
-	errno = 0;
-	if (fclose(f) && !err)
-		err = errno ? -errno : -EIO;
-	if (!err && rename(tmp, c->palette_file))
-		err = -errno;
+	cerr = out_file__fclose(&of, f, !err);
+	if (!err)
+		err = cerr;
 	if (err) {
 		cli_error("cannot save palette file '%s': %s", c->palette_file, strerror(-err));
-		unlink(tmp);
-		free(tmp);
 		return EXIT_FAIL;
 	}
-	free(tmp);
 	return 0;
 }
 
@@ -493,18 +480,15 @@ static int check_not_empty(struct svg_cmd *c)
 
 static int open_output(struct svg_cmd *c)
 {
-	struct stat st;
-
 	if (!c->output) {
 		c->out = stdout;
 		return 0;
 	}
-	c->out = fopen(c->output, "w");
+	c->out = out_file__fopen(&c->of, c->output);
 	if (!c->out) {
 		cli_error("cannot create '%s': %s", c->output, strerror(errno));
 		return EXIT_FAIL;
 	}
-	c->out_created = !fstat(fileno(c->out), &st) && S_ISREG(st.st_mode);
 	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
@@ -538,17 +522,14 @@ static int draw(struct svg_cmd *c)
 		return err;
 	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out, NULL);
 	if (c->out != stdout) {
-		errno = 0;
-		if (fclose(c->out))
-			close_err = errno ? -errno : -EIO;
+		/* A failure leaves no partial file, and an old one as it was. */
+		close_err = out_file__fclose(&c->of, c->out, !err);
 		c->out = NULL;
 	}
 	if (!err)
 		err = close_err;
 	if (!err)
 		return 0;
-	if (c->out_created)
-		unlink(c->output);
 	if (err == -ENOMEM)
 		cli_error("out of memory drawing the flamegraph");
 	else if (err == -EINVAL)
@@ -593,7 +574,7 @@ int cmd_svg(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rc = run(&c, argc, argv);
 	if (c.out && c.out != stdout)
-		fclose(c.out);
+		out_file__fclose(&c.of, c.out, 0);
 	free(c.lines);
 	svg_diff__release(&c.sd);
 	profile_diff__release(&c.diff);

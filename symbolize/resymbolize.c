@@ -12,9 +12,9 @@
  * later SYMBOLS win). Mappings without a build-id take the one recorded
  * as META "build-id:PATH", so a binary changed since is not used.
  *
- * The output goes to a temporary file next to the destination, renamed
- * over it only when complete: a failure at any point leaves the input as it
- * was. Memory: the input file, its parsed form and the writer's tables,
+ * The output goes to a new file next to the destination (0600, or the
+ * input's mode when replacing it; lib/out-file.h), renamed over it only
+ * when complete: a failure at any point leaves the input as it was. Memory: the input file, its parsed form and the writer's tables,
  * about three times the file. */
 #include "symbolize.h"
 
@@ -78,7 +78,6 @@ struct resym {
 
 	struct recording r;
 	struct rec_writer *w;
-	char tmp[PATH_MAX];
 	uint32_t *strmap;   /* old string id -> new, 0: not interned yet */
 	uint32_t *framemap; /* old frame id -> new */
 	uint32_t *stackmap; /* old stack node id -> new */
@@ -409,25 +408,15 @@ static int parse_options(struct resym *c, int argc, char **argv)
 	return 0;
 }
 
-/* A temporary file next to `dest`, with the mode of `mode_from` (or 0644). */
-static int make_tmp(struct resym *c, const char *dest, const char *mode_from)
+/* The output's mode: a recording is 0600 (it may have held raw stack
+ * bytes); one replaced in place keeps the permissions it had. */
+static mode_t output_mode(const struct resym *c)
 {
 	struct stat st;
-	int fd, n;
 
-	n = snprintf(c->tmp, sizeof(c->tmp), "%s.tmp.XXXXXX", dest);
-	if (n < 0 || (size_t)n >= sizeof(c->tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(c->tmp);
-	if (fd < 0) {
-		c->tmp[0] = '\0';
-		return -errno;
-	}
-	if (fchmod(fd, !stat(mode_from, &st) ? st.st_mode & 07777 : 0644)) {
-		/* Not fatal: the file is ours either way. */
-	}
-	close(fd);
-	return 0;
+	if (strcmp(c->output, c->input) || stat(c->input, &st))
+		return 0600;
+	return st.st_mode & 0777;
 }
 
 static int run(struct resym *c)
@@ -476,12 +465,8 @@ static int run(struct resym *c)
 				"its recorder left (%llu samples)\n", nraw, nraw == 1 ? "" : "s",
 				(unsigned long long)samples);
 	}
-	err = make_tmp(c, c->output, c->input);
-	if (err) {
-		cli_error("cannot create a file next to '%s': %s", c->output, strerror(-err));
-		return EXIT_FAIL;
-	}
-	c->w = rec_writer__open(c->tmp);
+	/* A new file beside the output, named so by the close (lib/out-file.h). */
+	c->w = rec_writer__create(c->output, output_mode(c));
 	if (!c->w) {
 		err = -errno;
 		goto fail;
@@ -490,7 +475,7 @@ static int run(struct resym *c)
 	memset(&ss, 0, sizeof(ss));
 	err = rewrite(c, &ss);
 	if (err) {
-		rec_writer__abandon(c->w);
+		rec_writer__discard(c->w);
 		c->w = NULL;
 		goto fail;
 	}
@@ -498,11 +483,6 @@ static int run(struct resym *c)
 	c->w = NULL;
 	if (err)
 		goto fail;
-	if (rename(c->tmp, c->output)) {
-		err = -errno;
-		goto fail;
-	}
-	c->tmp[0] = '\0';
 	if (ss.notice[0])
 		cli_warn("%s", ss.notice);
 	if (ss.kernel_hidden)
@@ -532,9 +512,7 @@ int symbolize_recording_main(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = run(&c);
 	if (c.w)
-		rec_writer__abandon(c.w);
-	if (c.tmp[0])
-		unlink(c.tmp);
+		rec_writer__discard(c.w);
 	recording__release(&c.r);
 	free(c.strmap);
 	free(c.framemap);

@@ -3,7 +3,10 @@
 # the kernel's records as they are and makes them into stacks after the
 # recording; the file it leaves holds only stacks. A recorder killed while
 # deferring leaves the records, and readers process them; past
-# --defer-limit the recorder processes as it goes; --no-defer never defers.
+# --defer-limit the recorder processes as it goes; --no-defer and
+# --call-graph dwarf never defer. An output is a new file renamed into
+# place, so a symlink at it is replaced (and then deferred like any file),
+# unless only root or we could have made it (lib/out-file.h).
 
 load helpers
 
@@ -81,7 +84,34 @@ alpha_beta() {
 	assert_between "alpha/beta" "$(alpha_beta "$folded")" 1.6 2.5
 }
 
-@test "an output through a symlink is written live: the link stays a link" {
+@test "a symlink another user could have made is replaced, its target untouched, and deferred" {
+	# A directory others may write: the link could be theirs
+	# (lib/out-file.h), so it is not followed.
+	mkdir -m 1777 "$BATS_TEST_TMPDIR/shared"
+	echo "the link's target" >"$BATS_TEST_TMPDIR/real.data"
+	ln -s ../real.data "$BATS_TEST_TMPDIR/shared/link.data"
+	run "$PROF" record -F 999 -o "$BATS_TEST_TMPDIR/shared/link.data" -- "$EXAMPLES/threads" 1
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"was a symbolic link another user could have made: replaced the link"* ]]
+	[ ! -L "$BATS_TEST_TMPDIR/shared/link.data" ]
+	[ "$(cat "$BATS_TEST_TMPDIR/real.data")" = "the link's target" ]
+	grep -aq deferred-processing-ns "$BATS_TEST_TMPDIR/shared/link.data"
+	[ "$(ls "$BATS_TEST_TMPDIR/shared")" = link.data ]
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/shared/link.data" --threads
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q '^alpha;'
+}
+
+@test "--call-graph dwarf is not deferred: processed as the samples come" {
+	run "$PROF" record -F 999 --call-graph dwarf -o "$BATS_TEST_TMPDIR/w.data" -- "$EXAMPLES/threads" 1
+	[ "$status" -eq 0 ]
+	! grep -aq deferred-processing-ns "$BATS_TEST_TMPDIR/w.data"
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/w.data" --threads
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q '^alpha;.*burn_alpha '
+}
+
+@test "your own symlink in your own directory is followed: written live, the link stays" {
 	touch "$BATS_TEST_TMPDIR/real.data"
 	ln -s real.data "$BATS_TEST_TMPDIR/link.data"
 	run "$PROF" record -F 999 -o "$BATS_TEST_TMPDIR/link.data" -- "$EXAMPLES/threads" 1
