@@ -34,6 +34,7 @@ struct rec_writer {
 	} *raw;
 	size_t nraw, raw_cap;
 	uint64_t size;
+	int stopped;            /* a write failed: the file ends in STOP */
 	struct strtab strings;
 	uint32_t strings_flushed;
 	struct keymap frame_ids, stack_ids;
@@ -147,13 +148,38 @@ static int write_all(struct rec_writer *w, const void *p, size_t len)
 }
 
 static int write_chunk(struct rec_writer *w, uint32_t type, uint32_t count, const void *payload,
+		       size_t len);
+
+/* A write failed at a chunk that began at WHOLE: cut the file back to its
+ * last whole chunk (which frees the partial one's blocks) and append a STOP
+ * chunk with the error, so that readers say why the file ends there
+ * (FORMAT.md, "Why it stopped"). Best effort: a pipe or a device cannot be
+ * cut, and a disk may not even take the 20 bytes. */
+static void write_stop(struct rec_writer *w, uint64_t whole, int err)
+{
+	uint32_t e = (uint32_t)-err;
+
+	if (w->stopped)
+		return;
+	w->stopped = 1;
+	if (ftruncate(w->fd, (off_t)whole) || lseek(w->fd, (off_t)whole, SEEK_SET) < 0)
+		return;
+	w->size = whole;
+	if (write_chunk(w, REC_CHUNK_STOP, 0, &e, sizeof(e)))
+		(void)ftruncate(w->fd, (off_t)whole);
+}
+
+static int write_chunk(struct rec_writer *w, uint32_t type, uint32_t count, const void *payload,
 		       size_t len)
 {
 	struct rec_chunk_header h;
+	uint64_t whole = w->size;
 	int err;
 
 	if (len > UINT32_MAX)
 		return -EFBIG;
+	if (w->stopped && type != REC_CHUNK_STOP)
+		return w->err ? w->err : -EIO;
 	h.type = type;
 	h.size = (uint32_t)len;
 	h.count = count;
@@ -161,6 +187,8 @@ static int write_chunk(struct rec_writer *w, uint32_t type, uint32_t count, cons
 	err = write_all(w, &h, sizeof(h));
 	if (!err)
 		err = write_all(w, payload, len);
+	if (err && type != REC_CHUNK_STOP)
+		write_stop(w, whole, err);
 	return err;
 }
 

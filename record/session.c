@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "lib/text-clean.h"
 #include "proc-scan.h"
 #include "symbolize/symbolize.h"
 
@@ -830,8 +831,12 @@ static int finish(struct recorder *rc, uint64_t start)
 		if (ss.kernel_hidden && !rc->opts->quiet)
 			fprintf(stderr, "prof record: kernel symbols are hidden (kernel.kptr_restrict): "
 				"kernel frames keep raw addresses\n");
-		if (ss.notice[0] && !rc->opts->quiet)
-			fprintf(stderr, "prof record: %s\n", ss.notice);
+		if (ss.notice[0] && !rc->opts->quiet) {
+			/* It quotes paths and names a target's owner chose. */
+			fputs("prof record: ", stderr);
+			text_put(stderr, ss.notice);
+			fputc('\n', stderr);
+		}
 	} else if (!rc->write_err) {
 		/* Build-ids only, so 'prof symbolize -i' can tell a changed binary. */
 		rc->write_err = symbolize_build_ids(rc->w, NULL);

@@ -257,3 +257,24 @@ teardown_file() {
 	run --separate-stderr "$PROF" report -i "$OK"
 	[[ "$stderr" != *duplicated* ]]
 }
+
+@test "recording: a disk that fills ends the file in STOP, and readers name the error" {
+	local small="$BATS_TEST_TMPDIR/small" rc last
+	mkdir "$small"
+	mount -t tmpfs -o size=16k tmpfs "$small" || skip "cannot mount a tmpfs"
+	run --separate-stderr "$PROF" record -F 999 --no-defer -o "$small/full.data" -- "$EXAMPLES/threads" 2
+	rc=$status
+	cp "$small/full.data" "$BATS_TEST_TMPDIR/full.data" || true
+	umount "$small"
+	echo "$stderr"
+	[ "$rc" -eq 1 ]
+	[[ "$stderr" == *"No space left on device"* ]]
+	# The partial chunk was cut off and a STOP chunk (type 16) ends the file.
+	last=$(chunks "$BATS_TEST_TMPDIR/full.data" | tail -n 1)
+	echo "last chunk: $last"
+	[ "$(echo "$last" | awk '{ print $2 }')" -eq 16 ]
+	run --separate-stderr "$PROF" report -i "$BATS_TEST_TMPDIR/full.data"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"is incomplete (its recorder stopped writing at byte "*": No space left on device)"* ]]
+	[[ "$stderr" != *killed* ]]
+}
