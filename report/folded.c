@@ -93,7 +93,9 @@ struct prev_frame {
 	uint32_t id;
 };
 
-/* One line without its newline. 1 if used, 0 if malformed, -ENOMEM. */
+/* One line without its newline. 1 if used, 0 if malformed, -ENOMEM, or
+ * -E2BIG past PROFILE_MAX_DEPTH frames (before its scratch grows past
+ * that: the work and memory of a line stay bounded). */
 static int parse_line(struct profile *p, const char *line, size_t len, uint32_t **ids,
 		      size_t *ids_cap, struct prev_frame **prev, size_t *prev_cap, size_t *nprev)
 {
@@ -118,6 +120,8 @@ static int parse_line(struct profile *p, const char *line, size_t len, uint32_t 
 		 * the table unused, which is harmless.) */
 		if (!flen)
 			return 0;
+		if (depth >= PROFILE_MAX_DEPTH)
+			return -E2BIG;
 		if (GROW(*ids, *ids_cap, depth + 1) || GROW(*prev, *prev_cap, depth + 1))
 			return -ENOMEM;
 		/* Sorted folded text repeats long prefixes: reuse the id of

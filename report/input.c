@@ -393,6 +393,12 @@ static int build_from_folded(struct profile_input *in)
 			  in->shown, st->bad_line, PROFILE_MAX_DECIMALS, PROFILE_MAX_DECIMALS);
 		return EXIT_FAIL;
 	}
+	if (err == -E2BIG) {
+		cli_error("%s: line %zu has more than %d frames, the most prof reads in a stack "
+			  "(no real stack is that deep)",
+			  in->shown, st->bad_line, PROFILE_MAX_DEPTH);
+		return EXIT_FAIL;
+	}
 	if (err == -EOVERFLOW) {
 		cli_error("%s: the counts add up to more than 2^64 - 1%s at line %zu; "
 			  "prof does not round or wrap them",

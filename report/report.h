@@ -201,11 +201,19 @@ struct profile_build_opts {
 int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts);
 
+/* Frames a folded line may hold. No real stack comes near: the kernel
+ * stops at kernel.perf_event_max_stack (127 by default, 65535 at most),
+ * prof's recorder at 1024, and deep recursion under DWARF unwinding at a
+ * few thousand; past it a line is an attack or a bug, and reading it
+ * would cost 28 bytes of scratch a frame (a 52 MB line of 26M frames took
+ * 870 MB). */
+#define PROFILE_MAX_DEPTH 16384
+
 struct folded_stats {
 	size_t lines;           /* non-empty lines seen */
 	size_t malformed;       /* skipped */
 	size_t first_malformed; /* 1-based line number, 0 if none */
-	size_t bad_line;        /* the line of an -EDOM or -EOVERFLOW error */
+	size_t bad_line;        /* the line of an -EDOM, -EOVERFLOW or -E2BIG error */
 };
 
 /* Adds folded text ("frame;frame;...;leaf COUNT" per line; the count is
@@ -220,7 +228,8 @@ struct folded_stats {
  * if any, is the first frame). 0, -ENOMEM, or with the line in
  * st->bad_line: -EDOM for a count with more than PROFILE_MAX_DECIMALS
  * decimals (after trailing zeros), -EOVERFLOW when the counts add up to
- * more than 64 bits hold (in units of 10^-count_decimals). */
+ * more than 64 bits hold (in units of 10^-count_decimals), -E2BIG for a
+ * line of more than PROFILE_MAX_DEPTH frames. */
 int profile__from_folded(struct profile *p, const char *text, size_t len,
 			 struct folded_stats *st);
 

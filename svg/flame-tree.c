@@ -6,7 +6,8 @@
  * the previous line is reused as far as the names agree, skipping most
  * lookups. Children are then grouped by a counting sort and each group
  * sorted; the layout walks the tree once, from the root, with an explicit
- * stack (stacks can be thousands of frames deep). */
+ * stack (stacks can be thousands of frames deep), and stops at a number of
+ * rows and frames no real profile reaches (FLAME_MAX_ROWS). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,8 +245,39 @@ int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_so
 	return 0;
 }
 
-int flame_tree__layout(const struct flame_tree *t, double min_total, struct flame_frame **frames,
-		       size_t *nframes, uint32_t *max_depth)
+/* Drops the deepest rows of out[] until at most max_frames are left (a
+ * row at a time, keeping the depth-first order). 0 or -ENOMEM. */
+static int cut_rows(struct flame_frame *out, size_t *nout, size_t max_frames, uint32_t *deepest,
+		    struct flame_cut *cut)
+{
+	size_t *per_row, sum, i, j;
+	uint32_t keep = 0;
+
+	if (*nout <= max_frames)
+		return 0;
+	per_row = calloc((size_t)*deepest + 1, sizeof(*per_row));
+	if (!per_row)
+		return -ENOMEM;
+	for (i = 0; i < *nout; i++)
+		per_row[out[i].depth]++;
+	/* rows 0..keep stay (the root's row at least) */
+	sum = per_row[0];
+	while (keep < *deepest && sum + per_row[keep + 1] <= max_frames)
+		sum += per_row[++keep];
+	cut->row = keep + 1;
+	cut->frames = per_row[keep + 1];
+	free(per_row);
+	for (i = 0, j = 0; i < *nout; i++)
+		if (out[i].depth <= keep)
+			out[j++] = out[i];
+	*nout = j;
+	*deepest = keep;
+	return 0;
+}
+
+int flame_tree__layout(const struct flame_tree *t, double min_total, uint32_t max_rows,
+		       size_t max_frames, struct flame_frame **frames, size_t *nframes,
+		       uint32_t *max_depth, struct flame_cut *cut)
 {
 	struct flame_frame *out = NULL, *todo = NULL;
 	size_t nout = 0, out_cap = 0, ntodo = 0, todo_cap = 0;
@@ -254,8 +286,11 @@ int flame_tree__layout(const struct flame_tree *t, double min_total, struct flam
 	*frames = NULL;
 	*nframes = 0;
 	*max_depth = 0;
+	memset(cut, 0, sizeof(*cut));
 	if (!t->n)
 		return 0;
+	if (!max_rows)
+		max_rows = 1;
 	/* A stack of frames to emit: a frame's kids are pushed, then the
 	 * pushed run is reversed so they pop left to right. */
 	if (GROW(todo, todo_cap, 1))
@@ -281,8 +316,14 @@ int flame_tree__layout(const struct flame_tree *t, double min_total, struct flam
 			uint32_t c = t->kids[nd->kids + k];
 			uint64_t w = t->nodes[c].total;
 
-			if (w && (double)w >= min_total)
-				todo[ntodo++] = (struct flame_frame){x, c, f.depth + 1};
+			if (w && (double)w >= min_total) {
+				if (f.depth + 1 < max_rows) {
+					todo[ntodo++] = (struct flame_frame){x, c, f.depth + 1};
+				} else {
+					cut->row = max_rows;
+					cut->frames++;
+				}
+			}
 			x = sat_add(x, w);
 		}
 		for (i = 0; i < (ntodo - first) / 2; i++) {
@@ -293,12 +334,15 @@ int flame_tree__layout(const struct flame_tree *t, double min_total, struct flam
 		}
 	}
 	free(todo);
+	if (cut_rows(out, &nout, max_frames ? max_frames : 1, &deepest, cut))
+		goto oom_out;
 	*frames = out;
 	*nframes = nout;
 	*max_depth = deepest;
 	return 0;
 oom:
 	free(todo);
+oom_out:
 	free(out);
 	return -ENOMEM;
 }

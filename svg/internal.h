@@ -54,12 +54,31 @@ int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
 /* Groups and sorts every node's children (SVG_SORT_ALPHA: bytewise by
  * name; SVG_SORT_WEIGHT: total descending, then name). 0 or -ENOMEM. */
 int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort);
+/* What a graph draws at most: rows (depth + 1) and frames. A 1M-deep
+ * stack made a 118 MB SVG no browser shows; past these the deepest rows
+ * are cut (whole rows, so every drawn tower is complete up to the cut) and
+ * the page says so. Real profiles stay far below: stacks of a few
+ * thousand frames at most, and the default --minwidth keeps a row to
+ * about a thousand frames. */
+#define FLAME_MAX_ROWS 4096
+#define FLAME_MAX_FRAMES 1000000
+
+/* Where the layout cut the deepest rows: the first row left out (0: no
+ * cut) and the frames of that row that were not drawn. */
+struct flame_cut {
+	uint32_t row;
+	size_t frames;
+};
+
 /* Lays the tree out from the root: the frames whose total is at least
  * `min_total` and whose parent is drawn, each child starting where its
  * previous sibling ends (pruned siblings keep their place, so a parent
- * keeps its full width). *frames is malloc'ed. 0 or -ENOMEM. */
-int flame_tree__layout(const struct flame_tree *t, double min_total, struct flame_frame **frames,
-		       size_t *nframes, uint32_t *max_depth);
+ * keeps its full width), at most `max_rows` rows and `max_frames` frames
+ * (see FLAME_MAX_ROWS; the cut in *cut). *frames is malloc'ed. 0 or
+ * -ENOMEM. */
+int flame_tree__layout(const struct flame_tree *t, double min_total, uint32_t max_rows,
+		       size_t max_frames, struct flame_frame **frames, size_t *nframes,
+		       uint32_t *max_depth, struct flame_cut *cut);
 void flame_tree__release(struct flame_tree *t);
 
 /* ---- text (text.c) ---- */

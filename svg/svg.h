@@ -84,6 +84,7 @@ struct svg_stats {
 	size_t drawn;  /* frames in the SVG */
 	size_t rows;   /* rows drawn (deepest drawn frame + 1) */
 	size_t colors; /* distinct fill colors */
+	size_t cut_row; /* the first row left out past FLAME_MAX_ROWS/_FRAMES; 0: none */
 };
 
 /* Writes the flamegraph of `lines` (as profile__lines() gives them, with

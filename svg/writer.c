@@ -9,7 +9,9 @@
  * is larger, so single-precision renderers stay exact), the rect's height
  * and the fills in CSS (one class per distinct color), and text labels only
  * on frames wide enough for one. The script (svg/flamegraph.js) reads the
- * frames back from the DOM for hover, zoom and search. */
+ * frames back from the DOM for hover, zoom and search. Stacks deeper
+ * than the graph can usefully show are cut at a row, with a note (see
+ * FLAME_MAX_ROWS), and titles keep the first MAX_NAME_CHARS of a name. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -26,6 +28,10 @@
 #define MAX_UNITS (1u << 24) /* float-exact integers */
 #define GLYPH_WIDTH 0.59      /* average glyph width per px of font size */
 #define LABEL_PAD 3          /* px left of a label */
+/* A title keeps this many characters of a name, then "...": a name of
+ * megabytes in every frame of its path would make the SVG that much
+ * larger for each (the folded text and `prof report` keep it whole). */
+#define MAX_NAME_CHARS 4096
 
 struct writer {
 	const struct profile *p;
@@ -44,6 +50,7 @@ struct writer {
 	uint64_t count_total; /* what percentages are of: total, or a diff's count */
 	struct svg_diff_frames diff; /* when o->diff */
 	uint32_t rows;
+	struct flame_cut cut; /* the rows left out past FLAME_MAX_ROWS or _FRAMES */
 	double layout_width, fs;
 	unsigned fh, pad_top, height;
 	const char *countname;
@@ -268,6 +275,17 @@ static int write_head(struct writer *wr)
 		if ((err = text_elem(wr, "subtitle", NULL, "50%", 0, wr->fs * 4, o->subtitle)))
 			return err;
 	}
+	if (wr->cut.row) {
+		wr->a.len = 0;
+		if (svg_buf__printf(&wr->a, "Stacks cut at depth %" PRIu32 ": %zu frame%s there and "
+				    "all above not drawn (at most %u rows and %u frames)",
+				    wr->cut.row, wr->cut.frames, wr->cut.frames == 1 ? "" : "s",
+				    FLAME_MAX_ROWS, FLAME_MAX_FRAMES))
+			return -ENOMEM;
+		if ((err = text_elem(wr, "cut", NULL, "50%", 0, wr->fs * (o->subtitle ? 6 : 4),
+				     wr->a.s)))
+			return err;
+	}
 	/* The controls are hidden until the script runs: a graph shown
 	 * without scripts (an <img>) has no dead buttons. */
 	if ((err = text_elem(wr, "unzoom", "hide", "10", 0, wr->fs * 2, "Reset Zoom")) ||
@@ -308,9 +326,17 @@ static int write_frames(struct writer *wr)
 		const char *name = frame_name(wr, f->node, &len);
 		char cls[24];
 
+		long chars;
+
 		wr->a.len = 0;
-		if (svg_buf__put(&wr->a, "", 0) || svg_text_clean(&wr->a, name, len) < 0 ||
-		    svg_buf__put(&wr->a, " (", 2) || svg_buf__count_scaled(&wr->a, count, wr->p->count_decimals) ||
+		if (svg_buf__put(&wr->a, "", 0) || (chars = svg_text_clean(&wr->a, name, len)) < 0)
+			return -ENOMEM;
+		if (chars > MAX_NAME_CHARS) {
+			wr->a.len = svg_text_prefix(wr->a.s, wr->a.len, MAX_NAME_CHARS - 3);
+			if (svg_buf__put(&wr->a, "...", 3))
+				return -ENOMEM;
+		}
+		if (svg_buf__put(&wr->a, " (", 2) || svg_buf__count_scaled(&wr->a, count, wr->p->count_decimals) ||
 		    svg_buf__printf(&wr->a, " %s", wr->countname) ||
 		    (wr->o->diff && (svg_buf__put(&wr->a, "; ", 2) ||
 				     svg_diff_frames__describe(&wr->diff, f->node, &wr->a))) ||
@@ -424,7 +450,8 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 	/* Never narrower than one drawing unit: scaled widths stay >= 1. */
 	if (min_total < (double)wr->total / (double)wr->units)
 		min_total = (double)wr->total / (double)wr->units;
-	err = flame_tree__layout(&wr->tree, min_total, &wr->frames, &wr->nframes, &deepest);
+	err = flame_tree__layout(&wr->tree, min_total, FLAME_MAX_ROWS, FLAME_MAX_FRAMES, &wr->frames,
+				 &wr->nframes, &deepest, &wr->cut);
 	if (err)
 		return err;
 	wr->count_total = wr->total;
@@ -439,7 +466,7 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 	wr->rows = deepest + 1;
 	wr->fh = o->frame_height ? o->frame_height : 16;
 	wr->fs = o->font_size > 0 ? o->font_size : 12;
-	wr->pad_top = (unsigned)ceil(wr->fs * (o->subtitle ? 5 : 3));
+	wr->pad_top = (unsigned)ceil(wr->fs * ((o->subtitle ? 5 : 3) + (wr->cut.row ? 2 : 0)));
 	wr->height = wr->pad_top + wr->rows * wr->fh + (unsigned)ceil(wr->fs * 2 + 10);
 	wr->countname = o->countname ? o->countname : "samples";
 	return assign_colors(wr);
@@ -460,6 +487,7 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 		st->drawn = wr.nframes;
 		st->rows = wr.rows;
 		st->colors = wr.ncolors;
+		st->cut_row = wr.cut.row;
 	}
 	err = xml_out__open(&x, out);
 	wr.w = x.w;

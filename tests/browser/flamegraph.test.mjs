@@ -397,6 +397,80 @@ test('a function named <script>alert(1)</script> is text and runs nothing', asyn
 	await page.close();
 });
 
+// Issue 15, finding 8: a link carries a search, and RegExp backtracks
+// exponentially on ^(A+)+$ against a name of 40 A's (minutes of a busy
+// page; it cannot be interrupted). The page must answer: a hang fails this
+// test by playwright's timeout on the load.
+test('a crafted link ^(A+)+$ over a frame of 40 A\'s: the page answers, exactly', async () => {
+	const a40 = 'A'.repeat(40);
+	const folded = `main;${a40} 30\nmain;${a40};leaf 10\nmain;other;${a40}B 25\nmain;other 35\n`;
+	const svg = join(dir, 'redos.svg');
+	run(PROF, ['svg', '-i', '-', '-o', svg], folded);
+	const hostile = parseFolded(folded), frames = modelFrames(hostile);
+	const page = await open(pathToFileURL(svg).href + '#s=^(A%2B)%2B$');
+	const s = await state(page);
+	assert.equal(s.query, '^(A+)+$');
+	// the share of the 40-A frame (its 40 samples of 100; not A..AB)
+	assert.equal(await text(page, '#matched'), 'Matched: 40.00%');
+	// (the model tests /^A+$/, the same language: node's RegExp would hang too)
+	assert.equal(s.matched.percent, modelMatched(frames, /^A+$/).percent);
+	assert.equal(await page.locator('#frames > g.m').count(), 1);
+	// a click still zooms, and the share follows the zoom
+	const other = frames.findIndex((f) => f.name === 'other');
+	await page.click(frameRect(other));
+	await settle(page);
+	assert.equal((await state(page)).zoomed, other);
+	assert.equal(await text(page, '#matched'), 'Matched: 0.00%');
+	const aa = frames.findIndex((f) => f.name === a40);
+	await page.click('#unzoom');
+	await page.click(frameRect(aa));
+	await settle(page);
+	assert.equal(await text(page, '#matched'), 'Matched: 100.00%');
+	assert.equal(new URL(page.url()).hash, `#x=${aa}&s=${encodeURIComponent('^(A+)+$')}`);
+	checkClean(page);
+	await page.close();
+});
+
+test('the search matcher matches what RegExp matches; it refuses what it cannot bound', async () => {
+	const page = await open();
+	const patterns = ['burn_', 'burn_(alpha|beta)$', '^alpha', 'alpha_(?:inner|outer)$',
+		'^(?<t>alpha|beta)$', '[a-c]+_[^_]+', '[^a-z_]', '^[^_]*$', '\\d', '\\w+\\s\\w+', '\\.',
+		'^.{4}$', 'a.p', '\\[k\\]$', '_\\[[kj]\\]', '\\(int', 'l{2}', 'e{1,2}t', 'a{,3}',
+		'{lambda', '[\\d-z]+', '\\bbeta\\b', '\\Bet', 'x*y*z*', '(a|b)+$', '^$', 'a??b',
+		'^A+$', '(\\w+\\s)+\\w', '\\x61lpha', '\\u0062eta', 'ÜBER', '[ü]', 'libc\\.so\\.\\d'];
+	const extra = ['std::vector<int>::push_back', '{lambda()#1}', 'do_syscall_64_[k]',
+		'Foo::bar(int, char const*)', '[libc.so.6+0x2a3f]', 'über', 'x y', 'A'.repeat(40),
+		'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB', 'a-b', 'ab', ''];
+	// (no pattern here backtracks badly: RegExp runs them too, for the answer)
+	const got = await page.evaluate(([patterns, extra]) => {
+		const fg = window.flamegraph, names = [...extra], out = [];
+		for (let i = 0; i < fg.frames(); i++)
+			names.push(fg.frame(i).name);
+		for (const p of patterns) {
+			for (const ic of [false, true]) {
+				const re = new RegExp(p, ic ? 'i' : '');
+				out.push({ p, ic, want: names.map((s) => re.test(s)), got: fg.match(p, ic, names) });
+			}
+		}
+		return out;
+	}, [patterns, extra]);
+	for (const { p, ic, want, got: g } of got)
+		assert.deepEqual(g, want, `${p}${ic ? ' (ignore case)' : ''}`);
+	// what a linear-time matcher cannot do is refused, visibly
+	for (const p of ['(alpha)_\\1', 'alpha(?=_)', '(?<!x)beta', 'a{5000}']) {
+		await page.evaluate((q) => window.flamegraph.search(q), p);
+		assert.match(await text(page, '#details'), /^Unsupported regex: .* cannot be searched$/, p);
+		assert.equal(await text(page, '#matched'), 'Unsupported regex', p);
+		assert.equal(await page.locator('#frames > g.m').count(), 0, p);
+	}
+	// and the page goes on searching
+	await page.evaluate(() => window.flamegraph.search('burn_'));
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(modelMatched(model, /burn_/).percent)}%`);
+	assert.equal(await text(page, '#details'), '');
+	checkClean(page);
+	await page.close();
+});
+
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,
 	{ skip: MEASURE_FRAMES <= 0 }, async (t) => {
 		const res = await measure({ prof: PROF, frames: MEASURE_FRAMES, runs: 3, browser });

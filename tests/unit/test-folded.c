@@ -1,6 +1,8 @@
 /* test-folded.c: reading and writing folded stacks (report/folded.c): good
  * lines, names with spaces and odd bytes, malformed lines, huge counts,
- * bytewise sorting and merging, pool merging of root frames. */
+ * bytewise sorting and merging, pool merging of root frames, the limit on
+ * frames a line. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,6 +174,58 @@ static void test_merge_pool_name(void **state)
 	}
 }
 
+/* A line of exactly PROFILE_MAX_DEPTH frames is read; one frame more is
+ * refused (-E2BIG, with its line), whatever comes before it. */
+static char *deep_line(size_t frames, const char *before)
+{
+	size_t pre = strlen(before), i;
+	char *s = malloc(pre + frames * 2 + 8), *at;
+
+	assert_non_null(s);
+	memcpy(s, before, pre);
+	at = s + pre;
+	for (i = 0; i < frames; i++) {
+		*at++ = i ? ';' : 'a';
+		if (i)
+			*at++ = 'a';
+	}
+	strcpy(at, " 3\n");
+	return s;
+}
+
+static void test_depth_limit(void **state)
+{
+	struct profile p;
+	struct folded_stats st;
+	char *ok = deep_line(PROFILE_MAX_DEPTH, "x;y 1\n"), *bad = deep_line(PROFILE_MAX_DEPTH + 1, "x;y 1\n");
+
+	(void)state;
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_folded(&p, ok, strlen(ok), &st), 0);
+	assert_int_equal(st.lines, 2);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(p.total, 4);
+	assert_int_equal(p.nstacks, 2);
+	assert_int_equal(p.stacks[1].depth, PROFILE_MAX_DEPTH);
+	profile__release(&p);
+
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_folded(&p, bad, strlen(bad), &st), -E2BIG);
+	assert_int_equal(st.bad_line, 2);
+	profile__release(&p);
+	free(ok);
+	free(bad);
+
+	/* a 26M-frame line is refused at its 16385th frame: the rest is
+	 * never read (no scratch for 26M frames) */
+	bad = deep_line(4 * PROFILE_MAX_DEPTH, "");
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_folded(&p, bad, strlen(bad), &st), -E2BIG);
+	assert_int_equal(st.bad_line, 1);
+	profile__release(&p);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_sort_order),
 		cmocka_unit_test(test_merge_pools_root),
 		cmocka_unit_test(test_merge_pool_name),
+		cmocka_unit_test(test_depth_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
