@@ -36,7 +36,7 @@ struct perf_script_stats {
 	char event[64];         /* the first event seen (the one counted), "" if none */
 	char other_event[64];   /* the first skipped event */
 	size_t no_period;       /* with opts.period: samples without a period, counted 1 */
-	size_t bad_line;        /* the line of an -EOVERFLOW or -ERANGE (1-based) */
+	size_t bad_line;        /* the line of an -EOVERFLOW, -ERANGE or -E2BIG (1-based) */
 };
 
 /* The largest pid or tid perf script text may hold: pid_t's (the kernel's
@@ -65,8 +65,8 @@ int perf_script_detect(const char *text, size_t len);
  * line: frame lines are cached by their text, stacks hashed. 0, -ENOMEM,
  * -EOVERFLOW (with opts.period, a period or the sum of the periods does not
  * fit 64 bits: nothing is rounded or saturated) or -ERANGE (a pid or tid
- * above PERF_SCRIPT_MAX_ID: no id is wrapped or clamped); st->bad_line says
- * where. */
+ * above PERF_SCRIPT_MAX_ID: no id is wrapped or clamped) or -E2BIG (a sample
+ * of more than PROFILE_MAX_DEPTH frames); st->bad_line says where. */
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st);
 

@@ -454,6 +454,12 @@ static int build_from_perf_script(struct profile_input *in)
 			  in->shown, st.bad_line);
 		return EXIT_FAIL;
 	}
+	if (err == -E2BIG) {
+		cli_error("%s: the sample at line %zu has more than %d frames, the most prof reads "
+			  "in a stack (no real stack is that deep)",
+			  in->shown, st.bad_line, PROFILE_MAX_DEPTH);
+		return EXIT_FAIL;
+	}
 	if (err == -ERANGE) {
 		cli_error("%s: line %zu has a pid or tid above %u, which no process has; prof does "
 			  "not wrap or clamp ids",

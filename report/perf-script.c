@@ -365,6 +365,12 @@ static int add_frame(struct ps *ps, const char *addr, size_t addr_len, const cha
 		return add_frame(ps, addr, addr_len, s, len); /* found now */
 	}
 found:
+	/* The folded reader's limit: no real stack is that deep, and a
+	 * hostile one would cost memory in proportion. */
+	if (ps->ncur + fr->n > PROFILE_MAX_DEPTH) {
+		ps->st->bad_line = ps->sample_line;
+		return -E2BIG;
+	}
 	if (GROW(ps->cur, ps->cur_cap, ps->ncur + fr->n))
 		return -ENOMEM;
 	for (k = 0; k < fr->n; k++)
@@ -640,18 +646,21 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 
 			while (a < end && is_space(*a))
 				a++;
-			if (a < end)
-				return add_frame(ps, after, alen, a, (size_t)(end - a)) ? -ENOMEM : 1;
+			if (a < end) {
+				err = add_frame(ps, after, alen, a, (size_t)(end - a));
+				return err ? err : 1;
+			}
 		}
 	}
 	return 1;
 }
 
 /* An indented line: a frame "addr sym...", or a source line ("file.c:42",
- * from -F srcline): 1 if it is one of those, 0 if not, -ENOMEM. */
+ * from -F srcline): 1 if it is one of those, 0 if not, -ENOMEM or -E2BIG. */
 static int indented_line(struct ps *ps, const char *l, size_t n)
 {
 	size_t i = 0, a;
+	int err;
 
 	while (i < n && is_space(l[i]))
 		i++;
@@ -673,7 +682,8 @@ static int indented_line(struct ps *ps, const char *l, size_t n)
 			ps->weight = 1;
 			ps->sample_line = ps->lineno;
 		}
-		return add_frame(ps, l + a, addr_len, l + i, n - i) ? -ENOMEM : 1;
+		err = add_frame(ps, l + a, addr_len, l + i, n - i);
+		return err ? err : 1;
 	}
 	/* "file.c:42" or "??:0": one token ending in ':' and digits. */
 	for (i = a; i < n && !is_space(l[i]); i++)

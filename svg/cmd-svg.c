@@ -497,6 +497,7 @@ static int draw(struct svg_cmd *c)
 {
 	struct folded_opts fo = {.thread_root = c->in.roots};
 	const char *shown = c->output ? c->output : "standard output";
+	struct svg_stats st = {0};
 	int err, close_err = 0;
 
 	if (c->is_diff) {
@@ -520,7 +521,10 @@ static int draw(struct svg_cmd *c)
 	err = open_output(c);
 	if (err)
 		return err;
-	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out, NULL);
+	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out, &st);
+	if (!err && st.cut_row)
+		cli_warn("stacks cut at depth %zu (the page says so): no real profile is that "
+			 "deep", st.cut_row);
 	if (c->out != stdout) {
 		/* A failure leaves no partial file, and an old one as it was. */
 		close_err = out_file__fclose(&c->of, c->out, !err);

@@ -92,6 +92,7 @@ kb() {
 @test "a 10,000-deep tower is drawn cut at 4096 rows, with a note in the page" {
 	run --separate-stderr "$PROF" svg -i "$DIR/tower.folded" -o "$BATS_TEST_TMPDIR/tower.svg"
 	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"warning: stacks cut at depth 4096 (the page says so)"* ]]
 	svg=$BATS_TEST_TMPDIR/tower.svg
 	grep -q 'data-rows="4096"' "$svg"
 	grep -q '<text id="cut" x="50%" y="[0-9.]*">Stacks cut at depth 4096: 1 frame there and all above not drawn (at most 4096 rows and 1000000 frames)</text>' "$svg"
@@ -116,4 +117,20 @@ kb() {
 	[ "$status" -eq 0 ]
 	assert_between "maximum RSS (KB)" "$rss" 1 "$bound"
 	grep -q 'data-rows="4096"' "$BATS_TEST_TMPDIR/many.svg"
+}
+
+@test "perf script text: a sample 1M frames deep fails with one line, in bounded memory" {
+	as_user "$ATTACKER" perl -e '
+		open(my $f, ">", "$ARGV[0]") or die;
+		print $f "prog 123/123 1.000000: 1 cpu-clock:\n";
+		printf $f "\t%x f%d (/bin/x)\n", $_, $_ for 1 .. 1000000;
+		print $f "\n";
+	' "$DIR/deep.perf-script"
+	prof_rss report -i "$DIR/deep.perf-script"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+	[[ "$stderr" == *"the sample at line 1 has more than 16384 frames"* ]]
+	echo "rss $rss KB, input $(kb "$DIR/deep.perf-script") KB"
+	[ "$rss" -le $((3 * $(kb "$DIR/deep.perf-script") + 65536)) ]
 }
