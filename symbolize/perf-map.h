@@ -18,7 +18,7 @@
 
 /* Map files larger than this, or with more lines, are read only this far
  * (perf_map__cut says so). Far above a real map: a busy JVM's map is a few
- * MB (the example Service's, 0.5 MB; docs/prof-symbolize.md), a big one
+ * MB (the example Service's, 62 KB in 740 lines; docs/prof-symbolize.md), a big one
  * tens of MB; the cap bounds what another user can make root's recorder
  * read and keep (about 64 MB and 2 s here, instead of a whole file). */
 #define PERF_MAP_MAX_BYTES (64u << 20)
