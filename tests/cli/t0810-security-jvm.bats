@@ -242,11 +242,12 @@ with open(path, "a") as f:
 	run timeout -k 5 60 /usr/bin/time -f 'maxrss %M' "$PROF" record -p "$JIT_PID" -d 1 -o "$rec"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"JIT map '/proc/$JIT_PID/root$JIT_MAP' is larger than prof reads (64 MB or 2097152 lines): only its start is used"* ]]
-	# prof's peak memory: what 64 MB of map lines need, not what 300 MB would
-	# (750 MB before the cap; the bound is that of the cap, with room).
+	# prof's peak memory: what 64 MB of map lines need, not what 300 MB
+	# would. Measured here: 125 MB (290 MB under ASan, its shadow and
+	# quarantine), 750 MB before the cap; the bound leaves room for both.
 	rss=$(echo "$output" | awk '/^maxrss/ { print $2 }')
-	echo "max RSS ${rss} KB" >&3
-	[ "$rss" -lt $((200 * 1024)) ]
+	echo "# max RSS ${rss} KB" >&3
+	[ "$rss" -lt $((400 * 1024)) ]
 	# Its real lines, at the start, still name its code.
 	"$PROF" report -i "$rec" | grep -q 'jit_loop_hot_\[j\]'
 }
