@@ -28,7 +28,8 @@ struct attach {
 	pid_t pid;
 	struct jvm_proc proc;
 	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char rm_hint[sizeof(((struct sockaddr_un *)0)->sun_path) + 80]; /* what to do about a socket that is not the JVM's */
+	/* What to do about a socket that is not the JVM's. */
+	char rm_hint[sizeof(((struct sockaddr_un *)0)->sun_path) + 80];
 	uint64_t deadline; /* CLOCK_MONOTONIC ms */
 	int (*cancelled)(void);
 	char *err, *hint;
@@ -163,7 +164,8 @@ static int check_socket_file(struct attach *a)
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
 		return fail(a, -ENOTCONN, a->rm_hint,
-			    "refusing JVM %d's attach socket '%s': not a socket", (int)a->pid, shown);
+			    "refusing JVM %d's attach socket '%s': not a socket", (int)a->pid,
+			    shown);
 	if (st.st_uid != a->proc.euid)
 		return fail(a, -ENOTCONN, a->rm_hint,
 			    "refusing JVM %d's attach socket '%s': owned by uid %u, not by the "

@@ -12,8 +12,9 @@
  * profile. All three share one deadline per JVM (JVM_DEADLINE_MS), and a
  * stop signal (held back here, see session.c) ends the step at once: the
  * recording is then finished without what was not asked. A socket that is
- * not the JVM's own is refused (jvm/attach.c): nothing is asked of it. A JVM that already exited cannot be asked: its map is read if
- * it wrote one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
+ * not the JVM's own is refused (jvm/attach.c): nothing is asked of it.
+ * A JVM that already exited cannot be asked: its map is read if it wrote
+ * one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
 #include "recorder.h"
 
 #include <errno.h>

@@ -72,9 +72,9 @@ int perf_map__stale(const struct stat *st, int64_t start_ns, int64_t ran_ns);
  * The file is opened without following symlinks and checked on the open
  * descriptor (perf_map__check); while the process lives, a map older than
  * it is refused (perf_map__stale: left by an earlier process with that
- * pid). It is read in pieces, at most PERF_MAP_MAX_BYTES. Returns the verdict; on PERF_MAP_OK *out is
- * the map. `path` gets the file looked at last (for messages). -ENOMEM on
- * allocation failure. Blocks on file I/O. */
+ * pid). It is read in pieces, at most PERF_MAP_MAX_BYTES. Returns the
+ * verdict; on PERF_MAP_OK *out is the map. `path` gets the file looked at
+ * last (for messages). -ENOMEM on allocation failure. Blocks on file I/O. */
 int perf_map__load_pid(uint32_t pid, const char *root_prefix, struct perf_map **out,
 		       char *path, size_t pathlen);
 
