@@ -1,8 +1,11 @@
 /* attach.c: HotSpot's dynamic attach protocol in C (see jvm.h): find or
- * trigger the JVM's attach socket, connect with the JVM's credentials, send
- * one jcmd command, read the answer. Bounded in time (JVM_ATTACH_TIMEOUT_MS
- * for the socket to appear, JVM_REPLY_TIMEOUT_MS for an answer) and size
- * (JVM_MAX_REPLY). */
+ * trigger the JVM's attach socket, make sure it is the JVM's (its owner,
+ * then the credentials of the process listening on it), connect with the
+ * JVM's credentials, send one jcmd command, read the answer. Bounded in
+ * time (JVM_ATTACH_TIMEOUT_MS for the socket to appear,
+ * JVM_CONNECT_TIMEOUT_MS for a connection, the caller's deadline for all)
+ * and size (JVM_MAX_REPLY); every wait is non-blocking, in slices of
+ * JVM_POLL_MS between looks at the caller's `cancelled`. */
 #include "jvm/jvm-internal.h"
 
 #include <errno.h>
@@ -25,6 +28,10 @@ struct attach {
 	pid_t pid;
 	struct jvm_proc proc;
 	char sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	/* What to do about a socket that is not the JVM's. */
+	char rm_hint[sizeof(((struct sockaddr_un *)0)->sun_path) + 80];
+	uint64_t deadline; /* CLOCK_MONOTONIC ms */
+	int (*cancelled)(void);
 	char *err, *hint;
 	size_t errlen, hintlen;
 };
@@ -53,6 +60,11 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+uint64_t jvm_deadline(unsigned ms)
+{
+	return now_ms() + ms;
+}
+
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
@@ -61,28 +73,66 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-/* Connects to the socket with the JVM's effective ids when we are root
- * and they differ: the JVM accepts a peer with its own euid and egid, or
- * root in its user namespace (which host root is not, in a container
- * with its own user namespace). SO_PEERCRED is taken at connect(), so the
- * ids are switched back right after. */
-static int connect_as_target(struct attach *a, int *fdp)
+/* 0 while there is time left before `until` (and the deadline) and the
+ * caller has not cancelled; else -ETIMEDOUT or -EINTR. */
+static int time_left(const struct attach *a, uint64_t until)
+{
+	if (a->cancelled && a->cancelled())
+		return -EINTR;
+	return now_ms() < (until < a->deadline ? until : a->deadline) ? 0 : -ETIMEDOUT;
+}
+
+/* Sleeps ms, or less: up to the deadline, in slices of JVM_POLL_MS. */
+static void nap(const struct attach *a, unsigned ms)
+{
+	uint64_t t = now_ms();
+
+	if (t >= a->deadline)
+		return;
+	if (ms > a->deadline - t)
+		ms = (unsigned)(a->deadline - t);
+	sleep_ms(ms < JVM_POLL_MS ? ms : JVM_POLL_MS);
+}
+
+/* Waits for `events` on fd until the deadline, looking at `cancelled`
+ * every JVM_POLL_MS. 0, -ETIMEDOUT, -EINTR (cancelled) or -errno. */
+static int wait_fd(const struct attach *a, int fd, short events)
+{
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = events};
+		uint64_t t = now_ms(), left;
+		int r = time_left(a, UINT64_MAX);
+
+		if (r)
+			return r;
+		left = a->deadline - t;
+		r = poll(&pfd, 1, (int)(left < JVM_POLL_MS ? left : JVM_POLL_MS));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* One connect() with the JVM's effective ids when we are root and they
+ * differ: the JVM accepts a peer with its own euid and egid, or root in
+ * its user namespace (which host root is not, in a container with its own
+ * user namespace). SO_PEERCRED is taken at connect(), so the ids are
+ * switched back right after. The socket is non-blocking: a listener whose
+ * accept queue is full gives -EAGAIN at once instead of blocking. */
+static int connect_once(struct attach *a, int fd)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	uid_t euid = geteuid();
 	gid_t egid = getegid();
-	int switched = 0, fd, err = 0;
+	int switched = 0, err = 0;
 
 	memcpy(sa.sun_path, a->sock, sizeof(sa.sun_path));
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
 	if (euid == 0 && (a->proc.euid != 0 || a->proc.egid != egid)) {
 		if (setegid(a->proc.egid) || seteuid(a->proc.euid)) {
 			err = -errno;
 			if (setegid(egid))
 				err = -errno;
-			close(fd);
 			return err;
 		}
 		switched = 1;
@@ -91,6 +141,87 @@ static int connect_as_target(struct attach *a, int *fdp)
 		err = -errno;
 	if (switched && (seteuid(euid) || setegid(egid)))
 		abort(); /* cannot get root back: never go on with the wrong ids */
+	if (err == -EINPROGRESS) {
+		socklen_t sl = sizeof(err);
+
+		err = wait_fd(a, fd, POLLOUT);
+		if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl))
+			err = errno;
+		err = err > 0 ? -err : err;
+	}
+	return err;
+}
+
+/* Is the socket file the JVM's: owned by its euid, closed to group and
+ * others, as HotSpot makes it (and as the JDK's client checks)? 0, -ENOENT,
+ * or -ENOTCONN with the reason in a->err. */
+static int check_socket_file(struct attach *a)
+{
+	const char *shown = strstr(a->sock, "/tmp/");
+	struct stat st;
+
+	if (lstat(a->sock, &st))
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return fail(a, -ENOTCONN, a->rm_hint,
+			    "refusing JVM %d's attach socket '%s': not a socket", (int)a->pid,
+			    shown);
+	if (st.st_uid != a->proc.euid)
+		return fail(a, -ENOTCONN, a->rm_hint,
+			    "refusing JVM %d's attach socket '%s': owned by uid %u, not by the "
+			    "JVM's uid %u", (int)a->pid, shown, (unsigned)st.st_uid,
+			    (unsigned)a->proc.euid);
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		return fail(a, -ENOTCONN, a->rm_hint,
+			    "refusing JVM %d's attach socket '%s': open to other users (mode %03o)",
+			    (int)a->pid, shown, (unsigned)(st.st_mode & 0777));
+	return 0;
+}
+
+/* Is the process listening on the connected fd the JVM itself, with its
+ * uid? SO_PEERCRED gives the listener's pid and ids as seen from our
+ * namespaces, as /proc shows the JVM's (a JVM in a container too). */
+static int check_peer(struct attach *a, int fd)
+{
+	struct ucred cr;
+	socklen_t sl = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl))
+		return -errno;
+	if (cr.pid == a->pid && cr.uid == a->proc.euid)
+		return 0;
+	return fail(a, -ENOTCONN, a->rm_hint,
+		    "refusing JVM %d's attach socket '%s': process %d (uid %u) listens on it, "
+		    "not the JVM", (int)a->pid, strstr(a->sock, "/tmp/"), (int)cr.pid,
+		    (unsigned)cr.uid);
+}
+
+/* Connects to the JVM's socket, checked before (the file) and after (the
+ * listener) connect(), retrying a full accept queue for up to
+ * JVM_CONNECT_TIMEOUT_MS. 0 and *fdp, or -errno (-ENOTCONN: refused, with
+ * a->err set; nothing was sent). */
+static int connect_as_target(struct attach *a, int *fdp)
+{
+	uint64_t until = now_ms() + JVM_CONNECT_TIMEOUT_MS;
+	unsigned wait = 10;
+	int fd, err;
+
+	err = check_socket_file(a);
+	if (err)
+		return err;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	while ((err = connect_once(a, fd)) == -EAGAIN && !(err = time_left(a, until))) {
+		nap(a, wait);
+		if (wait < 200)
+			wait *= 2;
+		err = -EAGAIN;
+	}
+	if (err == -ETIMEDOUT)
+		err = -EBUSY; /* the JVM takes no connection: frozen or flooded */
+	if (!err)
+		err = check_peer(a, fd);
 	if (err) {
 		close(fd);
 		return err;
@@ -129,11 +260,11 @@ static int create_trigger(struct attach *a, char *path, size_t len)
 	return err;
 }
 
-static int socket_exists(const struct attach *a)
+static int path_exists(const struct attach *a)
 {
 	struct stat st;
 
-	return !stat(a->sock, &st) && S_ISSOCK(st.st_mode);
+	return !lstat(a->sock, &st);
 }
 
 /* Wakes up the attach listener and waits for its socket, with backoff:
@@ -166,9 +297,9 @@ static int trigger(struct attach *a)
 		return fail(a, err, NULL, "cannot signal JVM %d: %s", (int)a->pid, strerror(-err));
 	}
 	deadline = now_ms() + JVM_ATTACH_TIMEOUT_MS;
-	while (!socket_exists(a) && now_ms() < deadline &&
+	while (!path_exists(a) && !(err = time_left(a, deadline)) &&
 	       (alive = !kill(a->pid, 0) || errno != ESRCH)) {
-		sleep_ms(wait);
+		nap(a, wait);
 		if (wait < 200)
 			wait *= 2;
 	}
@@ -176,7 +307,10 @@ static int trigger(struct attach *a)
 		unlink(trig);
 	if (!alive)
 		return fail(a, -ESRCH, NULL, "JVM %d exited", (int)a->pid);
-	if (!socket_exists(a))
+	if (err == -EINTR)
+		return fail(a, err, NULL, "stopped while waiting for JVM %d's attach socket",
+			    (int)a->pid);
+	if (!path_exists(a))
 		return fail(a, -ETIMEDOUT,
 			    "it may run with -XX:+DisableAttachMechanism, or be too busy: try again",
 			    "JVM %d did not open its attach socket within %d s", (int)a->pid,
@@ -184,11 +318,18 @@ static int trigger(struct attach *a)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+static int write_all(const struct attach *a, int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
 
+		if (w < 0 && errno == EAGAIN) {
+			int err = wait_fd(a, fd, POLLOUT);
+
+			if (err)
+				return err;
+			continue;
+		}
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -200,38 +341,29 @@ static int write_all(int fd, const char *p, size_t n)
 }
 
 /* Reads until EOF, the size cap or the deadline. */
-static int read_reply(int fd, char **buf, size_t *len)
+static int read_reply(const struct attach *a, int fd, char **buf, size_t *len)
 {
-	uint64_t deadline = now_ms() + JVM_REPLY_TIMEOUT_MS;
 	size_t cap = 0, n = 0;
 	char *b = NULL;
 
 	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		uint64_t t = now_ms();
 		ssize_t r;
+		int err;
 
-		if (t >= deadline) {
-			free(b);
-			return -ETIMEDOUT;
-		}
 		if (GROW(b, cap, n + 65536 + 1)) {
 			free(b);
 			return -ENOMEM;
 		}
-		r = poll(&pfd, 1, (int)(deadline - t));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
+		err = wait_fd(a, fd, POLLIN);
+		if (err) {
 			free(b);
-			return r ? -errno : -ETIMEDOUT;
+			return err;
 		}
 		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0) {
-			int err = -errno;
-
+			err = -errno;
 			free(b);
 			return err;
 		}
@@ -285,8 +417,8 @@ static int parse_reply(struct attach *a, const char *cmd, char *buf, size_t len,
 	return 0;
 }
 
-int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errbuf,
-	     size_t errlen, char *hintbuf, size_t hintlen)
+int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char **out,
+	     size_t *len, char *errbuf, size_t errlen, char *hintbuf, size_t hintlen)
 {
 	struct attach a = {.pid = pid, .err = errbuf, .errlen = errlen, .hint = hintbuf,
 			   .hintlen = hintlen};
@@ -300,6 +432,8 @@ int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errb
 		errbuf[0] = '\0';
 	if (hintlen)
 		hintbuf[0] = '\0';
+	a.deadline = lim && lim->deadline_ms ? lim->deadline_ms : jvm_deadline(JVM_DEADLINE_MS);
+	a.cancelled = lim ? lim->cancelled : NULL;
 	err = jvm_is_jvm(pid);
 	if (err == 0)
 		return fail(&a, -ENOEXEC, NULL, "process %d is not a JVM (no libjvm.so mapped)",
@@ -321,19 +455,31 @@ int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errb
 		     (unsigned)a.proc.nspid);
 	if (n < 0 || (size_t)n >= sizeof(a.sock))
 		return fail(&a, -ENAMETOOLONG, NULL, "attach socket path too long");
+	snprintf(a.rm_hint, sizeof(a.rm_hint), "another user may have planted it: remove it "
+		 "(rm %s) and record again", a.sock);
 	qlen = (size_t)snprintf(req, sizeof(req), "1%cjcmd%c%s%c%c%c", 0, 0, command, 0, 0, 0);
 	if (qlen >= sizeof(req))
 		return fail(&a, -EINVAL, NULL, "jcmd command too long");
-	/* A socket left by an earlier JVM with the same pid refuses: trigger. */
-	err = socket_exists(&a) ? connect_as_target(&a, &fd) : -ENOENT;
+	/* A socket left by an earlier JVM with the same pid refuses: trigger.
+	 * One that is not the JVM's is refused, and not replaced: the JVM
+	 * could not bind its own over another user's file in /tmp. */
+	err = connect_as_target(&a, &fd);
 	if (err == -ECONNREFUSED)
 		unlink(a.sock); /* nobody listens: HotSpot would remove it too */
-	if (err) {
+	if (err == -ECONNREFUSED || err == -ENOENT) {
 		err = trigger(&a);
 		if (err)
 			return err;
 		err = connect_as_target(&a, &fd);
 	}
+	if (err == -ENOTCONN)
+		return err; /* refused: a.err says why */
+	if (err == -EINTR)
+		return fail(&a, err, NULL, "stopped while connecting to JVM %d", (int)pid);
+	if (err == -EBUSY)
+		return fail(&a, err, "it may be stopped (SIGSTOP) or hung",
+			    "JVM %d takes no connection on its attach socket (its accept queue "
+			    "stays full)", (int)pid);
 	if (err == -EACCES || err == -EPERM)
 		return fail(&a, err, "run prof as root or as the JVM's user",
 			    "not allowed to connect to JVM %d's attach socket: %s", (int)pid,
@@ -341,13 +487,16 @@ int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errb
 	if (err)
 		return fail(&a, err, NULL, "cannot connect to JVM %d's attach socket: %s", (int)pid,
 			    strerror(-err));
-	err = write_all(fd, req, qlen);
+	err = write_all(&a, fd, req, qlen);
 	if (!err)
-		err = read_reply(fd, &reply, &rlen);
+		err = read_reply(&a, fd, &reply, &rlen);
 	close(fd);
 	if (err == -ETIMEDOUT)
-		return fail(&a, err, NULL, "JVM %d did not answer '%s' within %d s", (int)pid,
-			    command, JVM_REPLY_TIMEOUT_MS / 1000);
+		return fail(&a, err, NULL, "JVM %d did not answer '%s' in time", (int)pid,
+			    command);
+	if (err == -EINTR)
+		return fail(&a, err, NULL, "stopped while waiting for JVM %d's answer to '%s'",
+			    (int)pid, command);
 	if (err)
 		return fail(&a, err, NULL, "talking to JVM %d: %s", (int)pid, strerror(-err));
 	err = parse_reply(&a, command, reply, rlen, out, len);
@@ -360,7 +509,7 @@ int jvm_has_flag(pid_t pid, const char *flag)
 {
 	char *out, err[8], hint[8];
 	size_t len;
-	int r = jvm_jcmd(pid, "VM.flags", &out, &len, err, sizeof(err), hint, sizeof(hint));
+	int r = jvm_jcmd(pid, "VM.flags", NULL, &out, &len, err, sizeof(err), hint, sizeof(hint));
 
 	if (r)
 		return r;

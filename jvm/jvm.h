@@ -11,6 +11,12 @@
  * JVM checks SO_PEERCRED), writes "1\0jcmd\0COMMAND\0\0\0" and reads a
  * status line ("0" = ok) and the command's output until EOF.
  *
+ * /tmp is shared: anyone can bind a socket there first. As the JDK's own
+ * client does, the socket file must be owned by the JVM's effective uid and
+ * closed to group and others; and the process listening on it (SO_PEERCRED
+ * of the connection, before anything is sent) must be the JVM itself, with
+ * that uid. Anything else is refused: nothing is sent to it.
+ *
  * SIGQUIT kills a process that does not handle it, so it is only ever sent
  * to a process that maps libjvm.so and catches SIGQUIT (SigCgt in
  * /proc/PID/status). */
@@ -21,19 +27,38 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Bounds: the wait for the socket after SIGQUIT, the wait for one
- * command's answer, the largest answer read (a thread dump of a JVM with
- * tens of thousands of threads fits). */
+/* Bounds: the wait for the socket after SIGQUIT, the wait for a JVM to
+ * take a connection (its accept queue full: frozen, or flooded), everything
+ * asked of one JVM (jvm_limits' default), the slice between looks at
+ * `cancelled`, the largest answer read (a thread dump of a JVM with tens of
+ * thousands of threads fits). */
 #define JVM_ATTACH_TIMEOUT_MS 5000
-#define JVM_REPLY_TIMEOUT_MS 20000
+#define JVM_CONNECT_TIMEOUT_MS 5000
+#define JVM_DEADLINE_MS 20000
+#define JVM_POLL_MS 100
 #define JVM_MAX_REPLY (64u << 20)
+
+/* How long jvm_jcmd() may take: it gives up at `deadline_ms`
+ * (CLOCK_MONOTONIC milliseconds, from jvm_deadline(); 0: JVM_DEADLINE_MS
+ * from the call) with -ETIMEDOUT, and, when `cancelled` is set, asks it
+ * every JVM_POLL_MS while it waits and gives up with -EINTR when it returns
+ * nonzero. Share one deadline among the commands sent to one JVM to bound
+ * them together. */
+struct jvm_limits {
+	uint64_t deadline_ms;
+	int (*cancelled)(void);
+};
+
+/* CLOCK_MONOTONIC milliseconds `ms` from now. */
+uint64_t jvm_deadline(unsigned ms);
 
 /* Is `pid` a HotSpot JVM: does it map libjvm.so? 1 yes, 0 no, -errno when
  * /proc/PID/maps cannot be read (-ESRCH: gone; -EACCES). Reads the maps. */
 int jvm_is_jvm(pid_t pid);
 
 /* Runs jcmd `command` (e.g. "Compiler.perfmap", "Thread.print") in JVM
- * `pid`, triggering its attach listener first if needed (see above).
+ * `pid`, triggering its attach listener first if needed (see above),
+ * within `lim` (NULL: JVM_DEADLINE_MS, not cancellable).
  * Returns 0 and a malloc'ed, NUL-terminated copy of the output in *out
  * (*len bytes, the caller frees), or -errno with a one-line reason in
  * errbuf (and, when there is one, a "what to do" in hintbuf):
@@ -41,13 +66,18 @@ int jvm_is_jvm(pid_t pid);
  *   -ENOTSUP    the JVM refuses dynamic attach (-XX:+DisableAttachMechanism,
  *               -Xrs) or does not know the command (too old);
  *   -ETIMEDOUT  no attach socket within JVM_ATTACH_TIMEOUT_MS of SIGQUIT,
- *               or no answer within JVM_REPLY_TIMEOUT_MS;
+ *               no connection taken within JVM_CONNECT_TIMEOUT_MS, or the
+ *               deadline passed;
+ *   -EINTR      lim->cancelled said so;
  *   -EACCES/-EPERM  not allowed (another user's JVM, prof not root);
+ *   -ENOTCONN   the socket is not the JVM's (another owner, open to
+ *               others, or another process listens on it): refused,
+ *               nothing was sent;
  *   -ESRCH      the process is gone; -EPROTO  a reply we cannot read.
- * Blocks (up to both timeouts). Not thread-safe when run as root: switches
- * the effective uid and gid around connect(). */
-int jvm_jcmd(pid_t pid, const char *command, char **out, size_t *len, char *errbuf,
-	     size_t errlen, char *hintbuf, size_t hintlen);
+ * Blocks (until the deadline at most). Not thread-safe when run as root:
+ * switches the effective uid and gid around connect(). */
+int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char **out,
+	     size_t *len, char *errbuf, size_t errlen, char *hintbuf, size_t hintlen);
 
 /* Does `pid`'s command line or its JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS /
  * _JAVA_OPTIONS environment hold the exact option `opt` (e.g.

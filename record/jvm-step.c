@@ -9,8 +9,12 @@
  *   - VM.flags: without -XX:+PreserveFramePointer, frame-pointer stacks
  *     stop at the first compiled Java frame: say so, once.
  * Sampling is stopped first, so the attach listener's work is not in the
- * profile. A JVM that already exited cannot be asked: its map is read if
- * it wrote one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
+ * profile. All three share one deadline per JVM (JVM_DEADLINE_MS), and a
+ * stop signal (held back here, see session.c) ends the step at once: the
+ * recording is then finished without what was not asked. A socket that is
+ * not the JVM's own is refused (jvm/attach.c): nothing is asked of it.
+ * A JVM that already exited cannot be asked: its map is read if it wrote
+ * one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
 #include "recorder.h"
 
 #include <errno.h>
@@ -30,8 +34,21 @@ struct jvm_step {
 	struct recorder *rc;
 	int quiet;
 	int fp_noticed;
+	int stopped; /* a stop signal came: ask no more */
 	uint64_t names, maps;
 };
+
+/* SIGINT, SIGTERM and SIGHUP are blocked while the recording finishes:
+ * one that came meanwhile waits, pending, and is seen here. */
+static int stop_pending(void)
+{
+	sigset_t set;
+
+	if (sigpending(&set))
+		return 0;
+	return sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1 ||
+	       sigismember(&set, SIGHUP) == 1;
+}
 
 static void notice(const struct jvm_step *js, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -82,12 +99,16 @@ static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_
 
 static void ask_jvm(struct jvm_step *js, pid_t pid)
 {
+	struct jvm_limits lim = {.deadline_ms = jvm_deadline(JVM_DEADLINE_MS),
+				 .cancelled = stop_pending};
 	char err[512], hint[512];
 	char *out;
 	size_t len;
 	int r;
 
-	r = jvm_jcmd(pid, "Compiler.perfmap", &out, &len, err, sizeof(err), hint, sizeof(hint));
+	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, err, sizeof(err), hint,
+		     sizeof(hint));
+	js->stopped = r == -EINTR;
 	if (r == -ENOTSUP && strstr(err, "does not know"))
 		snprintf(hint, sizeof(hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
@@ -101,13 +122,19 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 	}
 	free(out);
 	js->maps++;
-	if (!jvm_jcmd(pid, "Thread.print", &out, &len, err, sizeof(err), hint, sizeof(hint))) {
+	r = jvm_jcmd(pid, "Thread.print", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	if (!r) {
 		thread_names(js, pid, out, len);
 		free(out);
 	} else {
+		js->stopped = r == -EINTR;
 		notice(js, "%s: threads keep their kernel names", err);
+		if (js->stopped)
+			return;
 	}
-	if (!jvm_jcmd(pid, "VM.flags", &out, &len, err, sizeof(err), hint, sizeof(hint))) {
+	r = jvm_jcmd(pid, "VM.flags", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	js->stopped = r == -EINTR;
+	if (!r) {
 		if (jvm_flags_value(out, len, "PreserveFramePointer") != 1)
 			fp_notice(js, pid);
 		free(out);
@@ -191,6 +218,11 @@ void recorder_jvm_step(struct recorder *rc)
 		}
 		if (r != 1)
 			continue;
+		if (js.stopped || stop_pending()) {
+			notice(&js, "stopped: JVM %d not asked for its JIT map and thread names",
+			       (int)pids[i]);
+			continue;
+		}
 		if (!stopped++) {
 			size_t k;
 

@@ -16,8 +16,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-/* Whole map files larger than this are read only this far. */
-#define PERF_MAP_MAX_BYTES (512u << 20)
+/* Map files larger than this, or with more lines, are read only this far
+ * (perf_map__cut says so). Far above a real map: a busy JVM's map is a few
+ * MB (the example Service's, 62 KB in 740 lines; docs/prof-symbolize.md), a big one
+ * tens of MB; the cap bounds what another user can make root's recorder
+ * read and keep (about 64 MB and 2 s here, instead of a whole file). */
+#define PERF_MAP_MAX_BYTES (64u << 20)
+#define PERF_MAP_MAX_ENTRIES (2u << 20)
 /* Longer names are cut to this many bytes. */
 #define PERF_MAP_MAX_NAME 4096
 
@@ -30,6 +35,8 @@ struct perf_map *perf_map__parse(const char *text, size_t len);
 void perf_map__free(struct perf_map *m);
 size_t perf_map__count(const struct perf_map *m);
 size_t perf_map__skipped(const struct perf_map *m);
+/* 0, or the size of the text when it was read only in part (a cap). */
+uint64_t perf_map__cut(const struct perf_map *m);
 
 /* Returns 1 and sets *name (owned by m) and *off when an entry covers addr,
  * else 0. O(log n). */
@@ -43,6 +50,7 @@ enum perf_map_verdict {
 	PERF_MAP_NOT_REGULAR, /* a symlink, a FIFO, a directory... */
 	PERF_MAP_NOT_OWNED,   /* owner is not root, us, or the process's owner */
 	PERF_MAP_WRITABLE,    /* writable by others: anyone could have written it */
+	PERF_MAP_STALE,       /* older than the process: an earlier one's, same pid */
 };
 
 /* The ownership rule, as perf's (owned by root or by the user running prof)
@@ -51,15 +59,22 @@ enum perf_map_verdict {
  * as root. The file must be a regular file not writable by others. */
 enum perf_map_verdict perf_map__check(const struct stat *st, uid_t euid, uid_t target_uid);
 
+/* Was a map with this stat written before a process that started at
+ * start_ns (CLOCK_REALTIME ns) and has run ran_ns, beyond clock slack
+ * (1 s, plus 0.1% of ran_ns for clock drift)? 1 stale, 0 not. */
+int perf_map__stale(const struct stat *st, int64_t start_ns, int64_t ran_ns);
+
 /* Finds and loads the map of process `pid`:
  *   - with root_prefix: ROOT/tmp/perf-PID.map only;
  *   - else, while the process lives: /proc/PID/root/tmp/perf-NSPID.map
  *     (NSPID: the last field of NSpid in /proc/PID/status), then
  *     /tmp/perf-PID.map.
  * The file is opened without following symlinks and checked on the open
- * descriptor (perf_map__check). Returns the verdict; on PERF_MAP_OK *out is
- * the map. `path` gets the file looked at last (for messages). -ENOMEM on
- * allocation failure. Blocks on file I/O. */
+ * descriptor (perf_map__check); while the process lives, a map older than
+ * it is refused (perf_map__stale: left by an earlier process with that
+ * pid). It is read in pieces, at most PERF_MAP_MAX_BYTES. Returns the
+ * verdict; on PERF_MAP_OK *out is the map. `path` gets the file looked at
+ * last (for messages). -ENOMEM on allocation failure. Blocks on file I/O. */
 int perf_map__load_pid(uint32_t pid, const char *root_prefix, struct perf_map **out,
 		       char *path, size_t pathlen);
 

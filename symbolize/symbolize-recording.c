@@ -121,6 +121,8 @@ static void note_refused(struct symbolizer *s, int verdict, const char *path)
 		[PERF_MAP_NOT_OWNED] = "not owned by root, the user running prof or the "
 				       "process's owner",
 		[PERF_MAP_WRITABLE] = "writable by others",
+		[PERF_MAP_STALE] = "older than the process: left by an earlier process with "
+				   "its pid",
 	};
 
 	s->st.perf_maps_ignored++;
@@ -144,7 +146,11 @@ static int jit_map_of(struct symbolizer *s, uint32_t pid, struct perf_map **map)
 		return r;
 	if (r == PERF_MAP_OK)
 		s->st.perf_maps++;
-	else if (r != PERF_MAP_MISSING)
+	if (r == PERF_MAP_OK && perf_map__cut(*map) && !s->st.notice[0])
+		snprintf(s->st.notice, sizeof(s->st.notice), "JIT map '%.200s' is larger "
+			 "than prof reads (%u MB or %u lines): only its start is used", path,
+			 PERF_MAP_MAX_BYTES >> 20, PERF_MAP_MAX_ENTRIES);
+	else if (r != PERF_MAP_OK && r != PERF_MAP_MISSING)
 		note_refused(s, r, path);
 	if (GROW(s->jits, s->jits_cap, s->njits + 1) ||
 	    keymap__put(&s->jit_index, pid, 0, (uint32_t)s->njits, NULL) < 0) {

@@ -276,7 +276,7 @@ static void test_not_a_jvm(void **state)
 	/* This test process maps no libjvm.so: refused before any signal
 	 * (SIGQUIT would end the test here). */
 	assert_int_equal(jvm_is_jvm(getpid()), 0);
-	assert_int_equal(jvm_jcmd(getpid(), "VM.version", &out, &len, err, sizeof(err), hint,
+	assert_int_equal(jvm_jcmd(getpid(), "VM.version", NULL, &out, &len, err, sizeof(err), hint,
 				  sizeof(hint)), -ENOEXEC);
 	assert_null(out);
 	assert_non_null(strstr(err, "not a JVM"));

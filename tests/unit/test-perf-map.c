@@ -349,6 +349,97 @@ static void test_symbolize_jit(void **state)
 	unlink(self_map);
 }
 
+/* The caps: more than PERF_MAP_MAX_ENTRIES lines, or a file longer than
+ * PERF_MAP_MAX_BYTES, is read only that far and says it was cut; read from
+ * a file in pieces, a map parses as the same text in memory does (a line
+ * longer than a piece too). */
+static void test_caps(void **state)
+{
+	size_t n = PERF_MAP_MAX_ENTRIES + 10, len = 0, i;
+	char *text = malloc(n * 16), *long_line;
+	char root[256], dir[300], path[512], got[4096];
+	struct perf_map *m;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "%zx 1 f\n", i + 1);
+	m = perf_map__parse(text, len);
+	assert_non_null(m);
+	assert_int_equal(perf_map__count(m), PERF_MAP_MAX_ENTRIES);
+	assert_int_equal(perf_map__cut(m), len);
+	perf_map__free(m);
+	m = perf_map__parse(text, 6 * 1000);
+	assert_int_equal(perf_map__cut(m), 0);
+	perf_map__free(m);
+	free(text);
+
+	snprintf(root, sizeof(root), "%s/caps", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/tmp", root);
+	assert_int_equal(mkdir(root, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/perf-78.map", dir);
+	/* A 100 KB line (longer than a read), then a good line. */
+	long_line = malloc(100000 + 1);
+	assert_non_null(long_line);
+	memset(long_line, 'x', 100000);
+	memcpy(long_line, "2000 10 ", 8);
+	long_line[100000] = '\0';
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n3000 10 after_long\n4000 10 last_without_newline", long_line);
+	assert_int_equal(fclose(f), 0);
+	free(long_line);
+	assert_int_equal(perf_map__load_pid(78, root, &m, got, sizeof(got)), PERF_MAP_OK);
+	assert_int_equal(perf_map__count(m), 3);
+	assert_int_equal(perf_map__cut(m), 0);
+	{
+		const char *name;
+		uint64_t off;
+
+		assert_int_equal(perf_map__lookup(m, 0x2000, &name, &off), 1);
+		assert_int_equal(strlen(name), PERF_MAP_MAX_NAME);
+	}
+	expect(m, 0x3004, "after_long", 4);
+	expect(m, 0x4000, "last_without_newline", 0);
+	perf_map__free(m);
+
+	/* Past PERF_MAP_MAX_BYTES (a sparse file: a hole, then a line): cut. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("1000 10 first\n", f);
+	assert_int_equal(fseeko(f, (off_t)PERF_MAP_MAX_BYTES + 100, SEEK_SET), 0);
+	fputs("\n5000 10 past_the_cap\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(perf_map__load_pid(78, root, &m, got, sizeof(got)), PERF_MAP_OK);
+	assert_true(perf_map__cut(m) > PERF_MAP_MAX_BYTES);
+	expect(m, 0x1000, "first", 0);
+	expect(m, 0x5000, NULL, 0);
+	perf_map__free(m);
+	unlink(path);
+}
+
+/* A map written before its process started is an earlier process's. */
+static void test_stale(void **state)
+{
+	const int64_t s = 1000000000LL;
+	struct stat st;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.st_mtim.tv_sec = 1000;
+	/* Started at 1000 s: written then, or after, is its own. */
+	assert_int_equal(perf_map__stale(&st, 1000 * s, 5 * s), 0);
+	assert_int_equal(perf_map__stale(&st, 990 * s, 5 * s), 0);
+	/* Started 1 h after it was written: stale. */
+	assert_int_equal(perf_map__stale(&st, 4600 * s, 5 * s), 1);
+	/* Within the slack: 1 s, plus 0.1% of how long the process ran. */
+	assert_int_equal(perf_map__stale(&st, 1000 * s + s / 2, 5 * s), 0);
+	assert_int_equal(perf_map__stale(&st, 1002 * s, 5 * s), 1);
+	assert_int_equal(perf_map__stale(&st, 1002 * s, 30 * 86400 * s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +447,8 @@ int main(void)
 		cmocka_unit_test(test_later_wins),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_load_under_root),
 		cmocka_unit_test(test_load_live),
 		cmocka_unit_test(test_symbolize_jit),
