@@ -29,6 +29,7 @@
 
 #include "jvm/jvm.h"
 #include "lib/grow.h"
+#include "lib/text-clean.h"
 
 struct jvm_step {
 	struct recorder *rc;
@@ -55,14 +56,17 @@ static void notice(const struct jvm_step *js, const char *fmt, ...)
 
 static void notice(const struct jvm_step *js, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
 
 	if (js->quiet)
 		return;
-	fputs("prof record: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* It may quote what a JVM (or an impostor) answered. */
+	fputs("prof record: ", stderr);
+	text_put(stderr, line);
 	fputc('\n', stderr);
 }
 
@@ -114,8 +118,11 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
 	if (r) {
 		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err);
-		if (hint[0] && !js->quiet)
-			fprintf(stderr, "hint: %s\n", hint);
+		if (hint[0] && !js->quiet) {
+			fputs("hint: ", stderr);
+			text_put(stderr, hint);
+			fputc('\n', stderr);
+		}
 		if (!jvm_option_set(pid, "-XX:+PreserveFramePointer"))
 			fp_notice(js, pid);
 		return;
