@@ -14,7 +14,9 @@
 # busy CPUs x FREQ), which shows samples dropped without a lost count (e.g.
 # throttled by the kernel).
 #
-# Env: FREQ (4999), DURATION (5), PERF (perf). Prints markdown on stdout.
+# Env: FREQ (4999), DURATION (5), PERF (perf), CALL_GRAPH (fp; dwarf: prof
+# --call-graph dwarf against perf --call-graph dwarf,32768, the same stack
+# copy). Prints markdown on stdout.
 set -eu
 BENCH_NAME=lost
 # shellcheck source=bench/lib.sh
@@ -28,6 +30,12 @@ ENV_LINE=$(env_line)
 RATE0=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo ?)
 CHURN=$(build_example churn)
 N=$(nproc)
+CALL_GRAPH=${CALL_GRAPH:-fp}
+case $CALL_GRAPH in
+fp) PROF_CG=() PERF_CG=(-g) ;;
+dwarf) PROF_CG=(--call-graph dwarf) PERF_CG=(--call-graph dwarf,32768) ;;
+*) echo "CALL_GRAPH must be fp or dwarf" >&2; exit 2 ;;
+esac
 
 # attach TOOL: one attached run on examples/churn; returns the recorder's status.
 attach() {
@@ -37,10 +45,10 @@ attach() {
 	tpid=$!
 	wait_ready "$TMP/ready" >/dev/null
 	if [ "$tool" = prof ]; then
-		"$PROF" record -F "$FREQ" -d "$DURATION" -p "$tpid" -o "$TMP/l.rec" \
+		"$PROF" record "${PROF_CG[@]}" -F "$FREQ" -d "$DURATION" -p "$tpid" -o "$TMP/l.rec" \
 			>/dev/null 2>"$TMP/l.err" &
 	else
-		"$PERF" record -g -e cpu-clock -F "$FREQ" -p "$tpid" -o "$TMP/l.data" \
+		"$PERF" record "${PERF_CG[@]}" -e cpu-clock -F "$FREQ" -p "$tpid" -o "$TMP/l.data" \
 			-- sleep "$DURATION" >/dev/null 2>"$TMP/l.err" &
 	fi
 	rpid=$!
@@ -69,9 +77,9 @@ run() {
 	expected="—"
 	if [ "$c" != churn ]; then
 		if [ "$tool" = prof ]; then
-			"$PROF" record -F "$FREQ" -o "$TMP/l.rec" -- "${cmd[@]}" >"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
+			"$PROF" record "${PROF_CG[@]}" -F "$FREQ" -o "$TMP/l.rec" -- "${cmd[@]}" >"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
 		else
-			"$PERF" record -g -e cpu-clock -F "$FREQ" -o "$TMP/l.data" -- "${cmd[@]}" \
+			"$PERF" record "${PERF_CG[@]}" -e cpu-clock -F "$FREQ" -o "$TMP/l.data" -- "${cmd[@]}" \
 				>"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
 		fi
 		expected=$(awk -v b="$busy" -v f="$FREQ" '/^elapsed / {printf "%d\n", $2 * b * f}' "$TMP/l.out")
@@ -101,9 +109,9 @@ echo "### Lost samples"
 echo
 echo "$ENV_LINE"
 echo
-echo "At $FREQ Hz. all-cpus: \`bench/cpu-bound -t $N\` (one busy thread per CPU);" \
+echo "At $FREQ Hz, call graphs: $CALL_GRAPH (prof ${PROF_CG[*]:-}, perf ${PERF_CG[*]}). all-cpus: \`bench/cpu-bound -t $N\` (one busy thread per CPU);" \
 	"oversubscribed: \`-t $((4 * N))\`; both launched by the recorder. churn: attached" \
-	"for $DURATION s to examples/churn. perf: \`perf record -g -e cpu-clock\`, lost = its" \
+	"for $DURATION s to examples/churn. perf: \`perf record -e cpu-clock\`, lost = its" \
 	"lost samples (perf report's \"Total Lost Samples\"); prof: the summary line's count." \
 	"Expected: the workload's own elapsed time × $N busy CPUs × $FREQ."
 echo
