@@ -261,7 +261,7 @@ int annot_write(FILE *out, const struct annot_listing *l)
 		int line;
 
 		if (l->lines && func_lines__lookup(l->lines, d->addr, &file, &line) &&
-		    (file != last_file || line != last_line)) {
+		    (!last_file || strcmp(file, last_file) || line != last_line)) {
 			write_source(out, l, file, line);
 			last_file = file;
 			last_line = line;

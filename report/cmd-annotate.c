@@ -1,8 +1,9 @@
 /* cmd-annotate.c: `prof annotate`, the front end: options, reading the
  * recording, choosing the function(s), finding each one's binary (the file
- * that was recorded, checked by build-id), then the listing of
- * annotate-out.c. With input.c and cmd-report.c, the only places in
- * report/ that print. */
+ * that was recorded, checked by build-id) and its debug file (as the
+ * recording's symbolizer finds it: elf_symtab__load_opts()), then the
+ * listing of annotate-out.c. With input.c and cmd-report.c, the only
+ * places in report/ that print. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,7 +26,6 @@
 
 #define DEFAULT_INPUT "prof.data"
 #define DELETED_SUFFIX " (deleted)"
-#define BUILD_ID_DIR "/usr/lib/debug/.build-id"
 #define MAX_LISTED 10     /* other matches named on stderr */
 #define MAX_CLOSE 5       /* close names suggested */
 #define MAX_PATHS_SEARCHED 64
@@ -269,16 +269,18 @@ static const char *recorded_build_id(const struct annotate_cmd *c, const struct 
 }
 
 /* Finds the file of mapping m that is the binary that was recorded:
- * /proc/PID/root/PATH while the process lives (its own mount namespace),
- * else PATH; with a recorded build-id, the file's must match. Returns 0
- * and fills file, or an exit status after printing why not. */
-static int find_binary(struct annotate_cmd *c, const struct annot_func *f, char *file,
-		       size_t len, char *build_id, size_t idlen)
+ * /proc/PID/root/PATH while the process lives (its own mount namespace;
+ * then *root is "/proc/PID/root", where its debug files are looked for
+ * first), else PATH (*root ""); with a recorded build-id, the file's must
+ * match. Returns 0 and fills file, or an exit status after printing why
+ * not. */
+static int find_binary(struct annotate_cmd *c, const struct annot_func *f, char *file, size_t len,
+		       char root[32])
 {
 	const struct rec_mapping *m = &c->rec.mappings[f->mapping];
 	const char *path = recording__str(&c->rec, m->path);
 	const char *want = recorded_build_id(c, m);
-	char clean[PATH_MAX], cand[2][PATH_MAX + 32], found_id[160] = "";
+	char clean[PATH_MAX], cand[2][PATH_MAX + 32], found_id[160] = "", build_id[160];
 	size_t plen = strlen(path), slen = strlen(DELETED_SUFFIX), i;
 	int ncand = 0, err = -ENOENT, changed = 0;
 
@@ -294,7 +296,7 @@ static int find_binary(struct annotate_cmd *c, const struct annot_func *f, char 
 		snprintf(cand[ncand++], sizeof(cand[0]), "/proc/%u/root%s", (unsigned)m->pid, clean);
 	snprintf(cand[ncand++], sizeof(cand[0]), "%s", clean);
 	for (i = 0; i < (size_t)ncand; i++) {
-		int e = elf_file_build_id(cand[i], build_id, idlen);
+		int e = elf_file_build_id(cand[i], build_id, sizeof(build_id));
 
 		if (e) {
 			if (err == -ENOENT || e == -ENOTSUP || e == -ENOEXEC)
@@ -309,6 +311,9 @@ static int find_binary(struct annotate_cmd *c, const struct annot_func *f, char 
 		if (strlen(cand[i]) >= len)
 			continue;
 		memcpy(file, cand[i], strlen(cand[i]) + 1);
+		root[0] = '\0';
+		if (m->pid && !i)
+			snprintf(root, 32, "/proc/%u/root", (unsigned)m->pid);
 		return 0;
 	}
 	if (changed) {
@@ -330,22 +335,27 @@ static int find_binary(struct annotate_cmd *c, const struct annot_func *f, char 
 	return EXIT_FAIL;
 }
 
-/* Names call targets through the binary's symbol table, loaded once. */
-struct targets {
-	const char *file;
-	struct elf_symtab *tab;
-	int tried;
-};
+/* The symbol table of the binary at `file` (under `root` when not ""),
+ * loaded as the recording's symbolizer loads it: missing symbols from its
+ * debug file (debuginfo.c: build-id and .gnu_debuglink under
+ * $PROF_DEBUGINFO_DIRS or /usr/lib/debug, the container's root first) or
+ * its MiniDebugInfo. *debug: that debug file's path, or NULL. NULL when
+ * the file cannot be read as a symbol table (annotate goes on without). */
+static struct elf_symtab *load_symtab(const char *file, const char *root, const char **debug)
+{
+	struct elf_symtab_opts o = {.root = root && *root ? root : NULL};
+	struct elf_symtab *t = elf_symtab__load_opts(file, &o);
 
+	*debug = t && *elf_symtab__debug_file(t) ? elf_symtab__debug_file(t) : NULL;
+	return t;
+}
+
+/* Names call targets through the binary's symbol table. */
 static int target_name(void *arg, uint64_t vaddr, const char **name, uint64_t *off)
 {
-	struct targets *t = arg;
+	const struct elf_symtab *t = arg;
 
-	if (!t->tried) {
-		t->tried = 1;
-		t->tab = elf_symtab__load(t->file);
-	}
-	return t->tab && elf_symtab__lookup_vaddr(t->tab, vaddr, name, off);
+	return t && elf_symtab__lookup_vaddr(t, vaddr, name, off);
 }
 
 static int write_failed(int err)
@@ -364,25 +374,22 @@ static int annotate_kernel(struct annotate_cmd *c, const struct annot_func *f, i
 
 static int annotate_user(struct annotate_cmd *c, const struct annot_func *f, int colour)
 {
-	char file[PATH_MAX + 32], build_id[160], debug[sizeof(BUILD_ID_DIR) + 200];
+	char file[PATH_MAX + 32], root[32];
+	const char *debug;
 	struct elf_function fn;
 	struct disasm_insn *insns = NULL;
 	uint64_t *counts = NULL, outside = 0;
 	struct func_lines *lines = NULL;
-	struct targets tg = {.file = file};
+	struct elf_symtab *tab;
 	size_t n = 0;
 	int rc, err;
 
 	memset(&fn, 0, sizeof(fn));
-	rc = find_binary(c, f, file, sizeof(file), build_id, sizeof(build_id));
+	rc = find_binary(c, f, file, sizeof(file), root);
 	if (rc)
 		return rc;
-	debug[0] = '\0';
-	if (strlen(build_id) > 2)
-		snprintf(debug, sizeof(debug), "%s/%.2s/%s.debug", BUILD_ID_DIR, build_id,
-			 build_id + 2);
-	err = elf_function__load(&fn, file, *debug && !access(debug, R_OK) ? debug : NULL,
-				 func_name(c, f), f->start);
+	tab = load_symtab(file, root, &debug);
+	err = elf_function__load(&fn, file, debug, func_name(c, f), f->start);
 	if (err) {
 		rc = EXIT_FAIL;
 		if (err == -ESRCH)
@@ -407,8 +414,7 @@ static int annotate_user(struct annotate_cmd *c, const struct annot_func *f, int
 			 " bytes in '%s' (a symbol of the wrong size?)",
 			 outside, func_name(c, f), fn.size, file);
 	if (c->source != OFF) {
-		lines = func_lines__load(file, *debug ? debug : NULL, build_id, fn.vaddr,
-					 fn.vaddr + fn.size);
+		lines = func_lines__load(file, debug, fn.vaddr);
 		if (!lines && c->source == ON)
 			cli_warn("no source lines for '%s': '%s' has no DWARF line info, and no "
 				 "debug file was found",
@@ -430,7 +436,7 @@ static int annotate_user(struct annotate_cmd *c, const struct annot_func *f, int
 			.source_off = c->source == OFF,
 			.sources = c->sources,
 			.target_name = target_name,
-			.target_arg = &tg,
+			.target_arg = tab,
 			.colour = colour,
 			.children = c->children,
 		};
@@ -439,7 +445,7 @@ static int annotate_user(struct annotate_cmd *c, const struct annot_func *f, int
 		rc = err ? write_failed(err) : 0;
 	}
 out:
-	elf_symtab__free(tg.tab);
+	elf_symtab__free(tab);
 	func_lines__free(lines);
 	free(counts);
 	free(insns);
@@ -469,10 +475,11 @@ static int explain_no_match(struct annotate_cmd *c)
 	}
 	/* In a binary of the recording, but never sampled? */
 	for (i = 0; !c->regex && i < r->nmappings && searched < MAX_PATHS_SEARCHED; i++) {
-		const char *path = recording__str(r, r->mappings[i].path);
+		const char *path = recording__str(r, r->mappings[i].path), *debug;
+		struct elf_symtab *tab;
 		struct elf_function fn;
 		size_t j;
-		int dup = 0;
+		int dup = 0, err;
 
 		if (path[0] != '/' || (r->mappings[i].flags & REC_MAPPING_KERNEL))
 			continue;
@@ -481,7 +488,16 @@ static int explain_no_match(struct annotate_cmd *c)
 		if (dup)
 			continue;
 		searched++;
-		if (!elf_function__load(&fn, path, NULL, c->symbol, ELF_FUNCTION_ANY)) {
+		err = elf_function__load(&fn, path, NULL, c->symbol, ELF_FUNCTION_ANY);
+		if (err == -ESRCH) { /* a stripped binary: in its debug file? */
+			elf_function__release(&fn);
+			tab = load_symtab(path, NULL, &debug);
+			if (debug)
+				err = elf_function__load(&fn, path, debug, c->symbol,
+							 ELF_FUNCTION_ANY);
+			elf_symtab__free(tab);
+		}
+		if (!err) {
 			elf_function__release(&fn);
 			cli_error("'%s' has no samples in %s (it is in '%s')", c->symbol, c->shown,
 				  path);

@@ -1,13 +1,14 @@
 /* function.h: one function of one ELF binary, for `prof annotate`: its
  * symbol and bytes (libelf), its instructions (capstone) and its source
- * lines (libdw). Part of the symbolize/ module, which owns those libraries;
- * a header of its own (not symbolize.h) so that this part and the
- * whole-binary tables in symbolize.h can change independently.
+ * lines (the DWARF tables of dwarf.h). Part of the symbolize/ module, which
+ * owns those libraries; a header of its own (not symbolize.h) so that this
+ * part and the whole-binary tables in symbolize.h can change independently.
  *
- * Everything here works on one function at a time, so it uses the simple
- * per-function library calls (a linear symbol scan, libdw's line table of
- * one compilation unit): fine for one function, far too slow for every
- * address of a recording, which is what symbolize.h's sorted tables are for.
+ * The symbol and the code are found with the simple per-function library
+ * calls (a linear symbol scan): fine for one function, far too slow for
+ * every address of a recording, which is what symbolize.h's sorted tables
+ * are for. Source lines are not read a second way: they come from the
+ * tables `prof report --lines` uses, so both say the same file:line.
  *
  * Conventions: 0 or -errno; the files are untrusted (sizes and offsets
  * checked, a file libelf or libdw cannot read is -ENOEXEC); everything
@@ -89,21 +90,26 @@ int disasm_function(const unsigned char *code, size_t size, uint64_t vaddr,
 void disasm_att_mnemonic(const char *mnemonic, const char *base, int has_reg, char *out,
 			 size_t len);
 
-/* ---- source lines (libdw) ---- */
+/* ---- source lines (dwarf.h's tables) ---- */
 
 struct func_lines;
 
-/* The DWARF line rows covering [lo, hi) (ELF virtual addresses) of the
- * binary at `path`, or of its separate debug file when the binary has no
- * DWARF: `debug_path` if given, else /usr/lib/debug/.build-id/xx/yyyy.debug
- * for `build_id` (hex; NULL or "" to skip). NULL + errno: ENODATA when no
- * line info covers lo, else the file's error. */
-struct func_lines *func_lines__load(const char *path, const char *debug_path, const char *build_id,
-				    uint64_t lo, uint64_t hi);
+/* The source lines of a function of the binary at `path`, from the same
+ * tables `prof report --lines` and `prof symbolize -e` answer from: the
+ * binary's own DWARF, else that of `debug_path` (its separate debug file,
+ * as elf_symtab__debug_file() names it; NULL or "" for none). `lo` is the
+ * function's first address (ELF virtual): without a line there, NULL +
+ * ENODATA. NULL + errno: ENODATA when there is no DWARF, ESTALE for a
+ * debug file of another build, ENOMEM, or the file's error. Maps the
+ * DWARF and reads its unit headers (DWARF_LOAD_LAZY, as `prof symbolize
+ * -e`); a unit's lines are read at its first lookup. Blocks on I/O. */
+struct func_lines *func_lines__load(const char *path, const char *debug_path, uint64_t lo);
 void func_lines__free(struct func_lines *fl);
 /* The source position of the instruction at `addr`: 1 and *file (owned
- * by fl), *line; 0 when no row covers it. */
-int func_lines__lookup(const struct func_lines *fl, uint64_t addr, const char **file, int *line);
+ * by fl), *line; 0 when no row covers it. The innermost frame of the DWARF
+ * tables: for inlined code, the inlined function's line. Not const: it
+ * reads units into fl's tables as lookups land in them (allocates). */
+int func_lines__lookup(struct func_lines *fl, uint64_t addr, const char **file, int *line);
 /* The file that held the line table (the binary or its debug file). */
 const char *func_lines__source(const struct func_lines *fl);
 

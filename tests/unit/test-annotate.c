@@ -531,7 +531,7 @@ static void test_self_function(void **state)
 	assert_int_equal(disasm_function(fn.code, fn.size, fn.vaddr, DISASM_ATT, &v, &n), 0);
 	assert_true(n > 4);
 	assert_int_equal(v[n - 1].addr + v[n - 1].size, fn.vaddr + fn.size);
-	fl = func_lines__load("/proc/self/exe", NULL, NULL, fn.vaddr, fn.vaddr + fn.size);
+	fl = func_lines__load("/proc/self/exe", NULL, fn.vaddr);
 	assert_non_null(fl);
 	assert_true(func_lines__lookup(fl, v[0].addr, &file, &line));
 	assert_non_null(strstr(file, "test-annotate.c"));
@@ -589,7 +589,7 @@ static void test_damaged_binary(void **state)
 			assert_true(fn.size <= ELF_FUNCTION_MAX_SIZE);
 			if (!disasm_function(fn.code, fn.size, fn.vaddr, DISASM_ATT, &v, &n))
 				free(v);
-			fl = func_lines__load(path, NULL, NULL, fn.vaddr, fn.vaddr + fn.size);
+			fl = func_lines__load(path, NULL, fn.vaddr);
 			if (fl) {
 				const char *file;
 				int line;
