@@ -59,7 +59,10 @@ while True:
 start_jvm() {
 	local log="$BATS_TEST_TMPDIR/jvm.$RANDOM.log" run=()
 	if [ "$1" = as ]; then
-		run=(runuser -u "$2" --)
+		# setpriv execs the JVM itself: runuser would stay as its parent,
+		# stop itself when the test stops the JVM (as su does), and then
+		# never reap it, holding the test's output open.
+		run=(setpriv --reuid="$(id -u "$2")" --regid="$(id -g "$2")" --clear-groups --)
 		shift 2
 	fi
 	touch "$log"
