@@ -5,9 +5,13 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 PROF=${PROF:-$ROOT/build/prof}
 EXAMPLES=${EXAMPLES:-$ROOT/build/examples}
 
+# Strings reach awk through ENVIRON, never `awk -v`: -v processes escapes,
+# and gawk turns a regex's `\[` into `[` (mawk keeps it), so a test would
+# depend on which awk is installed. Numbers may go through -v.
+
 # Sum of the counts of folded lines (stdin) whose stack matches an ERE.
 folded_sum() {
-	awk -v re="$1" '{ n = $NF; $NF = ""; if ($0 ~ re) s += n } END { print s + 0 }'
+	RE="$1" awk '{ n = $NF; $NF = ""; if ($0 ~ ENVIRON["RE"]) s += n } END { print s + 0 }'
 }
 
 # Sum of all counts of folded lines on stdin.

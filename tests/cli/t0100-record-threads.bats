@@ -37,7 +37,7 @@ setup_file() {
 	# What each thread really used, as the example measured it at exit
 	# (CLOCK_THREAD_CPUTIME_ID): designed 4:2:1, but a loaded machine can
 	# starve the bigger shares, and the profile must follow what happened.
-	cpu() { awk -v t="$1" '$1 == "cpu" && $2 == t { print $3 }' "$BATS_FILE_TMPDIR/record.err"; }
+	cpu() { T="$1" awk '$1 == "cpu" && $2 == ENVIRON["T"] { print $3 }' "$BATS_FILE_TMPDIR/record.err"; }
 	# 999 samples per CPU second, the main thread's few aside.
 	cpu_all=$(awk '$1 == "cpu" { s += $3 } END { print s }' "$BATS_FILE_TMPDIR/record.err")
 	assert_between "samples per CPU second" "$(ratio "$total" "$cpu_all")" 800 1150

@@ -34,7 +34,7 @@ load helpers
 	# The child spins twice as much as the parent (50% vs 25% duty) when it
 	# gets the CPU: the samples follow the CPU each really used (forker
 	# prints it), within 25%.
-	cpu() { echo "$output" | awk -v t="$1" '$1 == "cpu" && $2 == t { print $3 }'; }
+	cpu() { echo "$output" | T="$1" awk '$1 == "cpu" && $2 == ENVIRON["T"] { print $3 }'; }
 	want=$(ratio "$(cpu forker-child)" "$(cpu forker-parent)")
 	assert_between "child/parent CPU" "$want" 1.0 3.0
 	assert_between "child/parent samples over CPU" "$(ratio "$(ratio "$child" "$parent")" "$want")" 0.75 1.25

@@ -19,16 +19,16 @@ setup_file() {
 # csv_col NAME_RE COLUMN: the values of COLUMN (by header name) for the rows
 # whose name matches NAME_RE, one per line.
 csv_col() {
-	awk -F, -v re="$1" -v col="$2" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	RE="$1" COL="$2" awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; re = ENVIRON["RE"]; col = ENVIRON["COL"]; next }
 		$3 ~ re { print $(h[col]) }' "$CSV"
 }
 
 # share NAME_RE COLUMN: COLUMN summed over the matching rows, divided by
 # their windows (end_ms - start_ms) summed.
 share() {
-	awk -F, -v re="$1" -v col="$2" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	RE="$1" COL="$2" awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; re = ENVIRON["RE"]; col = ENVIRON["COL"]; next }
 		$3 ~ re { v += $(h[col]); w += $(h["end_ms"]) - $(h["start_ms"]) }
 		END { if (w == 0) print "nan"; else printf "%.3f\n", v / w }' "$CSV"
 }
@@ -39,7 +39,7 @@ share() {
 # napper sleeps (S) more than 0.9 of it on an idle machine, less when it
 # waits for a CPU after naps; the syncer's is D, as much as the disk takes.
 blocked_share() {
-	awk -v name="$1" '$1 == name && $2 == "wall_ms" { printf "%.3f\n", 1 - ($5 + $7) / $3; found = 1 }
+	NAME="$1" awk 'BEGIN { name = ENVIRON["NAME"] } $1 == name && $2 == "wall_ms" { printf "%.3f\n", 1 - ($5 + $7) / $3; found = 1 }
 		END { if (!found) { print "no " name " line in " FILENAME > "/dev/stderr"; exit 1 } }' "$2"
 }
 

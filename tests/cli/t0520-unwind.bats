@@ -12,7 +12,7 @@ load helpers
 # The percentage of the samples of folded file $1 whose stack (without its
 # count) matches the ERE $2, anchors included.
 share() {
-	awk -v re="$2" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += n; if (s ~ re) a += n }
+	RE="$2" awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); t += n; if (s ~ ENVIRON["RE"]) a += n }
 		END { printf "%.1f\n", t ? 100 * a / t : 0 }' "$1"
 }
 
@@ -29,7 +29,7 @@ share() {
 	# The known chain, in order, from the root: main thread and worker,
 	# each with the share of the CPU it really used (nofp-deep prints it;
 	# about half each on an idle machine), within 12 points.
-	cpu() { echo "$output" | awk -v t="$1" '$1 == "cpu" && $2 == t { print $3 }'; }
+	cpu() { echo "$output" | T="$1" awk '$1 == "cpu" && $2 == ENVIRON["T"] { print $3 }'; }
 	main_pct=$(awk -v m="$(cpu nofp-deep)" -v w="$(cpu nofp-worker)" 'BEGIN { printf "%.1f", 100 * m / (m + w) }')
 	assert_between "main thread's CPU %" "$main_pct" 20 80
 	pm=$(awk -v p="$main_pct" 'BEGIN { print p - 12 }')

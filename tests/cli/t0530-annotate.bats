@@ -88,8 +88,8 @@ objdump_rows() {
 	echo "$output" | grep -q "source lines: DWARF of "
 	echo "$output" | grep -Fq "hotloop.c:$line  sum = (sum ^ v[i]) * 0x100000001b3ull"
 	# Samples of the rows under the HOT line's headers.
-	under=$(echo "$output" | awk -v hdr="hotloop.c:$line" '
-		$1 ~ /^hotloop\.c:/ { cur = ($1 == hdr); next }
+	under=$(echo "$output" | HDR="hotloop.c:$line" awk '
+		$1 ~ /^hotloop\.c:/ { cur = ($1 == ENVIRON["HDR"]); next }
 		/^ *[0-9.]+% +[0-9]+ +[0-9a-f]+: / { if (cur) s += $2; t += $2 }
 		END { printf "%d %d\n", s, t }')
 	read -r hot all <<< "$under"

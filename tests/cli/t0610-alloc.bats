@@ -34,7 +34,7 @@ class_totals() {
 }
 
 share() { # share CLASS, from class_totals on stdin
-	awk -v c="$1" '{ t += $NF; if ($1 == c) n = $NF } END { printf "%.3f\n", t ? n / t : 0 }'
+	C="$1" awk '{ t += $NF; if ($1 == ENVIRON["C"]) n = $NF } END { printf "%.3f\n", t ? n / t : 0 }'
 }
 
 @test "alloc: the recording ran with windows, its duty cycle said" {
@@ -84,7 +84,7 @@ share() { # share CLASS, from class_totals on stdin
 	# For each class: the share of its samples whose nearest JavaAlloc
 	# frame is the method built to allocate it. Stated bound: 90%.
 	under() { # CLASS_RE METHOD
-		awk -v c="$1" -v m="JavaAlloc.$2_[j]" '{
+		C="$1" M="JavaAlloc.$2_[j]" awk 'BEGIN { c = ENVIRON["C"]; m = ENVIRON["M"] } {
 			n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";")
 			if (f[k] !~ c) next
 			t += n; near = ""
@@ -92,9 +92,9 @@ share() { # share CLASS, from class_totals on stdin
 			if (near == m) in_m += n
 		} END { printf "%.3f\n", t ? in_m / t : 0 }' methods.folded
 	}
-	assert_between "byte[] in allocBytes" "$(under '^byte\\[\\]$' allocBytes)" 0.9 1
-	assert_between "String in allocStrings" "$(under '^java\\.lang\\.String$' allocStrings)" 0.9 1
-	assert_between "Object[] in allocOther" "$(under '^java\\.lang\\.Object\\[\\]$' allocOther)" 0.9 1
+	assert_between "byte[] in allocBytes" "$(under '^byte\[\]$' allocBytes)" 0.9 1
+	assert_between "String in allocStrings" "$(under '^java\.lang\.String$' allocStrings)" 0.9 1
+	assert_between "Object[] in allocOther" "$(under '^java\.lang\.Object\[\]$' allocOther)" 0.9 1
 }
 
 @test "alloc: --weight bytes weighs each class by its objects' sizes" {
@@ -104,8 +104,8 @@ share() { # share CLASS, from class_totals on stdin
 	# 64-bit HotSpot, compressed class pointers: byte[16] and Object[4] take
 	# 32 bytes, a String 24.
 	for c in 'byte[]:32' 'java.lang.String:24' 'java.lang.Object[]:32'; do
-		n=$(awk -v c="${c%:*}" '$1 == c { print $2 }' count.txt)
-		b=$(awk -v c="${c%:*}" '$1 == c { print $2 }' bytes.txt)
+		n=$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' count.txt)
+		b=$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' bytes.txt)
 		[ "$b" -eq $((n * ${c##*:})) ]
 	done
 }

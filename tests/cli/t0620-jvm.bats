@@ -43,8 +43,8 @@ task_cpu() {
 
 # cpu_during COMM: the seconds of CPU threads named COMM used while recorded.
 cpu_during() {
-	awk -F'\t' -v c="$1" 'FNR == NR { if ($1 == c) b = $2; next }
-		$1 == c { printf "%.4f\n", ($2 - b) / 1e9 }' \
+	C="$1" awk -F'\t' 'FNR == NR { if ($1 == ENVIRON["C"]) b = $2; next }
+		$1 == ENVIRON["C"] { printf "%.4f\n", ($2 - b) / 1e9 }' \
 		"$BATS_FILE_TMPDIR/cpu.before" "$BATS_FILE_TMPDIR/cpu.after"
 }
 

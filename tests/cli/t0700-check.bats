@@ -18,19 +18,19 @@ setup_file() {
 # share REC ERE: "MATCHED TOTAL PERCENT" of the samples whose stack has a
 # frame matching ERE, from prof report's folded text.
 share() {
-	"$PROF" report -i "$1" | awk -v re="$2" '{
+	"$PROF" report -i "$1" | RE="$2" awk '{
 		n = $NF; $NF = ""; t += n
 		k = split(substr($0, 1, length($0) - 1), f, ";")
-		for (i = 1; i <= k; i++) if (f[i] ~ re) { m += n; break }
+		for (i = 1; i <= k; i++) if (f[i] ~ ENVIRON["RE"]) { m += n; break }
 	} END { printf "%d %d %.2f\n", m, t, (t ? 100 * m / t : 0) }'
 }
 
 # self_share REC ERE: the same for the leaf frame only.
 self_share() {
-	"$PROF" report -i "$1" | awk -v re="$2" '{
+	"$PROF" report -i "$1" | RE="$2" awk '{
 		n = $NF; $NF = ""; t += n
 		k = split(substr($0, 1, length($0) - 1), f, ";")
-		if (f[k] ~ re) m += n
+		if (f[k] ~ ENVIRON["RE"]) m += n
 	} END { printf "%d %d %.2f\n", m, t, (t ? 100 * m / t : 0) }'
 }
 

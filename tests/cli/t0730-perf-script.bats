@@ -123,7 +123,7 @@ root_share() {
 		"$EXAMPLES/threads" 1 >/dev/null 2>&1
 	perf script -i "$BATS_TEST_TMPDIR/two.data" > "$BATS_TEST_TMPDIR/two.txt" 2>/dev/null
 	first=$(awk '/^[^[:space:]#]/ { print $(NF); exit }' "$BATS_TEST_TMPDIR/two.txt")
-	n=$(awk -v e="$first" '/^[^[:space:]#]/ && $NF == e' "$BATS_TEST_TMPDIR/two.txt" | wc -l)
+	n=$(E="$first" awk '/^[^[:space:]#]/ && $NF == ENVIRON["E"]' "$BATS_TEST_TMPDIR/two.txt" | wc -l)
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/two.txt"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"counted only the samples of event '${first%:}'"* ]]
