@@ -38,14 +38,15 @@ ratio() {
 }
 
 # Starts an example in the background, waits until it prints "ready" on
-# stderr, and sets EXAMPLE_PID.
+# stderr (30 s at most: a bound for a hang, generous for a loaded machine),
+# and sets EXAMPLE_PID.
 start_example() {
 	local name=$1
 	shift
 	local log="$BATS_FILE_TMPDIR/$name.log"
 	"$EXAMPLES/$name" "$@" 2>"$log" &
 	EXAMPLE_PID=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		grep -q ready "$log" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -53,16 +54,93 @@ start_example() {
 	return 1
 }
 
-# Runs `prof record ARGS...` on the example started last (-p EXAMPLE_PID is
-# added), SIGKILLs the recorder after SECONDS, then ends the example.
-record_killed() {
-	local seconds=$1 rec
+# The CPU time a process's threads used, as the kernel counts it: what a
+# test compares sampled shares with (never the shares a workload is built
+# for, which a loaded machine moves).
+# task_cpu PID: "COMM<TAB>NANOSECONDS" per thread name of PID (schedstat's run
+# time, summed over the threads of that name; COMM is the kernel's 15 bytes).
+task_cpu() {
+	local t comm ns
+	for t in /proc/"$1"/task/*; do
+		read -r comm <"$t/comm" 2>/dev/null && read -r ns _ <"$t/schedstat" 2>/dev/null &&
+			printf '%s\t%s\n' "$comm" "$ns"
+	done | awk -F'\t' '{ s[$1] += $2 } END { for (c in s) print c "\t" s[c] }'
+}
+
+# cpu_during COMM BEFORE AFTER: the seconds of CPU threads named COMM used
+# between two task_cpu snapshots (files).
+cpu_during() {
+	C="$1" awk -F'\t' 'FNR == NR { if ($1 == ENVIRON["C"]) b = $2; next }
+		$1 == ENVIRON["C"] { printf "%.4f\n", ($2 - b) / 1e9 }' "$2" "$3"
+}
+
+# example_cpu NAME: the CPU seconds worker NAME used, from the "cpu NAME
+# SECONDS" lines examples/threads prints at exit (text on stdin).
+example_cpu() {
+	N="$1" awk '$1 == "cpu" && $2 == ENVIRON["N"] { print $3; f = 1 } END { exit !f }'
+}
+
+# readable FILE: the samples `prof report` reads from FILE now (0 if none),
+# also while a recorder writes it.
+readable() {
+	"$PROF" report -i "$1" 2>/dev/null | folded_total
+}
+
+# record_start OUT ARGS...: starts `prof record -p EXAMPLE_PID -o OUT ARGS...`
+# in the background (REC_PID), after a task_cpu snapshot of the example in
+# OUT.cpu-before.
+record_start() {
+	local out=$1
 	shift
-	"$PROF" record -p "$EXAMPLE_PID" "$@" 2>/dev/null &
-	rec=$!
-	sleep "$seconds"
-	kill -KILL $rec
-	wait $rec || true
+	task_cpu "$EXAMPLE_PID" >"$out.cpu-before"
+	"$PROF" record -p "$EXAMPLE_PID" -o "$out" "$@" 2>/dev/null &
+	REC_PID=$!
+}
+
+# wait_readable OUT MIN [ABSENT]: waits until the recorder started last has
+# flushed at least MIN samples that `prof report -i OUT` reads (and, with
+# ABSENT, until report's messages no longer contain that text); sets
+# READABLE to the samples read then. Fails if the recorder exits first, or
+# after 10 minutes (a bound for a hang, not a timing requirement), and then
+# kills the recorder and the example.
+wait_readable() {
+	local out=$1 min=$2 absent=${3:-} i
+	READABLE=0
+	for ((i = 0; i < 3000; i++)); do
+		kill -0 "$REC_PID" 2>/dev/null || break
+		READABLE=$(readable "$out")
+		if [ "$READABLE" -ge "$min" ] &&
+			{ [ -z "$absent" ] || ! "$PROF" report -i "$out" 2>&1 >/dev/null | grep -qF "$absent"; }; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	echo "$out: $READABLE samples readable when the recorder exited or 10 minutes passed;" \
+		"waited for $min${absent:+ and no '$absent'}" >&2
+	kill -KILL "$REC_PID" "$EXAMPLE_PID" 2>/dev/null
+	return 1
+}
+
+# record_stop SIGNAL OUT: sends SIGNAL to the recorder started last, takes a
+# task_cpu snapshot of the example in OUT.cpu-after, and waits for the
+# recorder.
+record_stop() {
+	kill -"$1" "$REC_PID"
+	task_cpu "$EXAMPLE_PID" >"$2.cpu-after"
+	wait "$REC_PID" || true
+}
+
+# record_killed OUT MIN ARGS...: records the example started last (-p
+# EXAMPLE_PID -o OUT ARGS...), SIGKILLs the recorder once MIN samples are
+# readable in OUT (wait_readable: READABLE is what was read then), then ends
+# the example. cpu_during COMM OUT.cpu-before OUT.cpu-after gives the CPU its
+# threads used while recorded.
+record_killed() {
+	local out=$1 min=$2
+	shift 2
+	record_start "$out" "$@"
+	wait_readable "$out" "$min" || return 1
+	record_stop KILL "$out"
 	kill "$EXAMPLE_PID"
 }
 

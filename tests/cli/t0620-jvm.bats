@@ -31,21 +31,10 @@ start_jvm() {
 	return 1
 }
 
-# task_cpu PID: "COMM NANOSECONDS" per thread of PID, the CPU time each has
-# run (schedstat), summed by kernel name (15 bytes: "AsyncAppender-W").
-task_cpu() {
-	local t comm ns
-	for t in /proc/"$1"/task/*; do
-		read -r comm <"$t/comm" 2>/dev/null && read -r ns _ <"$t/schedstat" 2>/dev/null &&
-			printf '%s\t%s\n' "$comm" "$ns"
-	done | awk -F'\t' '{ s[$1] += $2 } END { for (c in s) print c "\t" s[c] }'
-}
-
-# cpu_during COMM: the seconds of CPU threads named COMM used while recorded.
-cpu_during() {
-	C="$1" awk -F'\t' 'FNR == NR { if ($1 == ENVIRON["C"]) b = $2; next }
-		$1 == ENVIRON["C"] { printf "%.4f\n", ($2 - b) / 1e9 }' \
-		"$BATS_FILE_TMPDIR/cpu.before" "$BATS_FILE_TMPDIR/cpu.after"
+# jvm_cpu COMM: the seconds of CPU threads named COMM (the kernel's 15
+# bytes: "AsyncAppender-W") used while recorded (helpers' task_cpu).
+jvm_cpu() {
+	cpu_during "$1" "$BATS_FILE_TMPDIR/cpu.before" "$BATS_FILE_TMPDIR/cpu.after"
 }
 
 # The JVMs' pids, so that the JIT maps they wrote in /tmp are removed.
@@ -112,13 +101,13 @@ setup_file() {
 	# machine can starve some threads more than others: the samples must
 	# follow the CPU each thread really got while recorded (schedstat),
 	# within 30% (sampled at 299 Hz).
-	cpu_log=$(cpu_during AsyncAppender-W)
+	cpu_log=$(jvm_cpu AsyncAppender-W)
 	for i in 1 2 3; do
 		h=$(eval echo "\$h$i")
-		want=$(ratio "$(cpu_during "http-handler-$i")" "$cpu_log")
+		want=$(ratio "$(jvm_cpu "http-handler-$i")" "$cpu_log")
 		assert_between "handler-$i/logger samples over CPU" "$(ratio "$(ratio "$h" "$log")" "$want")" 0.7 1.3
 	done
-	want=$(ratio "$(cpu_during metrics-reporte)" "$cpu_log")
+	want=$(ratio "$(jvm_cpu metrics-reporte)" "$cpu_log")
 	assert_between "reporter/logger samples over CPU" "$(ratio "$(ratio "$met" "$log")" "$want")" 0.7 1.3
 }
 
