@@ -28,15 +28,16 @@ setup_file() {
 	done
 }
 
-@test "the hot threads' sample shares are their real CPU shares (±15%), built 4:2:1:1" {
+@test "the hot threads' sample shares are their real CPU shares (±15%)" {
 	folded=$("$PROF" report -i "$REC" --threads)
 	total=$(echo "$folded" | folded_total)
 	alpha=$(echo "$folded" | folded_sum '^alpha;')
 	beta=$(echo "$folded" | folded_sum '^beta;')
 	pool1=$(echo "$folded" | folded_sum '^pool-1;')
 	# What each thread really used, as the example measured it at exit
-	# (CLOCK_THREAD_CPUTIME_ID): designed 4:2:1, but a loaded machine can
+	# (CLOCK_THREAD_CPUTIME_ID): built 4:2:1, but a loaded machine can
 	# starve the bigger shares, and the profile must follow what happened.
+	# So no bound on the built shares themselves.
 	cpu() { T="$1" awk '$1 == "cpu" && $2 == ENVIRON["T"] { print $3 }' "$BATS_FILE_TMPDIR/record.err"; }
 	# 999 samples per CPU second, the main thread's few aside.
 	cpu_all=$(awk '$1 == "cpu" { s += $3 } END { print s }' "$BATS_FILE_TMPDIR/record.err")
@@ -45,8 +46,6 @@ setup_file() {
 	want_bp=$(ratio "$(cpu beta)" "$(cpu pool-1)")
 	assert_between "alpha/beta samples over CPU" "$(ratio "$(ratio "$alpha" "$beta")" "$want_ab")" 0.85 1.15
 	assert_between "beta/pool-1 samples over CPU" "$(ratio "$(ratio "$beta" "$pool1")" "$want_bp")" 0.85 1.15
-	# And the example did roughly what it is built for (wide: load moves it).
-	assert_between "alpha/beta CPU" "$want_ab" 1.1 2.5
 }
 
 @test "call chains are complete: burn_alpha under alpha_inner under alpha_outer" {
