@@ -29,14 +29,15 @@ load helpers
 	folded=$("$PROF" report -i "$rec" --threads)
 	child=$(echo "$folded" | folded_sum '^forker-child;.*child_work')
 	parent=$(echo "$folded" | folded_sum '^forker-parent;.*parent_work')
-	[ "$child" -gt 50 ]
-	[ "$parent" -gt 25 ]
 	# The child spins twice as much as the parent (50% vs 25% duty) when it
-	# gets the CPU: the samples follow the CPU each really used (forker
-	# prints it), within 25%.
+	# gets the CPU, but a loaded machine moves that: the samples follow the
+	# CPU each really used (forker prints it): 499 a CPU second (-20%, +15%:
+	# the function's samples, not the process's few others), and the
+	# child/parent ratio within 25%.
 	cpu() { echo "$output" | T="$1" awk '$1 == "cpu" && $2 == ENVIRON["T"] { print $3 }'; }
+	assert_between "child samples per CPU second" "$(ratio "$child" "$(cpu forker-child)")" 400 575
+	assert_between "parent samples per CPU second" "$(ratio "$parent" "$(cpu forker-parent)")" 400 575
 	want=$(ratio "$(cpu forker-child)" "$(cpu forker-parent)")
-	assert_between "child/parent CPU" "$want" 1.0 3.0
 	assert_between "child/parent samples over CPU" "$(ratio "$(ratio "$child" "$parent")" "$want")" 0.75 1.25
 }
 
