@@ -159,12 +159,9 @@ share() {
 
 @test "SIGINT during a dwarf recording: the file is complete, stacks whole" {
 	start_example nofp-deep 30
-	"$PROF" record --call-graph dwarf -F 499 -p "$EXAMPLE_PID" \
-		-o "$BATS_TEST_TMPDIR/int.data" 2>/dev/null &
-	rec=$!
-	sleep 1.5
-	kill -INT $rec
-	wait $rec
+	record_start "$BATS_TEST_TMPDIR/int.data" --call-graph dwarf -F 499
+	wait_readable "$BATS_TEST_TMPDIR/int.data" 100
+	record_stop INT "$BATS_TEST_TMPDIR/int.data"
 	kill "$EXAMPLE_PID"
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/int.data"
 	[ "$status" -eq 0 ]
