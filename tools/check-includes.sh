@@ -1,5 +1,6 @@
 #!/bin/sh
-# check-includes.sh: keeps module dependencies pointing one way (STYLE.md):
+# check-includes.sh: keeps module dependencies pointing one way (docs/STYLE.md,
+# "Modules and the one-way rule"):
 #   lib <- symbolize <- jvm <- record, report <- svg <- commands
 # (record/ asks jvm/ for JIT maps and thread names at the end of a recording)
 # and each external library inside the one module that owns it.
