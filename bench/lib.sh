@@ -2,7 +2,7 @@
 # bench/lib.sh: what the bench scripts share, sourced by each of them.
 # Sets ROOT, BUILD, PROF and TMP (removed on exit), builds the workloads, and
 # has the helpers that parse what prof and perf print. Nothing here prints on
-# stdout: the scripts' stdout is a markdown fragment for docs/BENCHMARKS.md;
+# stdout: the scripts' stdout is a markdown fragment for docs/BENCHMARKS-log.md (and the current figure for docs/BENCHMARKS.md);
 # progress and tool chatter go to stderr.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
