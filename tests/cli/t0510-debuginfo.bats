@@ -13,22 +13,23 @@ load helpers
 
 setup_file() {
 	export D="$BATS_FILE_TMPDIR"
-	# A stripped copy of the example and its debug file (as distributions
-	# ship them), the debug file under its build-id in a private root.
-	cp "$EXAMPLES/threads" "$D/threads-full"
-	objcopy --only-keep-debug "$D/threads-full" "$D/threads.debug"
-	strip -o "$D/threads-stripped" "$D/threads-full"
-	bid=$(readelf -n "$D/threads-full" | awk '/Build ID/ { print $3 }')
-	export BID="$bid"
-	mkdir -p "$D/dbg/.build-id/${bid:0:2}" "$D/empty-dbg"
-	cp "$D/threads.debug" "$D/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
-	# The same for hotloop (-O2: its hot loop spans several lines).
-	cp "$EXAMPLES/hotloop" "$D/hot-full"
-	objcopy --only-keep-debug "$D/hot-full" "$D/hot.debug"
-	strip -o "$D/hot-stripped" "$D/hot-full"
-	bid=$(readelf -n "$D/hot-full" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$D/empty-dbg"
+	stripped_with_debug threads threads
+	stripped_with_debug hotloop hot # -O2: its hot loop spans several lines
+}
+
+# stripped_with_debug EXAMPLE NAME: a stripped copy of the example and its
+# debug file, as distributions ship them: $D/NAME-full (the copy),
+# $D/NAME-stripped, and $D/NAME.debug, also under its build-id in the
+# private debug directory $D/dbg.
+stripped_with_debug() {
+	local full=$D/$2-full bid
+	cp "$EXAMPLES/$1" "$full"
+	objcopy --only-keep-debug "$full" "$D/$2.debug"
+	strip -o "$D/$2-stripped" "$full"
+	bid=$(readelf -n "$full" | awk '/Build ID/ { print $3 }')
 	mkdir -p "$D/dbg/.build-id/${bid:0:2}"
-	cp "$D/hot.debug" "$D/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+	cp "$D/$2.debug" "$D/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
 }
 
 # add_minidebuginfo FULL DEBUG STRIPPED OUT: OUT is STRIPPED with a
