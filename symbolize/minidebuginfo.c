@@ -1,8 +1,8 @@
 /* minidebuginfo.c: decompresses a binary's .gnu_debugdata section
  * ("MiniDebugInfo": an xz-compressed ELF file holding a .symtab of the
- * functions .dynsym lacks, as Fedora and other distributions ship it), so
- * and open it with elf_memory() (minidebuginfo_open()), so that elf-symtab.c
- * and elf-function.c can read the symbols from it.
+ * functions .dynsym lacks, as Fedora and other distributions ship it) and
+ * opens it with elf_memory() (minidebuginfo_open()), so that elf-symtab.c
+ * and elf-function.c read the symbols from it one way.
  *
  * The section is untrusted: the output is capped (max_out) and so is the
  * decoder's memory (a stream can ask for a dictionary of gigabytes), and the
