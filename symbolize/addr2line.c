@@ -27,20 +27,18 @@
  * scan would. */
 #include "symbolize/addr2line.h"
 
-#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/grow.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf.h"
+#include "symbolize/elf-file.h"
 
 #define MAX_FRAMES 128
 
@@ -232,7 +230,6 @@ static int track_funcs(struct addr2line *a)
 struct addr2line *addr2line__open(const char *binary, const char *debugfile, int *dwarf_errno)
 {
 	struct addr2line *a;
-	struct stat st;
 	int err;
 
 	*dwarf_errno = 0;
@@ -241,14 +238,9 @@ struct addr2line *addr2line__open(const char *binary, const char *debugfile, int
 		return NULL;
 	a->debug_fd = -1;
 	a->fd = open(binary, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (a->fd < 0 || fstat(a->fd, &st)) {
-		err = errno;
+	err = a->fd < 0 ? errno : -elf_fd_regular(a->fd, NULL);
+	if (err)
 		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
-		goto fail;
-	}
 	elf_version(EV_CURRENT);
 	a->elf = elf_begin(a->fd, ELF_C_READ, NULL);
 	if (!a->elf || elf_kind(a->elf) != ELF_K_ELF) {
@@ -563,91 +555,4 @@ int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_op
 		return -ENOMEM;
 	fwrite_unlocked(t->p, 1, t->n, out);
 	return ferror(out) ? -EIO : 0;
-}
-
-static int usable(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* The .gnu_debuglink file name, copied to name[len]. 1 or 0. */
-static int debuglink(Elf *elf, char *name, size_t len)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *s;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh))
-			return 0;
-		s = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!s || strcmp(s, ".gnu_debuglink") || sh.sh_type == SHT_NOBITS)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size || !memchr(d->d_buf, 0, d->d_size))
-			return 0;
-		s = d->d_buf;
-		if (!*s || strchr(s, '/') || strlen(s) >= len)
-			return 0;
-		strcpy(name, s);
-		return 1;
-	}
-	return 0;
-}
-
-int addr2line_find_debugfile(const char *binary, char *buf, size_t len)
-{
-	char link[256], dir[PATH_MAX];
-	const unsigned char *id;
-	const void *p;
-	ssize_t idlen;
-	Elf *elf;
-	int fd, found = 0, n;
-	size_t i;
-
-	fd = open(binary, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		goto out;
-	idlen = dwelf_elf_gnu_build_id(elf, &p);
-	id = p;
-	if (idlen >= 2 && idlen <= 64 && len > 64 + 2 * (size_t)idlen) {
-		n = snprintf(buf, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
-		for (i = 1; i < (size_t)idlen; i++)
-			n += snprintf(buf + n, len - (size_t)n, "%02x", id[i]);
-		snprintf(buf + n, len - (size_t)n, ".debug");
-		found = usable(buf);
-	}
-	if (!found && debuglink(elf, link, sizeof(link))) {
-		const char *slash = strrchr(binary, '/');
-		size_t dlen = slash ? (size_t)(slash - binary) : 0;
-
-		if (dlen < sizeof(dir)) {
-			static const char *const fmts[] = {"%s/%s", "%s/.debug/%s",
-							   "/usr/lib/debug%s/%s"};
-
-			memcpy(dir, binary, dlen);
-			dir[dlen] = '\0';
-			if (!slash)
-				strcpy(dir, ".");
-			for (i = 0; i < 3 && !found; i++) {
-				n = snprintf(buf, len, fmts[i], dir, link);
-				found = n > 0 && (size_t)n < len && strcmp(buf, binary) && usable(buf);
-			}
-		}
-	}
-	elf_end(elf);
-out:
-	close(fd);
-	return found;
 }

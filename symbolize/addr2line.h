@@ -25,7 +25,8 @@ struct addr2line_opts {
 };
 
 /* Opens `binary`. Its DWARF is read from `debugfile` when given (a separate
- * debug file), else from the binary itself. Missing DWARF is not an error
+ * debug file: the caller finds it with debuginfo_find(), as the rest of
+ * prof does), else from the binary itself. Missing DWARF is not an error
  * (addresses then resolve from symbols, as addr2line does); *dwarf_errno is
  * set to why there is none (ENODATA: the file has no DWARF), or 0.
  * NULL + errno when `binary` cannot be opened or is not ELF (ENOEXEC). */
@@ -46,12 +47,5 @@ void addr2line__prefetch(struct addr2line *a, const uint64_t *pcs, size_t n);
  * 0, or -errno when writing or allocating failed. */
 int addr2line__print(struct addr2line *a, uint64_t pc, const struct addr2line_opts *o,
 		     FILE *out);
-
-/* The separate debug file of `binary` that addr2line would read, found by
- * its build-id under /usr/lib/debug/.build-id/, then by its .gnu_debuglink
- * name (next to the binary, in its .debug/ and under /usr/lib/debug).
- * Writes the path to buf and returns 1, or returns 0. To be replaced by the
- * debuginfo finder of symbolize/ when it lands. */
-int addr2line_find_debugfile(const char *binary, char *buf, size_t len);
 
 #endif

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "symbolize/addr2line.h"
+#include "symbolize/debuginfo.h"
 #include "symbolize/symbolize.h"
 
 static const char usage_text[] =
@@ -30,7 +31,7 @@ static const char usage_text[] =
 	"are hexadecimal ELF virtual addresses ('0x' optional); with none given,\n"
 	"they are read from standard input, one per line, and each answer is\n"
 	"flushed at once. DWARF comes from BINARY, or from its separate debug file\n"
-	"(/usr/lib/debug/.build-id/, .gnu_debuglink).\n"
+	"(by build-id or .gnu_debuglink, under $PROF_DEBUGINFO_DIRS or /usr/lib/debug).\n"
 	"\n"
 	"  -e, --exe BINARY     the ELF file the addresses belong to\n"
 	"  -a, --addresses      print each address first (0x%016x)\n"
@@ -99,32 +100,24 @@ static int parse_addr(const char *s, uint64_t *out)
 
 static int parse_options(struct symbolize_cmd *c, int argc, char **argv)
 {
+	/* The flags that only shape the answers, in the order of `flags`. */
+	static const char flag_opts[] = "afiCps";
+	int *const flags[] = {&c->opts.addresses, &c->opts.functions, &c->opts.inlines,
+			      &c->opts.demangle,  &c->opts.pretty,    &c->opts.basenames};
+	const char *flag;
 	int opt;
 
 	optind = 0; /* glibc: reinitialize (cmd_symbolize may run more than once) */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":e:afiCpsh", long_options, NULL)) != -1) {
+		flag = opt > 0 ? strchr(flag_opts, opt) : NULL;
+		if (flag) {
+			*flags[flag - flag_opts] = 1;
+			continue;
+		}
 		switch (opt) {
 		case 'e':
 			c->binary = optarg;
-			break;
-		case 'a':
-			c->opts.addresses = 1;
-			break;
-		case 'f':
-			c->opts.functions = 1;
-			break;
-		case 'i':
-			c->opts.inlines = 1;
-			break;
-		case 'C':
-			c->opts.demangle = 1;
-			break;
-		case 'p':
-			c->opts.pretty = 1;
-			break;
-		case 's':
-			c->opts.basenames = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -154,14 +147,28 @@ static void split_note(const struct addr2line *a)
 		 "build wrote them or beside the binary, or pack them into BINARY.dwp");
 }
 
+/* The separate debug file of c->binary, found as everything else in prof
+ * finds one (debuginfo.c: build-id, then .gnu_debuglink, under
+ * $PROF_DEBUGINFO_DIRS or /usr/lib/debug), so that an address gets the
+ * same file:line here as in `prof report --lines` and `prof annotate`.
+ * The binary is looked up by its real path, as addr2line does (a
+ * .gnu_debuglink is searched for beside the file a symlink points to, and
+ * under the debug directories at that file's absolute path). 1 or 0. */
+static int find_debugfile(const struct symbolize_cmd *c, char *out, size_t len)
+{
+	char real[PATH_MAX];
+	const char *path = realpath(c->binary, real) ? real : c->binary;
+
+	return !debuginfo_find(path, NULL, out, len);
+}
+
 static int open_binary(struct symbolize_cmd *c)
 {
 	char debugfile[PATH_MAX];
 	int derr;
 
 	c->a2l = addr2line__open(c->binary, NULL, &derr);
-	if (c->a2l && derr == ENODATA &&
-	    addr2line_find_debugfile(c->binary, debugfile, sizeof(debugfile))) {
+	if (c->a2l && derr == ENODATA && find_debugfile(c, debugfile, sizeof(debugfile))) {
 		struct addr2line *with_debug = addr2line__open(c->binary, debugfile, &derr);
 
 		if (with_debug && !derr) {

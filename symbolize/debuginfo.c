@@ -20,26 +20,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-Elf_Scn *elf_section_by_name(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			return NULL;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 int debuginfo_read_debuglink(Elf *elf, struct debuglink *link)
 {
 	Elf_Scn *scn = elf_section_by_name(elf, ".gnu_debuglink");

@@ -27,9 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "symbolize/elf-file.h"
+
 #define DEBUGINFO_ENV "PROF_DEBUGINFO_DIRS"
 #define DEBUGINFO_DEFAULT_DIRS "/usr/lib/debug"
-#define DEBUGINFO_BUILD_ID_HEX 129 /* bytes for a hex build-id and its NUL */
+#define DEBUGINFO_BUILD_ID_HEX ELF_BUILD_ID_HEX /* bytes for a hex build-id and its NUL */
 
 struct debuglink {
 	char name[256]; /* a plain file name: no '/', not "." or ".." */
@@ -40,15 +42,6 @@ struct debuglink {
  * none or it is malformed (not terminated, no room for the CRC, a name
  * with a '/' in it). Never allocates beyond libelf's section read. */
 int debuginfo_read_debuglink(Elf *elf, struct debuglink *link);
-
-/* The section named `name`, or NULL (also for a file whose section names
- * cannot be read). */
-Elf_Scn *elf_section_by_name(Elf *elf, const char *name);
-
-/* The lowercase hex NT_GNU_BUILD_ID of `elf` (PT_NOTE segments first, then
- * SHT_NOTE sections) into hex; "" when it has none. Defined in
- * elf-symtab.c. */
-void elf_build_id_hex(Elf *elf, char hex[DEBUGINFO_BUILD_ID_HEX]);
 
 struct debuginfo_query {
 	const char *binary;            /* the path as opened */
@@ -84,5 +77,13 @@ int debuginfo_file_crc(const char *path, uint32_t *crc);
  * which is capped too. */
 int minidebuginfo_decompress(const void *xz, size_t len, size_t max_out, void **out,
 			     size_t *outlen);
+
+/* The MiniDebugInfo of the binary `bin`, ready to read: its .gnu_debugdata
+ * decompressed (at most MINIDEBUGINFO_MAX_OUT bytes) and opened with
+ * elf_memory(). Returns 1 with *elf, *image and *len (the caller ends *elf,
+ * then frees *image); 0, with both NULL, when the binary has none or it is
+ * unusable (corrupt, too large); -ENOMEM. The one way elf-symtab.c (the
+ * symbol tables) and elf-function.c (annotate) read it. */
+int minidebuginfo_open(Elf *bin, Elf **elf, void **image, size_t *len);
 
 #endif

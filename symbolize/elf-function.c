@@ -6,16 +6,20 @@
  * tables are for that. The bytes are read with pread() from the file offset
  * that the PT_LOAD segment holding the address gives, so a separate debug
  * file (whose .text is NOBITS) can supply the symbol while the binary
- * supplies the code. Every size, offset and index from the file is checked. */
+ * supplies the code; so can the binary's MiniDebugInfo (.gnu_debugdata, read
+ * by minidebuginfo_open() as the symbol tables read it), for a distribution
+ * binary that ships no debug file. Every size, offset and index from the
+ * file is checked. */
 #include "symbolize/function.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "symbolize/debuginfo.h"
 
 /* A symbol that matched, before its bytes are read. */
 struct found {
@@ -55,40 +59,6 @@ static void close_elf(struct elf_file *f)
 	f->fd = -1;
 }
 
-/* The build-id note of an open file, as hex, from SHT_NOTE sections (the
- * linker puts .note.gnu.build-id in one; so do debug files). */
-static void read_build_id(Elf *elf, char *buf, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	buf[0] = '\0';
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off, next;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *desc = (const unsigned char *)d->d_buf + desc_off;
-			size_t i;
-
-			off = next;
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) || !nh.n_descsz ||
-			    nh.n_descsz > (len - 1) / 2 || desc_off + nh.n_descsz > d->d_size)
-				continue;
-			for (i = 0; i < nh.n_descsz; i++)
-				snprintf(buf + 2 * i, 3, "%02x", desc[i]);
-			return;
-		}
-	}
-}
-
 int elf_file_build_id(const char *path, char *buf, size_t len)
 {
 	struct elf_file f;
@@ -98,8 +68,13 @@ int elf_file_build_id(const char *path, char *buf, size_t len)
 		return -EINVAL;
 	buf[0] = '\0';
 	err = open_elf(&f, path);
-	if (!err)
-		read_build_id(f.elf, buf, len);
+	if (!err) {
+		char hex[ELF_BUILD_ID_HEX];
+
+		elf_build_id_hex(f.elf, hex);
+		if (strlen(hex) < len)
+			memcpy(buf, hex, strlen(hex) + 1);
+	}
 	close_elf(&f);
 	return err;
 }
@@ -249,13 +224,16 @@ int elf_function__load(struct elf_function *fn, const char *path, const char *de
 	struct elf_file bin = {.fd = -1}, dbg = {.fd = -1};
 	uint64_t vaddr = ELF_FUNCTION_ANY;
 	struct found fd = {0};
+	Elf *mini = NULL;
+	void *image = NULL;
+	size_t len;
 	int err, found;
 
 	memset(fn, 0, sizeof(*fn));
 	err = open_elf(&bin, path);
 	if (err)
 		goto out;
-	read_build_id(bin.elf, fn->build_id, sizeof(fn->build_id));
+	elf_build_id_hex(bin.elf, fn->build_id);
 	if (file_off != ELF_FUNCTION_ANY && convert(bin.elf, file_off, 1, &vaddr)) {
 		err = -ESRCH;
 		goto out;
@@ -263,6 +241,12 @@ int elf_function__load(struct elf_function *fn, const char *path, const char *de
 	found = find_symbol(bin.elf, name, vaddr, &fd);
 	if (!found && debug_path && !open_elf(&dbg, debug_path))
 		found = find_symbol(dbg.elf, name, vaddr, &fd);
+	if (!found) {
+		err = minidebuginfo_open(bin.elf, &mini, &image, &len);
+		found = err > 0 && find_symbol(mini, name, vaddr, &fd);
+		if (err < 0)
+			goto out;
+	}
 	if (!found) {
 		err = -ESRCH;
 		goto out;
@@ -281,6 +265,8 @@ int elf_function__load(struct elf_function *fn, const char *path, const char *de
 	}
 	err = read_code(&bin, fn);
 out:
+	elf_end(mini);
+	free(image);
 	close_elf(&bin);
 	close_elf(&dbg);
 	return err;

@@ -25,13 +25,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/grow.h"
 #include "symbolize/debuginfo.h"
+#include "symbolize/elf-file.h"
 
-#define BUILD_ID_MAX 64 /* bytes; ld writes 20 (sha1), other tools 8 to 32 */
 #define NAME_CMP_MAX 256 /* bytes of a name compared when choosing among aliases */
 #define SCAN_BACK 8 /* symbols below the nearest one tried, for nested symbols */
 
@@ -63,7 +62,7 @@ struct elf_symtab {
 	char *names; /* the string tables of the kept symbols, copied */
 	struct segment *segs;
 	size_t nsegs;
-	char build_id[2 * BUILD_ID_MAX + 1];
+	char build_id[ELF_BUILD_ID_HEX];
 	char *debug_file; /* separate debug file found, or NULL */
 	int source;       /* TAB_* of the best table read, or -1 */
 };
@@ -109,16 +108,6 @@ struct loader {
 	int debug_fd;  /* SRC_DEBUG's file, or -1 */
 	void *mini;    /* SRC_MINI's image */
 };
-
-/* -errno for libelf's last error: its codes are private, and the one worth
- * telling apart from a bad file is running out of memory. */
-static int elf_err(void)
-{
-	int e = elf_errno();
-	const char *msg = e ? elf_errmsg(e) : NULL;
-
-	return msg && strstr(msg, "memory") ? -ENOMEM : -ENOEXEC;
-}
 
 static int read_sections(struct elf_src *src)
 {
@@ -172,7 +161,7 @@ static int open_strtab(const struct elf_src *ld, Elf_Scn *scn, struct strtab_vie
 		return 0;
 	d = elf_getdata(str, NULL);
 	if (!d)
-		return elf_err();
+		return elf_last_error();
 	if (!d->d_buf || !d->d_size)
 		return 0;
 	v->data = d->d_buf;
@@ -213,7 +202,7 @@ static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *s
 		return r;
 	d = elf_getdata(scn, NULL);
 	if (!d)
-		return elf_err();
+		return elf_last_error();
 	if (!entsize || d->d_type != ELF_T_SYM)
 		return -ENOEXEC;
 	n = d->d_size / entsize;
@@ -304,68 +293,6 @@ static int read_segments(Elf *elf, struct elf_symtab *t)
 		};
 	}
 	return 0;
-}
-
-/* Scans one block of notes for NT_GNU_BUILD_ID. Returns 1 when found. */
-static int scan_notes(Elf_Data *d, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t off = 0, next, name_off, desc_off, i;
-	GElf_Nhdr nh;
-
-	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
-		const unsigned char *p = d->d_buf;
-
-		if (next <= off)
-			break;
-		off = next;
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
-		    nh.n_descsz > BUILD_ID_MAX || d->d_size < 4 || name_off > d->d_size - 4 ||
-		    desc_off > d->d_size || d->d_size - desc_off < nh.n_descsz ||
-		    memcmp(p + name_off, "GNU", 4))
-			continue;
-		for (i = 0; i < nh.n_descsz; i++) {
-			hex[2 * i] = digits[p[desc_off + i] >> 4];
-			hex[2 * i + 1] = digits[p[desc_off + i] & 15];
-		}
-		hex[2 * i] = '\0';
-		return 1;
-	}
-	return 0;
-}
-
-/* The build-id, from PT_NOTE segments, else from SHT_NOTE sections. A file
- * without one (or with unreadable notes) simply has none. */
-void elf_build_id_hex(Elf *elf, char hex[DEBUGINFO_BUILD_ID_HEX])
-{
-	Elf_Scn *scn = NULL;
-	size_t i, n;
-	GElf_Phdr ph;
-	GElf_Shdr sh;
-
-	hex[0] = '\0';
-	if (!elf_getphdrnum(elf, &n)) {
-		for (i = 0; i < n; i++) {
-			Elf_Data *d;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
-			    !ph.p_filesz)
-				continue;
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (d && scan_notes(d, hex))
-				return;
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && scan_notes(d, hex))
-			return;
-	}
 }
 
 /* Ends an unsized symbol: at the next symbol, but not past its section;
@@ -500,7 +427,7 @@ static int load_debug_file(struct loader *ld, struct elf_symtab *t,
 				    .build_id = t->build_id};
 	char found[PATH_MAX];
 	struct debuglink link;
-	struct stat st;
+	uint64_t size;
 	int err;
 
 	if (debuginfo_read_debuglink(bin->elf, &link))
@@ -514,34 +441,23 @@ static int load_debug_file(struct loader *ld, struct elf_symtab *t,
 	if (bin->symtab)
 		return 0;
 	ld->debug_fd = open(found, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (ld->debug_fd < 0 || fstat(ld->debug_fd, &st))
+	if (ld->debug_fd < 0 || elf_fd_regular(ld->debug_fd, &size))
 		return 0;
 	ld->src[SRC_DEBUG].elf = elf_begin(ld->debug_fd, ELF_C_READ, NULL);
 	if (!ld->src[SRC_DEBUG].elf)
 		return 0;
-	return read_extra(ld, SRC_DEBUG, (uint64_t)st.st_size, TAB_DEBUG);
+	return read_extra(ld, SRC_DEBUG, size, TAB_DEBUG);
 }
 
 /* .gnu_debugdata: decompressed (bounded) and read for symbols. 0/-ENOMEM. */
 static int load_minidebuginfo(struct loader *ld)
 {
-	Elf_Scn *scn = elf_section_by_name(ld->src[SRC_BIN].elf, ".gnu_debugdata");
 	size_t len;
-	Elf_Data *d;
-	int err;
+	int err = minidebuginfo_open(ld->src[SRC_BIN].elf, &ld->src[SRC_MINI].elf, &ld->mini,
+				     &len);
 
-	if (!scn)
-		return 0;
-	d = elf_rawdata(scn, NULL);
-	if (!d || !d->d_buf || !d->d_size)
-		return 0;
-	err = minidebuginfo_decompress(d->d_buf, d->d_size, MINIDEBUGINFO_MAX_OUT, &ld->mini,
-				       &len);
-	if (err)
-		return err == -ENOMEM ? err : 0;
-	ld->src[SRC_MINI].elf = elf_memory(ld->mini, len);
-	if (!ld->src[SRC_MINI].elf)
-		return elf_err() == -ENOMEM ? -ENOMEM : 0;
+	if (err <= 0)
+		return err;
 	err = read_extra(ld, SRC_MINI, len, TAB_MINI);
 	return err < 0 ? err : 0;
 }
@@ -592,21 +508,16 @@ struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symt
 	const struct elf_symtab_opts *o = opts ? opts : &defaults;
 	struct loader ld;
 	struct elf_symtab *t;
-	struct stat st;
+	uint64_t size;
 	int fd, err, i;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st)) {
-		err = errno;
+	err = elf_fd_regular(fd, &size);
+	if (err) {
 		close(fd);
-		errno = err;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
+		errno = -err;
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -621,7 +532,7 @@ struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symt
 	 * a file truncated under us is an error, not a SIGBUS. */
 	elf_version(EV_CURRENT);
 	ld.src[SRC_BIN].elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = ld.src[SRC_BIN].elf ? load_elf(&ld, t, (uint64_t)st.st_size, path, o) : elf_err();
+	err = ld.src[SRC_BIN].elf ? load_elf(&ld, t, size, path, o) : elf_last_error();
 	for (i = 0; i < NSRCS; i++) {
 		elf_end(ld.src[i].elf);
 		free(ld.src[i].secs);

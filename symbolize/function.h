@@ -41,7 +41,8 @@ struct elf_function {
  * start + pgoff), which picks the right one of several local functions of
  * the same name. Looks in .symtab, then .dynsym; when the binary has no
  * such symbol and `debug_path` is given (a separate debug file of the same
- * build), in that file's symbol tables, reading the bytes from `path`.
+ * build), in that file's symbol tables, then in the binary's MiniDebugInfo
+ * (.gnu_debugdata), reading the bytes from `path` either way.
  * Only x86-64 ELF files (else -ENOTSUP). -ENOENT/-EACCES for the file,
  * -ESRCH when no such symbol covers the offset. Release with
  * elf_function__release() (also after an error; a zeroed one is fine). */

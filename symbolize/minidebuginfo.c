@@ -1,13 +1,15 @@
 /* minidebuginfo.c: decompresses a binary's .gnu_debugdata section
  * ("MiniDebugInfo": an xz-compressed ELF file holding a .symtab of the
- * functions .dynsym lacks, as Fedora and other distributions ship it), so
- * that elf-symtab.c can read the symbols from it with elf_memory().
+ * functions .dynsym lacks, as Fedora and other distributions ship it) and
+ * opens it with elf_memory() (minidebuginfo_open()), so that elf-symtab.c
+ * and elf-function.c read the symbols from it one way.
  *
  * The section is untrusted: the output is capped (max_out) and so is the
  * decoder's memory (a stream can ask for a dictionary of gigabytes), and the
  * output buffer grows geometrically from a small start rather than trusting
  * any size the stream claims. liblzma lives only in this file. */
 #include "debuginfo.h"
+#include "symbolize/elf-file.h"
 
 #include <errno.h>
 #include <lzma.h>
@@ -79,4 +81,31 @@ int minidebuginfo_decompress(const void *xz, size_t len, size_t max_out, void **
 	lzma_end(&strm);
 	*out = buf ? buf : malloc(1);
 	return *out ? 0 : -ENOMEM;
+}
+
+int minidebuginfo_open(Elf *bin, Elf **elf, void **image, size_t *len)
+{
+	Elf_Scn *scn = elf_section_by_name(bin, ".gnu_debugdata");
+	Elf_Data *d;
+	int err;
+
+	*elf = NULL;
+	*image = NULL;
+	*len = 0;
+	if (!scn)
+		return 0;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return 0;
+	err = minidebuginfo_decompress(d->d_buf, d->d_size, MINIDEBUGINFO_MAX_OUT, image, len);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	*elf = elf_memory(*image, *len);
+	if (*elf)
+		return 1;
+	err = elf_last_error();
+	free(*image);
+	*image = NULL;
+	*len = 0;
+	return err == -ENOMEM ? err : 0;
 }

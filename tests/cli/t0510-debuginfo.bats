@@ -4,21 +4,48 @@
 # directory (build-id, .gnu_debuglink, a bad CRC), with MiniDebugInfo;
 # `prof symbolize -i` on --no-symbolize recordings, after debug files were
 # installed, under --root, and on bad input; JIT code named from the perf
-# map the jit example writes, and maps prof must not trust.
+# map the jit example writes, and maps prof must not trust. A stripped
+# hotloop: `prof symbolize -e` finds its debug file as the recording's
+# symbolizer does (same lines as report --lines and addr2line), and
+# annotate finds its function in MiniDebugInfo alone.
 
 load helpers
 
 setup_file() {
 	export D="$BATS_FILE_TMPDIR"
-	# A stripped copy of the example and its debug file (as distributions
-	# ship them), the debug file under its build-id in a private root.
-	cp "$EXAMPLES/threads" "$D/threads-full"
-	objcopy --only-keep-debug "$D/threads-full" "$D/threads.debug"
-	strip -o "$D/threads-stripped" "$D/threads-full"
-	bid=$(readelf -n "$D/threads-full" | awk '/Build ID/ { print $3 }')
-	export BID="$bid"
-	mkdir -p "$D/dbg/.build-id/${bid:0:2}" "$D/empty-dbg"
-	cp "$D/threads.debug" "$D/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+	mkdir -p "$D/empty-dbg"
+	stripped_with_debug threads threads
+	stripped_with_debug hotloop hot # -O2: its hot loop spans several lines
+}
+
+# stripped_with_debug EXAMPLE NAME: a stripped copy of the example and its
+# debug file, as distributions ship them: $D/NAME-full (the copy),
+# $D/NAME-stripped, and $D/NAME.debug, also under its build-id in the
+# private debug directory $D/dbg.
+stripped_with_debug() {
+	local full=$D/$2-full bid
+	cp "$EXAMPLES/$1" "$full"
+	objcopy --only-keep-debug "$full" "$D/$2.debug"
+	strip -o "$D/$2-stripped" "$full"
+	bid=$(readelf -n "$full" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$D/dbg/.build-id/${bid:0:2}"
+	cp "$D/$2.debug" "$D/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+}
+
+# add_minidebuginfo FULL DEBUG STRIPPED OUT: OUT is STRIPPED with a
+# .gnu_debugdata section, as Fedora's find-debuginfo builds it: the
+# function symbols of FULL that .dynsym lacks, from DEBUG, xz-compressed.
+add_minidebuginfo() {
+	local full=$1 debug=$2 stripped=$3 out=$4 dir
+	dir=$(mktemp -d "$D/mini.XXXXXX")
+	nm -D "$full" --format=posix --defined-only | awk '{ print $1 }' | sort >"$dir/dynsyms"
+	nm "$full" --format=posix --defined-only | awk '$2 ~ /[Tt]/ { print $1 }' |
+		sort >"$dir/funcsyms"
+	comm -13 "$dir/dynsyms" "$dir/funcsyms" >"$dir/keep"
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$dir/keep" "$debug" "$dir/mini"
+	xz "$dir/mini"
+	objcopy --add-section .gnu_debugdata="$dir/mini.xz" "$stripped" "$out"
 }
 
 # Records `threads` (a copy, by path) for a second; folded stacks on stdout.
@@ -86,18 +113,60 @@ expect_no_names() {
 
 @test "MiniDebugInfo (.gnu_debugdata) names the static functions of a stripped binary" {
 	mkdir -p "$D/mini"
-	cd "$D/mini"
-	# As Fedora's find-debuginfo builds it.
-	nm -D "$D/threads-full" --format=posix --defined-only | awk '{ print $1 }' | sort >dynsyms
-	nm "$D/threads-full" --format=posix --defined-only | awk '$2 ~ /[Tt]/ { print $1 }' |
-		sort >funcsyms
-	comm -13 dynsyms funcsyms >keep
-	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep \
-		"$D/threads.debug" mini
-	xz mini
-	objcopy --add-section .gnu_debugdata=mini.xz "$D/threads-stripped" threads-stripped
+	add_minidebuginfo "$D/threads-full" "$D/threads.debug" "$D/threads-stripped" \
+		"$D/mini/threads-stripped"
 	PROF_DEBUGINFO_DIRS="$D/empty-dbg" record_threads "$D/mini/threads-stripped" "$D/mini.data"
 	expect_names "$("$PROF" report -i "$D/mini.data")"
+}
+
+@test "prof symbolize -e: a stripped binary's debug file from PROF_DEBUGINFO_DIRS, lines as report --lines and addr2line" {
+	export PROF_DEBUGINFO_DIRS="$D/empty-dbg:$D/dbg"
+	"$PROF" record -q -F 999 -o "$D/hot.data" -- "$D/hot-stripped" 1 >/dev/null
+	# The sampled addresses of hot_function and their samples ("ADDR N"),
+	# from annotate's listing.
+	sampled=$("$PROF" annotate -i "$D/hot.data" hot_function |
+		awk '/^ *[0-9.]+% +[0-9]+ +[0-9a-f]+: / { a = $3; sub(":", "", a); print a, $2 }')
+	[ "$(echo "$sampled" | wc -l)" -ge 2 ]
+	addrs=$(echo "$sampled" | awk '{ print $1 }')
+	# Function, file and line of each: what addr2line prints from the
+	# unstripped binary, byte for byte.
+	diff -u <(addr2line -f -e "$D/hot-full" $addrs) \
+		<("$PROF" symbolize -f -e "$D/hot-stripped" $addrs)
+	# And report --lines puts each address's samples on that line.
+	by_addr=$(paste -d' ' <("$PROF" symbolize -s -e "$D/hot-stripped" $addrs |
+		sed 's/ (discriminator [0-9]*)$//') <(echo "$sampled" | awk '{ print $2 }') |
+		awk '{ s[$1] += $2 } END { for (l in s) print l, s[l] }' | sort)
+	by_report=$("$PROF" report -i "$D/hot.data" --lines |
+		awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+			if (f[k] ~ /^hot_function \(/) { sub(/^hot_function \(/, "", f[k])
+				sub(/\)$/, "", f[k]); s[f[k]] += n } }
+			END { for (l in s) print l, s[l] }' | sort)
+	[ -n "$by_report" ]
+	diff -u <(echo "$by_report") <(echo "$by_addr")
+	# Without the debug directory: no DWARF, no local symbol.
+	run env PROF_DEBUGINFO_DIRS="$D/empty-dbg" "$PROF" symbolize -f -e "$D/hot-stripped" $addrs
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | sort -u)" = "$(printf '%s\n' '??' '??:0')" ]
+}
+
+@test "prof annotate: a stripped binary with only MiniDebugInfo gets its function's bounds" {
+	add_minidebuginfo "$D/hot-full" "$D/hot.debug" "$D/hot-stripped" "$D/hot-mini"
+	export PROF_DEBUGINFO_DIRS="$D/empty-dbg"
+	"$PROF" record -q -F 999 -o "$D/mini-hot.data" -- "$D/hot-mini" 1 >/dev/null
+	run "$PROF" annotate -i "$D/mini-hot.data" hot_function
+	[ "$status" -eq 0 ]
+	# Its instructions are hot_function's bytes in the unstripped binary.
+	read -r start size < <(nm -S "$D/hot-full" | awk '$4 == "hot_function" { print $1, $2 }')
+	[[ "$output" == *"$(printf '%d bytes at 0x%x' $((16#$size)) $((16#$start)))"* ]]
+	rows=$(echo "$output" | awk '/^ +([0-9.]+% +[0-9]+ +)?[0-9a-f]+: / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f]+:$/) { sub(":", "", $i); print $i; break } }')
+	[ "$(echo "$rows" | head -1)" = "$(printf '%x' $((16#$start)))" ]
+	[ $((16#$(echo "$rows" | tail -1))) -lt $((16#$start + 16#$size)) ]
+	[ "$(echo "$rows" | wc -l)" -ge 8 ]
+	# The stripped binary without it has no such function.
+	"$PROF" record -q -F 999 -o "$D/nomini.data" -- "$D/hot-stripped" 1 >/dev/null
+	run "$PROF" annotate -i "$D/nomini.data" hot_function
+	[ "$status" -eq 1 ]
 }
 
 @test "--no-symbolize, then prof symbolize -i: named like a recording symbolized at once" {

@@ -3,7 +3,8 @@
  * objcopy, the way distributions do it) must still name its static
  * function through a debug file found by build-id, by .gnu_debuglink in
  * each place it may be, under a container root, or through a
- * .gnu_debugdata section built as Fedora builds it. Debug files that do not
+ * .gnu_debugdata section built as Fedora builds it (also for annotate's
+ * function reader). Debug files that do not
  * belong (bad CRC, other build-id) and hostile sections (malformed
  * debuglinks, corrupt or oversized xz streams) are rejected cleanly. */
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "symbolize/debuginfo.h"
+#include "symbolize/function.h"
 #include "symbolize/symbolize.h"
 
 static char tmpdir[] = "/tmp/test-debuginfo.XXXXXX";
@@ -486,6 +488,38 @@ static void test_minidebuginfo(void **state)
 	expect_no_marker(bin, &o);
 }
 
+/* annotate's function reader takes a stripped binary's local function from
+ * its MiniDebugInfo, with the bounds and bytes the unstripped binary has;
+ * without a usable .gnu_debugdata the function is not there. */
+static void test_minidebuginfo_function(void **state)
+{
+	struct elf_function want, fn;
+	char bin[4200], sec[4200];
+
+	(void)state;
+	find_marker();
+	assert_int_equal(elf_function__load(&want, self, NULL, "debuginfo_marker", marker_off), 0);
+	path_of(bin, sizeof(bin), "mini-fn");
+	make_minidebuginfo(bin);
+	assert_int_equal(elf_function__load(&fn, bin, NULL, "debuginfo_marker", marker_off), 0);
+	assert_int_equal(fn.vaddr, want.vaddr);
+	assert_int_equal(fn.size, want.size);
+	assert_int_equal(fn.file_off, want.file_off);
+	assert_memory_equal(fn.code, want.code, want.size);
+	assert_false(fn.from_dynsym);
+	assert_string_equal(fn.build_id, want.build_id);
+	elf_function__release(&fn);
+	assert_int_equal(elf_function__load(&fn, bin, NULL, "debuginfo_marker", ELF_FUNCTION_ANY),
+			 0);
+	elf_function__release(&fn);
+	path_of(sec, sizeof(sec), "mini-fn-bad");
+	sh("head -c 300 '%s/mini.xz' > '%s' && objcopy --add-section .gnu_debugdata='%s' '%s.s' '%s'",
+	   tmpdir, sec, sec, bin, bin);
+	assert_int_equal(elf_function__load(&fn, bin, NULL, "debuginfo_marker", marker_off), -ESRCH);
+	elf_function__release(&fn);
+	elf_function__release(&want);
+}
+
 static void xz_encode(const void *in, size_t len, unsigned char **out, size_t *outlen)
 {
 	size_t cap = len + len / 2 + 4096, pos = 0;
@@ -553,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_container_root),
 		cmocka_unit_test(test_symtab_without_dwarf),
 		cmocka_unit_test(test_minidebuginfo),
+		cmocka_unit_test(test_minidebuginfo_function),
 		cmocka_unit_test(test_decompress_bounds),
 	};
 
