@@ -1,67 +1,26 @@
 /* proc-scan.c: reading threads, names and mappings from /proc (see
- * proc-scan.h). Done once at attach, never on the sampling path. */
+ * proc-scan.h), the status and task files through lib/procfs.h. Done once
+ * at attach, never on the sampling path. */
 #include "proc-scan.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "lib/grow.h"
+#include "lib/procfs.h"
 
 int proc_list_tids(pid_t pid, pid_t **tids, size_t *n)
 {
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 0;
+	int err = procfs_list_tids(pid, tids, n);
 
-	*tids = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (*end || tid <= 0)
-			continue;
-		if (GROW(*tids, cap, *n + 1)) {
-			closedir(d);
-			free(*tids);
-			*tids = NULL;
-			return -ENOMEM;
-		}
-		(*tids)[(*n)++] = (pid_t)tid;
-	}
-	closedir(d);
-	return *n ? 0 : -ESRCH;
+	return err ? err : *n ? 0 : -ESRCH;
 }
 
 int proc_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
 {
-	char path[64];
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
-		n--;
-	buf[n] = '\0';
-	return 0;
+	return procfs_thread_name(pid, tid, buf, len);
 }
 
 int proc_each_exec_map(pid_t pid, void (*fn)(void *ctx, const struct proc_map *m), void *ctx)
@@ -107,23 +66,8 @@ int proc_each_exec_map(pid_t pid, void (*fn)(void *ctx, const struct proc_map *m
 
 pid_t proc_tgid(pid_t pid)
 {
-	char path[64], line[256];
-	pid_t tgid = pid;
-	FILE *f;
+	struct procfs_status st;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		int v;
-
-		if (sscanf(line, "Tgid: %d", &v) == 1) {
-			if (v > 0)
-				tgid = (pid_t)v;
-			break;
-		}
-	}
-	fclose(f);
-	return tgid;
+	procfs_status(pid, 0, &st); /* st.tgid is pid when unreadable */
+	return st.tgid;
 }
