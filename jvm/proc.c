@@ -16,26 +16,16 @@
 /* Options files larger than this are read only this far. */
 #define MAX_OPTIONS_BYTES (1u << 20)
 
+/* "... /usr/lib/jvm/.../lib/server/libjvm.so" (maybe " (deleted)") */
+static int maps_libjvm(void *ctx, const struct procfs_map *m)
+{
+	(void)ctx;
+	return strstr(m->path, "/libjvm.so") != NULL;
+}
+
 int jvm_is_jvm(pid_t pid)
 {
-	char path[64], line[4096];
-	FILE *f;
-	int found = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while (!found && fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line);
-
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		/* "... /usr/lib/jvm/.../lib/server/libjvm.so" (maybe " (deleted)") */
-		found = strstr(line, "/libjvm.so") != NULL;
-	}
-	fclose(f);
-	return found;
+	return procfs_each_map(pid, maps_libjvm, NULL);
 }
 
 int jvm_proc_status(pid_t pid, struct jvm_proc *p)

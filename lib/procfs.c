@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,50 @@ int procfs_thread_name(pid_t pid, pid_t tid, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return 0;
+}
+
+int procfs_parse_map(const char *line, struct procfs_map *m)
+{
+	int pos = 0;
+	size_t l;
+
+	memset(m->perms, 0, sizeof(m->perms));
+	/* "start-end perms pgoff dev inode   path" */
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &m->start, &m->end,
+		   m->perms, &m->pgoff, &pos) < 4 ||
+	    pos <= 0)
+		return -EINVAL;
+	snprintf(m->path, sizeof(m->path), "%s", line + pos);
+	l = strlen(m->path);
+	while (l && (m->path[l - 1] == '\n' || m->path[l - 1] == ' '))
+		m->path[--l] = '\0';
+	return 0;
+}
+
+int procfs_each_map(pid_t pid, int (*fn)(void *ctx, const struct procfs_map *m), void *ctx)
+{
+	struct procfs_map *m = malloc(sizeof(*m));
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	FILE *f;
+
+	if (!m)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		r = errno == ENOENT ? -ESRCH : -errno;
+		free(m);
+		return r;
+	}
+	while (!r && getline(&line, &cap, f) > 0)
+		if (!procfs_parse_map(line, m))
+			r = fn(ctx, m);
+	free(line);
+	free(m);
+	fclose(f);
+	return r;
 }
 
 int procfs_stat_start(const char *text, unsigned long long *ticks)

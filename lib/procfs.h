@@ -69,6 +69,25 @@ int procfs_list_tids(pid_t pid, pid_t **tids, size_t *n);
  * most len - 1 bytes, without the trailing newline; len > 0. 0 or -errno. */
 int procfs_thread_name(pid_t pid, pid_t tid, char *buf, size_t len);
 
+/* One line of /proc/PID/maps. The path is what the target mapped (its
+ * owner picks the name: spaces and all; the kernel escapes a newline), cut
+ * at sizeof(path) - 1 bytes, trailing blanks dropped; "" when anonymous. */
+struct procfs_map {
+	uint64_t start, end, pgoff;
+	char perms[8]; /* "r-xp" */
+	char path[4096];
+};
+
+/* Parses one maps line (NUL-terminated, maybe with its '\n') into *m.
+ * 0, or -EINVAL when it is not a maps line. */
+int procfs_parse_map(const char *line, struct procfs_map *m);
+
+/* Calls fn for each mapping of pid in /proc/PID/maps, in order, until fn
+ * returns nonzero; lines that do not parse are skipped. Allocates one
+ * line buffer and one struct procfs_map (m is only valid during the call).
+ * fn's nonzero value, 0, -ESRCH (gone), -ENOMEM or -errno. */
+int procfs_each_map(pid_t pid, int (*fn)(void *ctx, const struct procfs_map *m), void *ctx);
+
 /* The start time of process pid in clock ticks since boot (field 22 of
  * /proc/PID/stat, counted from the last ')': the name before it may hold
  * anything). 0, -ESRCH (gone), -EIO (unreadable) or -errno. */

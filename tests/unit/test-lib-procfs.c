@@ -1,7 +1,8 @@
 /* test-lib-procfs.c: unit tests of lib/procfs.c, the one reader of
  * /proc/PID files: status fields from hostile text (forged lines in a
- * name, overlong lines, NUL bytes, missing fields), bounded reads, the
- * start time after a name holding ')', and the live files of this test. */
+ * name, overlong lines, NUL bytes, missing fields), bounded reads, maps
+ * lines, the start time after a name holding ')', and the live files of
+ * this test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,6 +181,67 @@ static void test_read_bounded(void **state)
 	assert_int_equal(len, 0);
 }
 
+static void test_parse_map(void **state)
+{
+	static struct procfs_map m;
+	char *line = malloc(sizeof(m.path) + 200);
+	size_t n;
+
+	(void)state;
+	assert_non_null(line);
+	assert_int_equal(procfs_parse_map("7f10a0000000-7f10a0021000 r-xp 00002000 08:01 1234"
+					  "                       /opt/a b/libjvm.so (deleted)\n",
+					  &m),
+			 0);
+	assert_int_equal(m.start, 0x7f10a0000000);
+	assert_int_equal(m.end, 0x7f10a0021000);
+	assert_int_equal(m.pgoff, 0x2000);
+	assert_string_equal(m.perms, "r-xp");
+	assert_string_equal(m.path, "/opt/a b/libjvm.so (deleted)");
+	assert_int_equal(procfs_parse_map("00400000-00401000 rw-p 00000000 00:00 0 \n", &m), 0);
+	assert_string_equal(m.path, ""); /* anonymous */
+	assert_int_equal(procfs_parse_map("7ffd1000-7ffd3000 r-xp 00000000 00:00 0  [vdso]", &m),
+			 0);
+	assert_string_equal(m.path, "[vdso]");
+	assert_int_equal(procfs_parse_map("not a maps line", &m), -EINVAL);
+	assert_int_equal(procfs_parse_map("1000-2000 r-xp", &m), -EINVAL);
+	assert_int_equal(procfs_parse_map("", &m), -EINVAL);
+	/* a path longer than the buffer is cut, never overrun */
+	n = (size_t)sprintf(line, "1000-2000 r-xp 00000000 08:01 1 /");
+	memset(line + n, 'p', sizeof(m.path) + 100);
+	line[n + sizeof(m.path) + 100] = '\0';
+	assert_int_equal(procfs_parse_map(line, &m), 0);
+	assert_int_equal(strlen(m.path), sizeof(m.path) - 1);
+	free(line);
+}
+
+static int count_exec(void *ctx, const struct procfs_map *m)
+{
+	if (m->perms[2] == 'x')
+		++*(int *)ctx;
+	return 0;
+}
+
+static int stop_at_first(void *ctx, const struct procfs_map *m)
+{
+	(void)m;
+	++*(int *)ctx;
+	return 7;
+}
+
+static void test_each_map(void **state)
+{
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(procfs_each_map(getpid(), count_exec, &n), 0);
+	assert_true(n > 0); /* this test's own code */
+	n = 0;
+	assert_int_equal(procfs_each_map(getpid(), stop_at_first, &n), 7);
+	assert_int_equal(n, 1);
+	assert_int_equal(procfs_each_map(0x3ffffff0, count_exec, &n), -ESRCH);
+}
+
 static void test_stat_start(void **state)
 {
 	unsigned long long t = 0;
@@ -266,6 +328,8 @@ int main(void)
 		cmocka_unit_test(test_status_nul_bytes),
 		cmocka_unit_test(test_status_long_lines),
 		cmocka_unit_test(test_read_bounded),
+		cmocka_unit_test(test_parse_map),
+		cmocka_unit_test(test_each_map),
 		cmocka_unit_test(test_stat_start),
 		cmocka_unit_test(test_live_process),
 		cmocka_unit_test(test_thread_name),
