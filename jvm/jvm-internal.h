@@ -18,9 +18,5 @@ struct jvm_proc {
 
 /* 0, -ESRCH (gone) or -errno. */
 int jvm_proc_status(pid_t pid, struct jvm_proc *p);
-/* The last number of a "\t1234\t56" list (NSpid), or dflt. */
-uint32_t jvm_last_field(const char *p, uint32_t dflt);
-/* The tids of pid (/proc/PID/task), malloc'ed. 0, -ESRCH, -ENOMEM. */
-int jvm_list_tids(pid_t pid, pid_t **tids, size_t *n);
 
 #endif

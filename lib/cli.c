@@ -48,43 +48,40 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
 		free(msg);
 }
 
+/* "prof <cmd>: " then vline(). */
+static void vcommand_line(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", command_name);
+	vline(prefix, fmt, ap);
+}
+
+/* Runs `call` with `ap` holding the arguments after fmt. */
+#define WITH_ARGS(fmt, call)                                                                       \
+	do {                                                                                       \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		call;                                                                              \
+		va_end(ap);                                                                        \
+	} while (0)
+
 void cli_error(const char *fmt, ...)
 {
-	va_list ap;
-
-	fprintf(stderr, "%s: ", command_name);
-	va_start(ap, fmt);
-	vline("", fmt, ap);
-	va_end(ap);
+	WITH_ARGS(fmt, vcommand_line("", fmt, ap));
 }
 
 void cli_warn(const char *fmt, ...)
 {
-	va_list ap;
-
-	fprintf(stderr, "%s: ", command_name);
-	va_start(ap, fmt);
-	vline("warning: ", fmt, ap);
-	va_end(ap);
+	WITH_ARGS(fmt, vcommand_line("warning: ", fmt, ap));
 }
 
 void cli_hint(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vline("hint: ", fmt, ap);
-	va_end(ap);
+	WITH_ARGS(fmt, vline("hint: ", fmt, ap));
 }
 
 int cli_usage_error(const char *fmt, ...)
 {
-	va_list ap;
-
-	fprintf(stderr, "%s: ", command_name);
-	va_start(ap, fmt);
-	vline("", fmt, ap);
-	va_end(ap);
+	WITH_ARGS(fmt, vcommand_line("", fmt, ap));
 	fprintf(stderr, "hint: see '%s -h'\n", command_name);
 	return EXIT_USAGE;
 }

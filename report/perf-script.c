@@ -55,6 +55,9 @@ struct ps {
 	const struct perf_script_opts *o;
 	struct perf_script_stats *st;
 
+	/* Its own tables, not lib/keymap: their keys are variable-length (a
+	 * frame's text, a run of name ids), compared whole; keymap's are 128
+	 * bits. Frame keys point into the input, never copied. */
 	struct ps_frame *frames; /* open addressing */
 	size_t frames_mask, nframes;
 	uint32_t *names; /* name ids of frames */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "lib/procfs.h"
 
 /* Entries below the nearest one that are tried for an address, for maps
  * where pieces of code overlap (a method recompiled into a bigger blob). */
@@ -244,37 +245,10 @@ enum perf_map_verdict perf_map__check(const struct stat *st, uid_t euid, uid_t t
 
 uint32_t perf_map__nspid(uint32_t pid)
 {
-	char path[64], line[512];
-	uint32_t ns = pid;
-	FILE *f;
+	struct procfs_status st;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", (unsigned)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = line + 6;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		/* "NSpid:\t1234\t56\n": the last field is the innermost. */
-		for (;;) {
-			char *e;
-			unsigned long v;
-
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p < '0' || *p > '9')
-				break;
-			v = strtoul(p, &e, 10);
-			if (v && v <= UINT32_MAX)
-				ns = (uint32_t)v;
-			p = e;
-		}
-		break;
-	}
-	fclose(f);
-	return ns;
+	procfs_status((pid_t)pid, 0, &st); /* st.nspid is pid when unreadable */
+	return st.nspid;
 }
 
 /* Reads the lines of fd into m, READ_CHUNK bytes at a time, at most
@@ -343,28 +317,11 @@ static int read_lines(int fd, const struct stat *st, struct perf_map *m)
  * since boot). 0 or -errno. */
 static int proc_start(uint32_t pid, int64_t *start_ns, int64_t *ran_ns)
 {
-	char path[64], buf[1024], *p;
 	struct timespec boot, real;
 	unsigned long long ticks;
 	long hz = sysconf(_SC_CLK_TCK);
-	ssize_t n;
-	int fd, i;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", (unsigned)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	/* "PID (COMM) S PPID ...": COMM may hold anything; field 22 is the
-	 * start time, the 20th after the last ')'. */
-	p = strrchr(buf, ')');
-	for (i = 0; p && i < 20; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", &ticks) != 1 ||
+	if (hz <= 0 || procfs_start_ticks((pid_t)pid, &ticks) ||
 	    clock_gettime(CLOCK_BOOTTIME, &boot) || clock_gettime(CLOCK_REALTIME, &real))
 		return -EIO;
 	*ran_ns = (int64_t)boot.tv_sec * 1000000000LL + boot.tv_nsec -
