@@ -1,4 +1,4 @@
-/* dwarf-build.c: assembles a binary's tables (dwarf-int.h) from prof's own
+/* dwarf-build.c: assembles a binary's tables (dwarf-internal.h) from prof's own
  * readers: the line programs (dwarf-lines.c) and the units (dwarf-die.c),
  * on two threads.
  *
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 /* A line sequence (in order already) of a unit's program. */
 struct seq {
@@ -145,7 +145,7 @@ static uint32_t map_file(const struct file_map *m, uint32_t unknown, uint32_t f)
 	return f && f <= m->n ? m->ids[f - 1] : 0;
 }
 
-/* The rows of the sequences, appended to d->lines sorted as dwarf-int.h
+/* The rows of the sequences, appended to d->lines sorted as dwarf-internal.h
  * says, straight from the decoded programs: sequences are in order already
  * and rarely overlap, so they are sorted by their first rows and copied
  * end to end, each row given its file id on the way. When sequences

@@ -1,5 +1,5 @@
 /* dwarf-die.c: prof's own reader of .debug_info, for the few attributes
- * the tables need (see dwarf-int.h), in place of libdw's DIE walk.
+ * the tables need (see dwarf-internal.h), in place of libdw's DIE walk.
  *
  * It gives exactly what dwarf-load.c's libdw walk gives (same DIEs
  * entered, same functions in the same order, same ranges and names; the
@@ -28,7 +28,7 @@
 
 #include "lib/grow.h"
 #include "symbolize/dwarf-cursor.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 #define MAX_DEPTH 256          /* as dwarf-load.c's libdw walk */
 #define MAX_RANGES_PER_DIE 4096

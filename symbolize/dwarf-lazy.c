@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 #define SEQS_TAIL 64 /* unsorted line sequences searched one by one */
 

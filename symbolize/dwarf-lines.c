@@ -22,7 +22,7 @@
 
 #include "lib/grow.h"
 #include "symbolize/dwarf-cursor.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 #define MAX_FORMATS 16
 

@@ -1,5 +1,5 @@
 /* dwarf-load.c: builds a binary's line and inline-range tables from its
- * DWARF, once (see dwarf.h; the tables are in dwarf-int.h).
+ * DWARF, once (see dwarf.h; the tables are in dwarf-internal.h).
  *
  * prof's own reader fills the tables first (dwarf-secs.c reads the
  * sections, dwarf-die.c the units, dwarf-lines.c the line programs,
@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 #define MAX_DEPTH 256          /* DIE nesting walked; deeper DIEs are skipped */
 

@@ -14,7 +14,7 @@
  * unit's own tables then answer, else the whole binary's. */
 #include "symbolize/dwarf.h"
 
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 /* The span holding addr with the highest (start, unit) in the sorted
  * s[0..n), and, when `decoded` is given, only among units marked in it.

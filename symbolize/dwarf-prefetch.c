@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 enum { AHEAD_NONE, AHEAD_QUEUED, AHEAD_WORKING, AHEAD_DONE, AHEAD_TAKEN };
 

@@ -1,5 +1,5 @@
 /* dwarf-secs.c: the debug sections the DWARF tables are built from, only
- * those (see dwarf-int.h), straight from a read-only mapping of the file.
+ * those (see dwarf-internal.h), straight from a read-only mapping of the file.
  *
  * libdw's dwarf_begin_elf inflates every debug section it knows, the
  * location lists (a sixth of libc's DWARF) included, one after the other,
@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 #define MAX_INFLATED ((size_t)1 << 32) /* a bound against hostile headers */
 #define THREAD_MIN ((size_t)128 << 10)  /* smaller .debug_info: no thread */

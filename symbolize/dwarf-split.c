@@ -30,7 +30,7 @@
 
 #include "lib/grow.h"
 #include "symbolize/dwarf-cursor.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 /* An opened .dwo or .dwp file (fd < 0: it was not there). */
 struct split_file {

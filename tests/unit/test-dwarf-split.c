@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 
 /* Little-endian writers into a byte buffer. */
 static unsigned char *put32(unsigned char *p, uint32_t v)

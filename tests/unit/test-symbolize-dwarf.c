@@ -27,7 +27,7 @@
 #include "lib/rec-writer.h"
 #include "lib/recording.h"
 #include "symbolize/demangle.h"
-#include "symbolize/dwarf-int.h"
+#include "symbolize/dwarf-internal.h"
 #include "symbolize/dwarf.h"
 
 static char tmpdir[] = "/tmp/test-symbolize-dwarf.XXXXXX";

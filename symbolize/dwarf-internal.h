@@ -1,7 +1,7 @@
-/* dwarf-int.h: the tables of a struct dwarf_info, shared by the loader
+/* dwarf-internal.h: the tables of a struct dwarf_info, shared by the loader
  * (dwarf-load.c) and the lookup (dwarf-lookup.c). Internal to symbolize/. */
-#ifndef PROF_SYMBOLIZE_DWARF_INT_H
-#define PROF_SYMBOLIZE_DWARF_INT_H
+#ifndef PROF_SYMBOLIZE_DWARF_INTERNAL_H
+#define PROF_SYMBOLIZE_DWARF_INTERNAL_H
 
 #include <elfutils/libdw.h>
 #include <stdint.h>
