@@ -272,9 +272,10 @@ static int settle(struct builder *r, struct programs *ps, size_t i)
 	if (!err)
 		err = call_files(d, &files, pd->funcs_from, pd->funcs_to);
 	if (!err)
-		err = dwarf_load__unit_spans(d, (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
-					     pd->ncu, p ? ps->rows.v + p->from : NULL, p ? p->n : 0,
-					     pd->ranges_from, pd->ranges_to);
+		err = dwarf_tables__unit_spans(d,
+					       (const uint64_t(*)[2])(r->cu_ranges + pd->cu_from),
+					       pd->ncu, p ? ps->rows.v + p->from : NULL,
+					       p ? p->n : 0, pd->ranges_from, pd->ranges_to);
 	if (!err && p)
 		err = add_seqs(&r->seqs, &r->nseqs, &r->seqs_cap, ps->rows.v, p->from, p->n,
 			       (uint32_t)i);
@@ -409,7 +410,7 @@ int dwarf_build__unit_rows(struct dwarf_info *d, const struct dw_unit_info *u, s
 	if (!err)
 		err = place_rows(d, rows->v, seqs, nseqs, &map, unknown, &sorted);
 	if (!err && !sorted)
-		err = dwarf_load__sort_lines(d, from, d->nlines - from);
+		err = dwarf_tables__sort_lines(d, from, d->nlines - from);
 	*nrows = rows->n;
 	dwarf_lines__release(p);
 	free(files.ids);

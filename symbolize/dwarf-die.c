@@ -29,6 +29,7 @@
 #include "lib/grow.h"
 #include "symbolize/dwarf-cursor.h"
 #include "symbolize/dwarf-internal.h"
+#include "symbolize/dwarf-rules.h"
 
 #define MAX_DEPTH 256          /* as dwarf-load.c's libdw walk */
 #define MAX_RANGES_PER_DIE 4096
@@ -1215,7 +1216,7 @@ static int add_func(struct dw_reader *r, const struct unit *u, const struct die 
 	uint32_t id = (uint32_t)d->nfuncs;
 	struct dw_func *f;
 	const char *name;
-	uint64_t lo, w;
+	uint64_t w;
 	size_t n, i, kept = 0;
 	int err, kind;
 
@@ -1238,19 +1239,12 @@ static int add_func(struct dw_reader *r, const struct unit *u, const struct die 
 	}
 	if (!kept)
 		return 0;
-	lo = d->ranges[d->nranges - kept].lo;
-	for (i = 0; i < kept; i++)
-		if (d->ranges[d->nranges - kept + i].hi == lo)
-			lo = d->ranges[d->nranges - kept + i].lo;
 	err = func_name(r, u, die, &name, &kind);
 	if (err)
 		return err;
-	if (GROW(d->funcs, d->funcs_cap, d->nfuncs + 1))
+	f = dwarf_tables__new_func(d, kept);
+	if (!f)
 		return -ENOMEM;
-	f = &d->funcs[d->nfuncs++];
-	memset(f, 0, sizeof(*f));
-	f->parent = DWARF_NONE;
-	f->low = lo;
 	f->name = name;
 	f->linkage = kind == 1 || (kind == 2 && name && r->plain_names);
 	if (tag == DW_TAG_inlined_subroutine) {
@@ -1264,24 +1258,6 @@ static int add_func(struct dw_reader *r, const struct unit *u, const struct die 
 	}
 	*out = id;
 	return 0;
-}
-
-static int enters(int tag)
-{
-	switch (tag) {
-	case DW_TAG_lexical_block:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-	case DW_TAG_with_stmt:
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 /* Skips the children of a DIE (which has some): to the entry after the
@@ -1346,7 +1322,8 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 		 * dwarf_siblingof() does: any DIE not entered, and a function
 		 * declaration (its children are its parameters; an abstract
 		 * instance, also without code, is entered: see below). */
-		if (a->children && a->sibling && (is_func ? !a->code && a->decl : !enters((int)a->tag))) {
+		if (a->children && a->sibling &&
+		    (is_func ? !a->code && a->decl : !dwarf_tag_enters((int)a->tag))) {
 			struct die die;
 
 			if (a->sib_off >= 0) {
@@ -1391,7 +1368,7 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 			if (func == DWARF_NONE)
 				func = funcs[depth - 1];
 			enter = 1;
-		} else if (enters((int)a->tag)) {
+		} else if (dwarf_tag_enters((int)a->tag)) {
 			err = skip_attrs(c, u, t, a);
 			enter = 1;
 		} else {

@@ -122,11 +122,6 @@ struct dwarf_info {
 	int failed;           /* and reading them failed: -errno */
 };
 
-/* Ends a lazy load (dwarf-load.c): reads the unit DIEs, or the whole
- * tables when the lazy reader cannot; 0, or -errno (then the tables are
- * empty). Later calls return the same. */
-int dwarf_load__finish(struct dwarf_info *d);
-
 /* One unit's tables in lazy mode: d->lines[lines_from, +nlines) and
  * d->ranges[ranges_from, +nranges). */
 struct dw_slice {
@@ -225,45 +220,57 @@ int dwarf_die__unit(struct dw_reader *r, size_t i, int walk_dies, struct dw_unit
 /* The .debug_info offset of unit i's unit DIE. */
 uint64_t dwarf_die__unit_die(const struct dw_reader *r, size_t i);
 
-/* The unit's address spans for the lookup (dwarf-load.c): `cu` holds the
+/* The tables' helpers every reader uses (dwarf-tables.c; they call no
+ * other part of the reader).
+ *
+ * The unit's address spans for the lookup: `cu` holds the
  * unit DIE's own ranges (ncu of them, empty ones counted: a unit that
  * states ranges, even empty ones, does not get its functions' instead);
  * rows[0..nrows) (in program order) and ranges [ranges_from, ranges_to)
  * are the unit's. Numbers the unit d->nunits (and counts it).
- * dwarf_load__cu_spans() adds the spans of its own ranges (or its
- * functions'), dwarf_load__seq_spans() those of its line sequences, for a
+ * dwarf_tables__cu_spans() adds the spans of its own ranges (or its
+ * functions'), dwarf_tables__seq_spans() those of its line sequences, for a
  * unit numbered by the caller. 0 or -ENOMEM. */
-int dwarf_load__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
-			   const struct dw_line *rows, size_t nrows, size_t ranges_from,
-			   size_t ranges_to);
-int dwarf_load__cu_spans(struct dwarf_info *d, uint32_t unit, const uint64_t (*cu)[2], size_t ncu,
-			 size_t ranges_from, size_t ranges_to);
-int dwarf_load__seq_spans(struct dwarf_info *d, uint32_t unit, const struct dw_line *rows,
-			  size_t nrows);
+int dwarf_tables__unit_spans(struct dwarf_info *d, const uint64_t (*cu)[2], size_t ncu,
+			     const struct dw_line *rows, size_t nrows, size_t ranges_from,
+			     size_t ranges_to);
+int dwarf_tables__cu_spans(struct dwarf_info *d, uint32_t unit, const uint64_t (*cu)[2],
+			   size_t ncu, size_t ranges_from, size_t ranges_to);
+int dwarf_tables__seq_spans(struct dwarf_info *d, uint32_t unit, const struct dw_line *rows,
+			    size_t nrows);
+/* Appends a func for the last n (> 0) ranges added to d, zeroed but for
+ * its low (where BFD's first arange starts) and its parent (DWARF_NONE);
+ * the ranges' func is the caller's. NULL when out of memory. */
+struct dw_func *dwarf_tables__new_func(struct dwarf_info *d, size_t n);
 /* Sorts spans by start (then unit: dwarf_span_cmp) and sets their maxhi. */
-void dwarf_load__sort_spans(struct dw_span *s, size_t n);
+void dwarf_tables__sort_spans(struct dw_span *s, size_t n);
 int dwarf_span_cmp(const void *a, const void *b);
 /* Sorts d->ranges[from, from + n) as struct dw_range says and links each
  * to the range it nests in (parents are indexes in d->ranges, inside the
  * slice). 0 or -ENOMEM. */
-int dwarf_load__nest_ranges(struct dwarf_info *d, size_t from, size_t n);
+int dwarf_tables__nest_ranges(struct dwarf_info *d, size_t from, size_t n);
 /* Sorts d->lines[from, from + n) as struct dw_line says, stably. 0 or
  * -ENOMEM. */
-int dwarf_load__sort_lines(struct dwarf_info *d, size_t from, size_t n);
+int dwarf_tables__sort_lines(struct dwarf_info *d, size_t from, size_t n);
 
-/* The lazy mode's way out when prof's reader gives up on a unit
- * (-ENOTSUP): the unit whose DIE is at .debug_info offset die_off read
- * with libdw, as the whole load's libdw walk reads it: its rows appended
- * to d->lines in program order (with file ids, unsorted), its funcs and
- * ranges to d's, *out saying where. 0, -ENOMEM, -ENOEXEC. */
-int dwarf_load__libdw_unit(struct dwarf_info *d, uint64_t die_off, struct dw_unit_info *out);
+/* libdw's reader (dwarf-libdw.c). dwarf_libdw__tables(): the whole
+ * load's walk when prof's reader gives up (-ENOTSUP) or PROF_DWARF_LIBDW
+ * is set: all units' rows, funcs, ranges and spans, unsorted, into d
+ * (whose tables are empty); 0, -ENOEXEC, -ENOMEM. dwarf_libdw__unit():
+ * the lazy mode's way out when prof's reader gives up on a unit: the unit
+ * whose DIE is at .debug_info offset die_off read as the whole walk reads
+ * it: its rows appended to d->lines in program order (with file ids,
+ * unsorted), its funcs and ranges to d's, *out saying where. 0, -ENOMEM,
+ * -ENOEXEC. */
+int dwarf_libdw__tables(struct dwarf_info *d);
+int dwarf_libdw__unit(struct dwarf_info *d, uint64_t die_off, struct dw_unit_info *out);
 
 /* One unit's tables (dwarf-build.c), for the lazy mode: decodes the line
  * program of unit u (read by dwarf_die__unit() with its DIEs, so its funcs
  * and ranges are in d already), resolves its calls' files, and appends its
  * rows to d->lines, sorted. rows is scratch (reused between calls); on
  * return rows->v[0..*nrows) are the rows in program order (for
- * dwarf_load__seq_spans()). 0 or -ENOMEM; a malformed program gives the
+ * dwarf_tables__seq_spans()). 0 or -ENOMEM; a malformed program gives the
  * rows read before the fault. */
 int dwarf_build__unit(struct dwarf_info *d, const struct dw_secs *s, const struct dw_unit_info *u,
 		      struct dw_rows *rows, size_t *nrows);
@@ -363,6 +370,10 @@ int dwarf_split__secs(struct dwarf_info *d, const struct dw_secs *main,
 /* Counts the skeleton as one whose split unit was not found (once per
  * dwo_id). 0 or -ENOMEM. */
 int dwarf_split__missing(struct dwarf_info *d, const struct dw_split_ref *ref);
+/* How many skeletons were counted missing, and the first one's .dwo path
+ * in *first (NULL when none), as dwarf_info__split_missing() says once the
+ * load is finished. */
+size_t dwarf_split__missing_count(const struct dwarf_info *d, const char **first);
 void dwarf_split__free(struct dwarf_info *d);
 /* A .dwp's .debug_cu_index lookup: the contributions of unit `id` to
  * whole[] = .debug_info.dwo, .debug_abbrev.dwo, .debug_str_offsets.dwo,
@@ -370,10 +381,5 @@ void dwarf_split__free(struct dwarf_info *d);
  * the index is malformed). */
 int dwarf_split__dwp_unit(const struct dw_sec *index, uint64_t id, const struct dw_sec whole[4],
 			  struct dw_sec out[4]);
-
-/* dwarf-load.c: BFD's mangle_style() == 0 for a unit's DW_AT_language:
- * DW_AT_name is then the symbol's name (C, Pascal, assembler...); other
- * languages get the symbol table's name when only DW_AT_name is known. */
-int dwarf_plain_language(uint64_t lang);
 
 #endif

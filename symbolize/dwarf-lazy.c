@@ -64,12 +64,12 @@ static int read_with_libdw(struct dwarf_info *d, size_t i, struct dw_unit_info *
 	d->nfuncs = u->funcs_from;
 	d->nranges = u->ranges_from;
 	d->nlines = t->lines_from;
-	err = dwarf_load__libdw_unit(d, dwarf_die__unit_die(d->lazy->reader, i), u);
+	err = dwarf_libdw__unit(d, dwarf_die__unit_die(d->lazy->reader, i), u);
 	if (!err)
-		err = dwarf_load__seq_spans(d, (uint32_t)i, d->lines + t->lines_from,
-					    d->nlines - t->lines_from);
+		err = dwarf_tables__seq_spans(d, (uint32_t)i, d->lines + t->lines_from,
+					      d->nlines - t->lines_from);
 	if (!err)
-		err = dwarf_load__sort_lines(d, t->lines_from, d->nlines - t->lines_from);
+		err = dwarf_tables__sort_lines(d, t->lines_from, d->nlines - t->lines_from);
 	return err;
 }
 
@@ -113,7 +113,7 @@ static int read_tables(struct dwarf_info *d, size_t i)
 		/* Read by the other thread, its ranges nested already. */
 		err = dwarf_build__unit_rows(d, &u, &rows, &p, err, &nrows);
 		if (!err)
-			err = dwarf_load__seq_spans(d, (uint32_t)i, rows.v, nrows);
+			err = dwarf_tables__seq_spans(d, (uint32_t)i, rows.v, nrows);
 		free(rows.v);
 		t->ranges_from = u.ranges_from;
 		t->nranges = u.ranges_to - u.ranges_from;
@@ -130,15 +130,15 @@ static int read_tables(struct dwarf_info *d, size_t i)
 	} else {
 		err = dwarf_build__unit(d, &d->secs, &u, &lz->rows, &nrows);
 		if (!err)
-			err = dwarf_load__seq_spans(d, (uint32_t)i, lz->rows.v, nrows);
+			err = dwarf_tables__seq_spans(d, (uint32_t)i, lz->rows.v, nrows);
 	}
 	t->ranges_from = u.ranges_from;
 	t->nranges = u.ranges_to - u.ranges_from;
 	t->nlines = d->nlines - t->lines_from;
 	if (!err && t->no_ranges)
-		err = dwarf_load__cu_spans(d, (uint32_t)i, NULL, 0, u.ranges_from, u.ranges_to);
+		err = dwarf_tables__cu_spans(d, (uint32_t)i, NULL, 0, u.ranges_from, u.ranges_to);
 	if (!err)
-		err = dwarf_load__nest_ranges(d, t->ranges_from, t->nranges);
+		err = dwarf_tables__nest_ranges(d, t->ranges_from, t->nranges);
 	if (!err)
 		t->state = UNIT_READ;
 	return err;
@@ -280,7 +280,7 @@ int dwarf_lazy__open(struct dwarf_info *d)
 		} else if (rc == 2) {
 			lz->units[i].state = UNIT_NONE;
 		} else if (u.ncu) {
-			err = dwarf_load__cu_spans(d, (uint32_t)i, u.cu, u.ncu, 0, 0);
+			err = dwarf_tables__cu_spans(d, (uint32_t)i, u.cu, u.ncu, 0, 0);
 		} else {
 			lz->units[i].no_ranges = 1;
 			err = read_unit(d, i);
@@ -291,7 +291,7 @@ int dwarf_lazy__open(struct dwarf_info *d)
 	if (err)
 		return err;
 	d->nunits = (uint32_t)lz->nunits;
-	dwarf_load__sort_spans(d->spans, d->nspans);
+	dwarf_tables__sort_spans(d->spans, d->nspans);
 	return 0;
 }
 

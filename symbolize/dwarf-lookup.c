@@ -214,26 +214,25 @@ static size_t lookup(const struct dwarf_info *d, const struct dw_slice *t, uint6
 
 /* The frames at vaddr as unit u answers them: in lazy mode from the unit's
  * own tables (read now if needed), else from the whole binary's. */
-static size_t lookup_in(const struct dwarf_info *d, uint32_t u, uint64_t vaddr,
-			struct src_frame *out, size_t max)
+static size_t lookup_in(struct dwarf_info *d, uint32_t u, uint64_t vaddr, struct src_frame *out,
+			size_t max)
 {
 	struct dw_slice all = {0, d->nlines, 0, d->nranges, NULL, NULL};
 
 	/* The lazy mode's tables are a cache the lookups fill. */
-	if (d->lazy && dwarf_lazy__unit((struct dwarf_info *)d, u, &all))
+	if (d->lazy && dwarf_lazy__unit(d, u, &all))
 		return 0;
 	return lookup(d, &all, vaddr, out, max);
 }
 
-size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
-			  size_t max)
+size_t dwarf_info__lookup(struct dwarf_info *d, uint64_t vaddr, struct src_frame *out, size_t max)
 {
 	uint32_t u;
 
 	if (!d || !max || dwarf_info__ready(d))
 		return 0;
 	if (d->lazy)
-		dwarf_lazy__read_all((struct dwarf_info *)d); /* for the line sequences */
+		dwarf_lazy__read_all(d); /* for the line sequences */
 	u = span_unit(d->spans, d->nspans, vaddr, NULL);
 	if (u == DWARF_NONE)
 		u = seq_unit(d, vaddr, NULL);
@@ -242,8 +241,8 @@ size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src
 	return lookup_in(d, u, vaddr, out, max);
 }
 
-size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
-			      unsigned char *decoded, struct src_frame *out, size_t max)
+size_t dwarf_info__lookup_bfd(struct dwarf_info *d, uint64_t vaddr, unsigned char *decoded,
+			      struct src_frame *out, size_t max)
 {
 	uint32_t u;
 

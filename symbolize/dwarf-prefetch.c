@@ -77,7 +77,7 @@ static int read_ahead(struct dw_prefetch *pf, uint32_t i, struct ahead *a)
 	sd->nranges = 0;
 	if (dwarf_die__unit(pf->reader, i, 1, &u))
 		return -1;
-	if (dwarf_load__nest_ranges(sd, 0, sd->nranges))
+	if (dwarf_tables__nest_ranges(sd, 0, sd->nranges))
 		return -1;
 	u.cu = NULL;
 	u.ncu = 0;

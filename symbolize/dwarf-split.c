@@ -387,13 +387,9 @@ void dwarf_split__free(struct dwarf_info *d)
 	d->split = NULL;
 }
 
-size_t dwarf_info__split_missing(const struct dwarf_info *d, const char **first)
+size_t dwarf_split__missing_count(const struct dwarf_info *d, const char **first)
 {
 	if (first)
-		*first = NULL;
-	if (!d || dwarf_info__ready(d) || !d->split)
-		return 0;
-	if (first)
-		*first = d->split->first_missing;
-	return d->split->missing;
+		*first = d->split ? d->split->first_missing : NULL;
+	return d->split ? d->split->missing : 0;
 }

@@ -15,7 +15,34 @@
  * (DW_AT_ranges, rnglists, strx forms; dwz's alternate files through
  * libdw); split DWARF (skeleton units whose DIEs are in .dwo files or a
  * BINARY.dwp package: dwarf-split.c); type units and partial units that
- * carry no code are skipped. */
+ * carry no code are skipped.
+ *
+ * Threads. A struct dwarf_info is one mutable object with no lock of its
+ * own: the lazy load (DWARF_LOAD_LAZY) finishes in the first call that
+ * needs the tables, and every lookup may read units into them (and start
+ * or feed the read-ahead thread), which is why the calls that may do so
+ * take a non-const pointer. So:
+ *   - Calls on one handle need exclusive access: one thread at a time, or
+ *     the caller's own lock around every call (lookups, prefetch, ready,
+ *     the sizes, split_missing, free). dwarf_info__failed() only reads, but
+ *     reads what a concurrent lookup writes.
+ *   - The one exception: a whole load (no DWARF_LOAD_LAZY) is finished
+ *     when dwarf_info__load*() returns; once dwarf_info__ready() returned,
+ *     its lookups and sizes only read the tables, and several threads may
+ *     look up in it at once.
+ *   - Different handles share nothing (no globals, no caches between
+ *     them; each maps its own file): each may be used on its own thread,
+ *     e.g. a live symbolizer's beside the recorder's.
+ *   - The handle's own threads are internal and take their own locks:
+ *     the whole load's line-program decoder (dwarf-build.c, joined before
+ *     the load returns); the lazy load's .debug_info inflater
+ *     (dwarf-secs.c, its progress under its mutex, joined when the load
+ *     finishes); the read-ahead (dwarf-prefetch.c), which reads the
+ *     sections (unchanging once the load finished) into tables of its own
+ *     and hands units over under its mutex, never touching the handle's
+ *     tables; dwarf_info__free() stops and joins it.
+ * The strings handed out (struct src_frame) stay valid while the handle
+ * lives, whatever is read into it meanwhile. */
 #ifndef PROF_SYMBOLIZE_DWARF_H
 #define PROF_SYMBOLIZE_DWARF_H
 
@@ -92,7 +119,7 @@ struct dwarf_info *dwarf_info__load_flags(const char *path, const char *debugfil
  * below) waits for it and reads the unit DIEs. 0, or -errno: the DWARF
  * turned out unreadable (-ENOEXEC, -ENOMEM), and there are no answers.
  * Blocks. */
-int dwarf_info__ready(const struct dwarf_info *d);
+int dwarf_info__ready(struct dwarf_info *d);
 
 /* 0, or -ENOMEM when a lazy lookup could not read a unit (its addresses
  * then get no DWARF answer). */
@@ -105,7 +132,7 @@ void dwarf_info__free(struct dwarf_info *d);
  * the binary, no BINARY.dwp, or a dwo_id that does not match); *first:
  * the first such .dwo's path (NULL when none). Their functions keep the
  * symbol table's names, without inlines or lines from those units. */
-size_t dwarf_info__split_missing(const struct dwarf_info *d, const char **first);
+size_t dwarf_info__split_missing(struct dwarf_info *d, const char **first);
 
 /* Fills out[0..] with the frames at ELF virtual address `vaddr`, INNERMOST
  * FIRST (the order addr2line -i prints): out[0] is the function (inlined or
@@ -114,17 +141,15 @@ size_t dwarf_info__split_missing(const struct dwarf_info *d, const char **first)
  * The last frame is the out-of-line function. Returns the number of frames
  * written (at most `max`; a longer chain keeps its innermost `max`), 0 when
  * DWARF knows nothing of the address. O(log n + depth); never allocates
- * (in lazy mode: reads all units at the first call; the tables are a
- * cache that lookups fill, hence the const). */
-size_t dwarf_info__lookup(const struct dwarf_info *d, uint64_t vaddr, struct src_frame *out,
-			  size_t max);
+ * (in lazy mode: reads all units at the first call, into the tables). */
+size_t dwarf_info__lookup(struct dwarf_info *d, uint64_t vaddr, struct src_frame *out, size_t max);
 
 /* The same as addr2line answers it, which depends on what was asked
  * before: BFD takes an address in the padding after a function as inside
  * its unit only once an earlier lookup hit that unit. `decoded` is the
  * caller's state, dwarf_info__nunits() bytes, zeroed at first. */
-size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
-			      unsigned char *decoded, struct src_frame *out, size_t max);
+size_t dwarf_info__lookup_bfd(struct dwarf_info *d, uint64_t vaddr, unsigned char *decoded,
+			      struct src_frame *out, size_t max);
 
 /* Lazy mode: lookups of these addresses (in this order) are coming. The
  * units they land in that are not read yet are read ahead on a second
@@ -134,9 +159,9 @@ size_t dwarf_info__lookup_bfd(const struct dwarf_info *d, uint64_t vaddr,
 void dwarf_info__prefetch(struct dwarf_info *d, const uint64_t *vaddrs, size_t n);
 
 /* Sizes of the tables, for tests and benchmarks. */
-size_t dwarf_info__nlines(const struct dwarf_info *d);
-size_t dwarf_info__nranges(const struct dwarf_info *d);
-size_t dwarf_info__nfuncs(const struct dwarf_info *d);
-size_t dwarf_info__nunits(const struct dwarf_info *d);
+size_t dwarf_info__nlines(struct dwarf_info *d);
+size_t dwarf_info__nranges(struct dwarf_info *d);
+size_t dwarf_info__nfuncs(struct dwarf_info *d);
+size_t dwarf_info__nunits(struct dwarf_info *d);
 
 #endif

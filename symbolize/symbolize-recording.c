@@ -192,7 +192,7 @@ static int is_jit_path(const char *p)
 
 /* The INLINES records of a frame at ELF address vaddr, from DWARF.
  * `symbol` names the out-of-line function when DWARF does not. */
-static int emit_inlines(struct symbolizer *s, uint32_t frame, const struct dwarf_info *dw,
+static int emit_inlines(struct symbolizer *s, uint32_t frame, struct dwarf_info *dw,
 			uint64_t vaddr, const char *symbol)
 {
 	struct src_frame chain[MAX_INLINE_DEPTH];
@@ -235,7 +235,7 @@ static struct dwarf_info *load_dwarf(const char *file, const struct elf_symtab *
 }
 
 /* Split DWARF whose .dwo files are gone: the first such binary says so. */
-static void split_notice(struct symbolizer *s, const struct dwarf_info *dw)
+static void split_notice(struct symbolizer *s, struct dwarf_info *dw)
 {
 	const char *first;
 	size_t n = dw ? dwarf_info__split_missing(dw, &first) : 0;

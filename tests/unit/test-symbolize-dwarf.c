@@ -401,7 +401,7 @@ static void same_frames(const struct src_frame *a, size_t na, const struct src_f
 	}
 }
 
-static void lookup_both(const struct dwarf_info *own, const struct dwarf_info *dw, uint64_t addr,
+static void lookup_both(struct dwarf_info *own, struct dwarf_info *dw, uint64_t addr,
 			unsigned char *dec_own, unsigned char *dec_dw)
 {
 	struct src_frame a[64], b[64];
@@ -481,7 +481,7 @@ static void compare_readers(const char *path, size_t limit)
  * does per buffer of its input) so that units are read ahead on a second
  * thread: then the lazy tables must also be exactly those of a lazy load
  * without read-ahead, func indexes included. */
-static void compare_tables(const struct dwarf_info *a, const struct dwarf_info *b)
+static void compare_tables(struct dwarf_info *a, struct dwarf_info *b)
 {
 	size_t i;
 
