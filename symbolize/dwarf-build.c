@@ -13,7 +13,7 @@
  * DW_AT_stmt_list is not where a program was found gets its program
  * decoded then. Last, the rows are placed: sequences sorted by their first
  * rows and copied end to end (or, when they overlap, copied in emission
- * order for dwarf-load.c's stable sort). */
+ * order for dwarf-tables.c's stable sort). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -150,7 +150,7 @@ static uint32_t map_file(const struct file_map *m, uint32_t unknown, uint32_t f)
  * and rarely overlap, so they are sorted by their first rows and copied
  * end to end, each row given its file id on the way. When sequences
  * overlap, they are copied in emission order and *sorted is 0: the caller
- * has dwarf-load.c sort the rows. */
+ * has dwarf-tables.c sort the rows. */
 static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct seq *seqs,
 		      size_t nseqs, const struct file_map *maps, uint32_t unknown, int *sorted)
 {
@@ -172,7 +172,7 @@ static int place_rows(struct dwarf_info *d, const struct dw_line *rows, struct s
 		      (last->end > first->end || seqs[i - 1].order < seqs[i].order));
 	}
 	if (!ok) {
-		/* Back to emission order, for dwarf-load.c's stable sort. */
+		/* Back to emission order, for dwarf-tables.c's stable sort. */
 		for (i = 0; i < nseqs; i++)
 			while (seqs[i].order != i) {
 				struct seq t = seqs[seqs[i].order];

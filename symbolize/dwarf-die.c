@@ -1,7 +1,7 @@
 /* dwarf-die.c: prof's own reader of .debug_info, for the few attributes
  * the tables need (see dwarf-internal.h), in place of libdw's DIE walk.
  *
- * It gives exactly what dwarf-load.c's libdw walk gives (same DIEs
+ * It gives exactly what dwarf-libdw.c's libdw walk gives (same DIEs
  * entered, same functions in the same order, same ranges and names; the
  * unit test compares the two), at a fraction of the cost: libdw decodes
  * every attribute through a generic lookup per DIE and takes a lock per
@@ -31,7 +31,7 @@
 #include "symbolize/dwarf-internal.h"
 #include "symbolize/dwarf-rules.h"
 
-#define MAX_DEPTH 256          /* as dwarf-load.c's libdw walk */
+#define MAX_DEPTH 256          /* as dwarf-libdw.c's walk */
 #define MAX_RANGES_PER_DIE 4096
 #define MAX_CHAIN 16            /* dwarf_attr_integrate()'s */
 #define MAX_CODES (1u << 20)   /* abbreviation codes indexed directly */
@@ -1208,7 +1208,7 @@ static int func_name(struct dw_reader *r, const struct unit *u, const struct die
 	return 0;
 }
 
-/* dwarf-load.c's add_func(), on our DIE. */
+/* dwarf-libdw.c's add_func(), on our DIE. */
 static int add_func(struct dw_reader *r, const struct unit *u, const struct die *die, int tag,
 		    uint32_t enclosing, uint32_t *out)
 {
@@ -1289,7 +1289,7 @@ static int skip_children(struct dw_cursor *c, const struct unit *u, const struct
 	return 0;
 }
 
-/* The unit's DIEs after the unit DIE, in order, as dwarf-load.c's
+/* The unit's DIEs after the unit DIE, in order, as dwarf-libdw.c's
  * walk_unit() visits them. */
 static int walk(struct dw_reader *r, const struct unit *u, const struct atable *t,
 		struct dw_cursor *c)
@@ -1354,7 +1354,7 @@ static int walk(struct dw_reader *r, const struct unit *u, const struct atable *
 		}
 		if (is_func && !a->code) {
 			/* A declaration or an abstract instance: no code, but
-			 * entered all the same (see dwarf-load.c). */
+			 * entered all the same (see dwarf-libdw.c). */
 			err = skip_attrs(c, u, t, a);
 			enter = 1;
 		} else if (is_func) {

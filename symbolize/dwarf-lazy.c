@@ -53,7 +53,7 @@ struct dw_lazy {
 	int ahead_failed;          /* it could not be set up: none */
 };
 
-/* Unit i read by libdw instead (dwarf-load.c), when prof's reader gives
+/* Unit i read by libdw instead (dwarf-libdw.c), when prof's reader gives
  * up on it: the same tables, the rows sorted here. */
 static int read_with_libdw(struct dwarf_info *d, size_t i, struct dw_unit_info *u)
 {

@@ -7,7 +7,8 @@
  * safely: run under ASan+UBSan). prof's own DWARF reader (dwarf-die.c)
  * against the libdw walk it replaces, table by table and lookup by lookup,
  * on these programs, a C++ one with zlib-compressed DWARF (the section
- * streaming path) and libc's debug file when libc6-dbg is installed. Also
+ * streaming path) and libc's debug file when libc6-dbg is installed; two
+ * threads looking up in one whole load at once (dwarf.h says they may). Also
  * demangle() on C++, Rust legacy and Rust v0 names, and the INLINES chunk
  * through the writer and the reader. */
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -632,6 +634,87 @@ static void test_lazy_matches_whole(void **state)
 		compare_lazy(path, 3000, 0, 1);
 }
 
+/* dwarf.h's promise: once a whole load is ready, several threads may look
+ * up in it at once (the lookups only read). Two threads look up every range
+ * boundary and row address of the C++ program, in turn, and must each get
+ * what one thread got alone (checked after the join: cmocka's asserts are
+ * the main thread's). Under ASan/UBSan a write by a lookup would show as a
+ * mismatch or a race-corrupted answer. */
+struct lookup_run {
+	struct dwarf_info *d;
+	const uint64_t *addrs;
+	const size_t *nframes; /* what one thread alone got */
+	const struct src_frame *frames;
+	size_t n, mismatches;
+};
+
+static void *lookup_all(void *arg)
+{
+	struct lookup_run *r = arg;
+	size_t i, k;
+
+	for (i = 0; i < r->n; i++) {
+		struct src_frame fr[8];
+		size_t n = dwarf_info__lookup(r->d, r->addrs[i], fr, 8);
+		const struct src_frame *want = &r->frames[i * 8];
+
+		if (n != r->nframes[i]) {
+			r->mismatches++;
+			continue;
+		}
+		for (k = 0; k < n; k++)
+			if (!same_str(fr[k].function, want[k].function) ||
+			    !same_str(fr[k].file, want[k].file) || fr[k].line != want[k].line ||
+			    fr[k].func != want[k].func)
+				r->mismatches++;
+	}
+	return NULL;
+}
+
+static void test_concurrent_whole_lookups(void **state)
+{
+	struct lookup_run runs[2];
+	pthread_t th[2];
+	struct dwarf_info *d;
+	struct src_frame *frames;
+	uint64_t *addrs;
+	size_t *nframes, n = 0, i, t;
+	char path[300];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cxx", tmpdir);
+	d = dwarf_info__load(path);
+	assert_non_null(d);
+	assert_int_equal(dwarf_info__ready(d), 0);
+	addrs = malloc((2 * d->nranges + d->nlines + 1) * sizeof(*addrs));
+	assert_non_null(addrs);
+	for (i = 0; i < d->nranges; i++) {
+		addrs[n++] = d->ranges[i].lo;
+		addrs[n++] = d->ranges[i].hi - 1;
+	}
+	for (i = 0; i < d->nlines; i++)
+		addrs[n++] = d->lines[i].addr;
+	nframes = malloc((n + 1) * sizeof(*nframes));
+	frames = calloc(n * 8 + 1, sizeof(*frames));
+	assert_non_null(nframes);
+	assert_non_null(frames);
+	for (i = 0; i < n; i++)
+		nframes[i] = dwarf_info__lookup(d, addrs[i], &frames[i * 8], 8);
+	for (t = 0; t < 2; t++) {
+		runs[t] = (struct lookup_run){d, addrs, nframes, frames, n, 0};
+		assert_int_equal(pthread_create(&th[t], NULL, lookup_all, &runs[t]), 0);
+	}
+	for (t = 0; t < 2; t++) {
+		assert_int_equal(pthread_join(th[t], NULL), 0);
+		assert_int_equal(runs[t].mismatches, 0);
+	}
+	assert_true(n > 1000);
+	free(frames);
+	free(nframes);
+	free(addrs);
+	dwarf_info__free(d);
+}
+
 static void test_own_reader_matches_libdw(void **state)
 {
 	const char *libc_dbg = "/usr/lib/debug/.build-id";
@@ -755,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_and_mutated),
 		cmocka_unit_test(test_own_reader_matches_libdw),
 		cmocka_unit_test(test_lazy_matches_whole),
+		cmocka_unit_test(test_concurrent_whole_lookups),
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_inlines_chunk),
 	};
