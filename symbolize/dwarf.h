@@ -30,9 +30,10 @@
  *     when dwarf_info__load*() returns; once dwarf_info__ready() returned,
  *     its lookups and sizes only read the tables, and several threads may
  *     look up in it at once.
- *   - Different handles share nothing (no globals, no caches between
- *     them; each maps its own file): each may be used on its own thread,
- *     e.g. a live symbolizer's beside the recorder's.
+ *   - Different handles share nothing of prof's (no globals, no caches
+ *     between them; each opens and maps its own file and has its own libelf
+ *     and libdw handles): each may be used on its own thread, e.g. a live
+ *     symbolizer's beside the recorder's.
  *   - The handle's own threads are internal and take their own locks:
  *     the whole load's line-program decoder (dwarf-build.c, joined before
  *     the load returns); the lazy load's .debug_info inflater
