@@ -21,10 +21,10 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbolize/dwarf-internal.h"
+#include "symbolize/elf-file.h"
 
 /* 1 when the file has a section named one of names[] (NULL-terminated). */
 static int has_section(Elf *elf, const char *const *names)
@@ -172,24 +172,12 @@ int dwarf_info__ready(struct dwarf_info *d)
 static struct dwarf_info *load_fd(int fd, const void *want_id, ssize_t want_len, unsigned flags)
 {
 	struct dwarf_info *d;
-	struct stat st;
-	int err;
+	int err = elf_fd_regular(fd, NULL);
 
-	if (fstat(fd, &st)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
+	d = err ? NULL : calloc(1, sizeof(*d));
 	if (!d) {
 		close(fd);
-		errno = ENOMEM;
+		errno = err ? -err : ENOMEM;
 		return NULL;
 	}
 	d->fd = fd;
