@@ -19,7 +19,7 @@
 #include "lib/recording.h"
 #include "lib/text-clean.h"
 #include "report/annotate.h"
-#include "report/builder.h"
+#include "report/report.h"
 #include "report/user-regex.h"
 #include "symbolize/function.h"
 #include "symbolize/symbolize.h"
@@ -217,7 +217,7 @@ static int choose_event(struct annotate_cmd *c, int *event)
 	c->event_shown = "CPU";
 	if (!c->event_name) {
 		for (i = 0; i < r->nevents; i++)
-			if (builder__is_cpu_event(r, (unsigned)i)) {
+			if (recording__event_is_cpu(r, (unsigned)i)) {
 				c->event_shown = recording__str(r, r->events[i].name);
 				break;
 			}

@@ -320,7 +320,7 @@ static int load_alloc(struct check_cmd *c, const struct profile_input *from,
 	for (i = 0; i < c->nrules && c->rules[i].profile != CHECK_PROFILE_ALLOC; i++)
 		;
 	if (i == c->nrules || !from->is_recording ||
-	    recording_find_event(&from->rec, "usdt:hotspot:object__alloc") < 0)
+	    recording__find_event(&from->rec, "usdt:hotspot:object__alloc") < 0)
 		return 0;
 	rc = profile_input__clone(dst, from, from->input);
 	if (rc)

@@ -23,7 +23,6 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "lib/strtab.h"
-#include "report/builder.h"
 
 #define MAX_INLINE_FRAMES 64 /* as from-recording.c: names shown per address */
 
@@ -328,7 +327,7 @@ static uint64_t cpu_period_ns(const struct recording *r)
 	for (ev = 0; r && ev < r->nevents; ev++) {
 		const struct rec_event_desc *d = &r->events[ev];
 
-		if (!builder__is_cpu_event(r, (unsigned)ev))
+		if (!recording__event_is_cpu(r, (unsigned)ev))
 			continue;
 		if (d->freq)
 			return (1000000000ull + d->freq / 2) / d->freq;

@@ -122,7 +122,7 @@ static void classify_events(struct weigher *g)
 		const struct rec_event_desc *d = ev < r->nevents ? &r->events[ev] : NULL;
 
 		g->period[ev] = 1;
-		if (builder__is_cpu_event(r, ev)) {
+		if (recording__event_is_cpu(r, ev)) {
 			g->kind[ev] = EV_CPU;
 			if (d && d->freq)
 				g->cpu_ns[ev] = ns_per_hz(d->freq);

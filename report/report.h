@@ -134,10 +134,6 @@ struct probe_view {
 
 /* Does class name `cls` pass --class / --exclude-class? */
 int probe_view__class_ok(const struct probe_view *v, const char *cls);
-/* Is event ev of r a probe event (usdt:, uprobe:, uretprobe:)? */
-int recording_event_is_probe(const struct recording *r, unsigned ev);
-/* The id of the event named `name`, or -1. */
-int recording_find_event(const struct recording *r, const char *name);
 /* Moves each stack's leaf frame to its root (--class-root). 0 or -ENOMEM. */
 int profile__leaf_to_root(struct profile *p);
 
