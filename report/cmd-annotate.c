@@ -19,7 +19,7 @@
 #include "lib/recording.h"
 #include "lib/text-clean.h"
 #include "report/annotate.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "report/user-regex.h"
 #include "symbolize/function.h"
 #include "symbolize/symbolize.h"

@@ -16,7 +16,7 @@
 #include "lib/text-clean.h"
 #include "report/check.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof check [-i FILE] [-b OLD] [--format text|json] [-r RULES]...\n"

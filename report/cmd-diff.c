@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof diff [--raw] [--threads | --tids] [--merge-pools]\n"

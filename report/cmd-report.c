@@ -15,7 +15,7 @@
 #include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/formats.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"

@@ -10,6 +10,7 @@
 
 #include "lib/cli.h"
 #include "report/diff.h"
+#include "report/report-cli.h"
 
 int profile_input__clone(struct profile_input *dst, const struct profile_input *src,
 			 const char *path)

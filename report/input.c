@@ -14,7 +14,7 @@
 #include "lib/recording.h"
 #include "report/formats.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 #define DEFAULT_INPUT "prof.data"
 

@@ -10,7 +10,7 @@
 
 #include "lib/cli.h"
 #include "lib/grow.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "report/user-regex.h"
 
 #define ALLOC_EVENT "usdt:hotspot:object__alloc"

@@ -16,7 +16,7 @@
 #include "lib/cli.h"
 #include "lib/out-file.h"
 #include "lib/recording.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "report/sched.h"
 #include "report/user-regex.h"
 #include "svg/sched-chart.h"

@@ -17,7 +17,7 @@
 #include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "svg/svg.h"
 
 static const char usage_head[] =
