@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/grow.h"
 #include "lib/recording.h"
 #include "lib/text-clean.h"
 #include "report/check.h"
@@ -91,7 +92,7 @@ struct check_cmd {
 	struct rule_src *src;
 	size_t nsrc, src_cap;
 	char **file_texts; /* the rules files' contents, owned */
-	size_t nfile_texts;
+	size_t nfile_texts, file_texts_cap;
 	struct check_rule *rules;
 	struct check_result *results;
 	size_t nrules;
@@ -99,16 +100,9 @@ struct check_cmd {
 
 static int add_src(struct check_cmd *c, const char *text, const char *file, size_t line)
 {
-	if (c->nsrc == c->src_cap) {
-		size_t cap = c->src_cap ? 2 * c->src_cap : 16;
-		struct rule_src *s = realloc(c->src, cap * sizeof(*s));
-
-		if (!s) {
-			cli_error("out of memory");
-			return EXIT_FAIL;
-		}
-		c->src = s;
-		c->src_cap = cap;
+	if (GROW(c->src, c->src_cap, c->nsrc + 1)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
 	}
 	c->src[c->nsrc++] = (struct rule_src){text, file, line};
 	return 0;
@@ -122,7 +116,6 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 	unsigned char *data = NULL;
 	size_t size = 0, line = 0;
 	char *text, *p, *next;
-	char **texts;
 	int err = read_whole_file(path, &data, &size);
 
 	if (err) {
@@ -130,15 +123,11 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 		return EXIT_FAIL;
 	}
 	text = realloc(data, size + 1);
-	texts = realloc(c->file_texts, (c->nfile_texts + 1) * sizeof(*texts));
-	if (!text || !texts) {
+	if (!text || GROW(c->file_texts, c->file_texts_cap, c->nfile_texts + 1)) {
 		free(text ? text : (char *)data);
-		if (texts)
-			c->file_texts = texts;
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	c->file_texts = texts;
 	c->file_texts[c->nfile_texts++] = text;
 	text[size] = '\0';
 	for (p = text; p && *p; p = next) {

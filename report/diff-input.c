@@ -1,5 +1,5 @@
 /* diff-input.c: a second input read with the options of the first (see
- * diff.h): the baseline of `prof check`, OLD of `prof diff` and of
+ * report-cli.h): the baseline of `prof check`, OLD of `prof diff` and of
  * `prof svg --diff`; and the -h text the commands that read two inputs
  * share. Both profiles must be built and filtered the same
  * way for their shares to compare; the option lists are copied, the

@@ -24,7 +24,7 @@
 #include "lib/keymap.h"
 #include "lib/strtab.h"
 
-#define MAX_INLINE_FRAMES 64 /* as from-recording.c: names shown per address */
+#define MAX_INLINE_FRAMES 64 /* as builder.c: names shown per address */
 
 /* ---- protobuf encoding ---- */
 
@@ -211,7 +211,7 @@ static int emit_mapping(struct pprof *w, uint32_t m)
 	return w->out.err;
 }
 
-/* How many names from-recording.c shows for frame f. */
+/* How many names builder.c shows for frame f. */
 static uint32_t names_of_frame(const struct recording *r, uint32_t f)
 {
 	uint32_t k = f < r->inline_of_cap ? r->inline_of[f].count : 0;

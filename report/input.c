@@ -1,5 +1,5 @@
 /* input.c: the shared half of the front ends that read a profile (see
- * report.h): the input and filter options, picking and reading the input,
+ * report-cli.h): the input and filter options, picking and reading the input,
  * building the model from a recording or folded text, filtering it. The
  * commands (`prof report`, `prof svg`) add their own options and output.
  * Like cmd-report.c, and unlike the rest of report/, it prints its errors

@@ -1,6 +1,6 @@
 /* probe-input.c: the probe options of the commands that read a profile
  * (`prof report`, `prof svg`): --event, --args, --alloc, --weight,
- * --class, --exclude-class, --class-root (see report.h). Like input.c, it
+ * --class, --exclude-class, --class-root (see report-cli.h). Like input.c, it
  * prints its errors and returns exit statuses. */
 #include <errno.h>
 #include <regex.h>
@@ -17,18 +17,13 @@
 
 static int add_class(struct profile_input *in, const char *arg, int exclude)
 {
-	const char **p = realloc(in->class_patterns,
-				 (in->nclass_patterns + 1) * sizeof(*in->class_patterns));
 	char *copy = malloc(strlen(arg) + 2);
 
-	if (!p || !copy) {
+	if (!copy || GROW(in->class_patterns, in->class_patterns_cap, in->nclass_patterns + 1)) {
 		free(copy);
-		if (p)
-			in->class_patterns = p;
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	in->class_patterns = p;
 	copy[0] = exclude ? '!' : '+';
 	strcpy(copy + 1, arg);
 	in->class_patterns[in->nclass_patterns++] = copy;
@@ -192,6 +187,6 @@ void probe_input__release(struct profile_input *in)
 		free((char *)in->class_patterns[i]);
 	free(in->class_patterns);
 	in->class_patterns = NULL;
-	in->nclass_patterns = 0;
+	in->nclass_patterns = in->class_patterns_cap = 0;
 	memset(&in->probe, 0, sizeof(in->probe));
 }

@@ -136,7 +136,7 @@ struct profile_input {
 	/* --event, --args, --alloc and their options (probe-input.c) */
 	const char *event_name;
 	const char **class_patterns; /* --class, then --exclude-class marked '!' */
-	size_t nclass_patterns;
+	size_t nclass_patterns, class_patterns_cap;
 	struct probe_view probe;
 };
 
