@@ -87,7 +87,7 @@ enum tristate { AUTO = 0, ON, OFF };
 /* Everything `prof annotate` holds while it runs. */
 struct annotate_cmd {
 	const char *input;
-	char shown[4200]; /* the input as messages name it */
+	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	const char *symbol;
 	int regex, all, children;
 	const char *event_name;
@@ -172,10 +172,7 @@ static int parse_options(struct annotate_cmd *c, int argc, char **argv)
 		return cli_usage_error("the SYMBOL is empty");
 	if (!c->input)
 		c->input = DEFAULT_INPUT;
-	if (!strcmp(c->input, "-"))
-		snprintf(c->shown, sizeof(c->shown), "standard input");
-	else
-		snprintf(c->shown, sizeof(c->shown), "'%s'", c->input);
+	profile_input_name(c->shown, sizeof(c->shown), c->input);
 	return 0;
 }
 
@@ -183,14 +180,10 @@ static int load_recording(struct annotate_cmd *c)
 {
 	unsigned char *data;
 	size_t size;
-	int err = read_whole_file(c->input, &data, &size);
 
-	if (err) {
-		cli_error("cannot open %s: %s", c->shown, strerror(-err));
-		if (err == -ENOENT)
-			cli_hint("record one with 'prof record', or name it with -i");
+	if (profile_input_read(c->input, c->shown, "record one with 'prof record', or name it with -i",
+			       &data, &size))
 		return EXIT_FAIL;
-	}
 	if (!recording_is_recording(data, size)) {
 		free(data);
 		cli_error("%s is not a recording", c->shown);

@@ -12,7 +12,6 @@
 
 #include "commands.h"
 #include "lib/cli.h"
-#include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/formats.h"
 #include "report/report-cli.h"
@@ -78,8 +77,7 @@ struct report_cmd {
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
 	const char *output; /* -o; NULL: standard output */
-	FILE *out;
-	struct out_file of; /* -o FILE: made new, named at the end */
+	struct profile_output out; /* -o FILE: made new, named at the end */
 };
 
 static int parse_options(struct report_cmd *c, int argc, char **argv)
@@ -158,23 +156,23 @@ static int write_output(struct report_cmd *c)
 		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_period};
 
 		err = profile__write_pprof(&c->in.prof, c->in.is_recording ? &c->in.rec : NULL,
-					   &po, c->out);
+					   &po, c->out.fp);
 	} else if (c->format == FORMAT_SPEEDSCOPE) {
 		struct speedscope_opts so = {
 			.weight = c->in.weight,
 			.name = strcmp(c->in.input, "-") ? c->in.input : "standard input",
 		};
 
-		err = profile__write_speedscope(&c->in.prof, &so, c->out);
+		err = profile__write_speedscope(&c->in.prof, &so, c->out.fp);
 	} else if (c->top) {
 		struct profile_top top;
 
 		err = profile__top(&c->in.prof, &top);
 		if (!err)
-			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out);
+			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out.fp);
 		profile_top__release(&top);
 	} else {
-		err = profile__write_folded(&c->in.prof, &fo, c->out);
+		err = profile__write_folded(&c->in.prof, &fo, c->out.fp);
 	}
 	if (err == -ENOMEM) {
 		cli_error("out of memory writing the report");
@@ -195,23 +193,18 @@ static int write_output(struct report_cmd *c)
  * whole: lib/out-file.h), else standard output. */
 static int open_output(struct report_cmd *c)
 {
-	c->out = stdout;
-	if (!c->output || !strcmp(c->output, "-")) {
-		c->output = NULL;
-		return 0;
-	}
-	c->out = out_file__fopen(&c->of, c->output);
-	if (!c->out) {
-		cli_error("cannot open '%s': %s", c->output, strerror(errno));
+	int err = profile_output__open(&c->out, c->output);
+
+	if (err) {
+		cli_error("cannot open '%s': %s", c->output, strerror(-err));
 		return EXIT_FAIL;
 	}
-	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 
 static int run(struct report_cmd *c, int argc, char **argv)
 {
-	int rc;
+	int rc, err;
 
 	rc = parse_options(c, argc, argv);
 	if (rc)
@@ -226,15 +219,12 @@ static int run(struct report_cmd *c, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = write_output(c);
-	if (c->output && c->out) {
-		int err = out_file__fclose(&c->of, c->out, !rc);
-
-		if (err && !rc) {
-			cli_error("cannot write '%s': %s", c->output, strerror(-err));
-			rc = EXIT_FAIL;
-		}
+	/* A report that failed leaves no partial file, and an old one as it was. */
+	err = profile_output__close(&c->out, rc ? -EIO : 0);
+	if (err && !rc) {
+		cli_error("cannot write '%s': %s", c->output, strerror(-err));
+		rc = EXIT_FAIL;
 	}
-	c->out = NULL;
 	if (rc)
 		return rc;
 	return c->in.grep && !c->in.prof.total ? EXIT_FAIL : EXIT_OK;

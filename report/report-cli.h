@@ -19,6 +19,9 @@
 #include "lib/recording.h"
 #include "report/report.h"
 
+/* Room for an input's name in messages: a path and its quotes. */
+#define PROFILE_SHOWN_MAX 4200
+
 /* ---- the input (input.c) ----
  *
  * What every command that reads a profile shares (`prof report`, `prof svg`,
@@ -103,7 +106,7 @@ struct profile_pattern {
 /* Everything between the command line and a filtered profile. */
 struct profile_input {
 	const char *input; /* -i; NULL until decided */
-	char shown[4200];  /* the input as messages name it */
+	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	enum profile_thread_root roots;
 	int roots_asked; /* --threads or --tids (not just --merge-pools) */
 	int merge_pools, grep, ignore_case;
@@ -190,5 +193,37 @@ int profile_input__clone(struct profile_input *dst, const struct profile_input *
  * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
  * exit 0), or EXIT_FAIL when standard output failed. */
 int profile_input__help(const char *head, const char *tail);
+
+/* ---- opening inputs and outputs (report-cli.c) ---- */
+
+/* The input `path` as messages name it, into shown (len bytes): "standard
+ * input" for "-", else "'PATH'" (cut to fit). */
+void profile_input_name(char *shown, size_t len, const char *path);
+/* Reads `path` ("-": standard input) whole into *data (malloc'ed, the
+ * caller frees it). On failure prints "cannot read standard input: ...",
+ * "cannot read 'PATH': ..." (a directory, out of memory) or "cannot open
+ * 'PATH': ...", with `shown` naming it (profile_input_name()), then `hint`
+ * (NULL: none) as a hint when the file does not exist. Blocks on reading.
+ * 0, or EXIT_FAIL after printing. */
+int profile_input_read(const char *path, const char *shown, const char *hint,
+		       unsigned char **data, size_t *size);
+
+/* A command's text output: -o FILE, a new file that takes its name only
+ * when it was written whole (lib/out-file.h), or standard output. */
+struct profile_output {
+	FILE *fp;         /* where to write; NULL once closed */
+	const char *path; /* the file; NULL: standard output */
+	struct out_file of;
+};
+
+/* Opens the output: standard output for a NULL path or "-", else the file
+ * (fully buffered). Prints nothing (each command says it its way): 0 or
+ * -errno of the open. */
+int profile_output__open(struct profile_output *o, const char *path);
+/* Ends writing whose result was `err` (0 or -errno): a file takes its name
+ * when err is 0; else it is removed and an old one stays as it was.
+ * Standard output is left open. Returns err, else the error of closing
+ * the file (0 or -errno). On a closed or zeroed output, returns err. */
+int profile_output__close(struct profile_output *o, int err);
 
 #endif
