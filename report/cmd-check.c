@@ -150,48 +150,43 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 	return 0;
 }
 
+static int own_option(void *cmd, int opt, const char *arg)
+{
+	struct check_cmd *c = cmd;
+
+	switch (opt) {
+	case 'b':
+		c->baseline = arg;
+		return 0;
+	case 'r':
+		c->rule_files[c->nrule_files++] = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			c->json = 1;
+		else if (strcmp(arg, "text"))
+			return cli_usage_error("--format takes text or json, not '%s'", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 static int parse_options(struct check_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:b:r:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc;
 
-	rc = profile_input__init(&c->in, argc);
-	if (rc)
-		return rc;
 	c->rule_files = calloc((size_t)argc + 1, sizeof(*c->rule_files));
 	if (!c->rule_files) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	optind = 0; /* glibc: reinitialize (cmd_check may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:b:r:h", long_options, NULL)) != -1) {
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'h':
-			return profile_input__help(usage_head, usage_tail);
-		case 'b':
-			c->baseline = optarg;
-			break;
-		case 'r':
-			c->rule_files[c->nrule_files++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "json"))
-				c->json = 1;
-			else if (strcmp(optarg, "text"))
-				return cli_usage_error("--format takes text or json, not '%s'", optarg);
-			break;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	if (rc)
+		return rc;
 	profile_input__options_done(&c->in);
 	if (c->in.roots != PROFILE_ROOT_NONE)
 		return cli_usage_error("--threads, --tids and --merge-pools do not change what a "

@@ -80,57 +80,45 @@ struct report_cmd {
 	struct profile_output out; /* -o FILE: made new, named at the end */
 };
 
+static int own_option(void *cmd, int opt, const char *arg)
+{
+	struct report_cmd *c = cmd;
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_TOP:
+		if (cli_parse_u64(arg, 1, SIZE_MAX, &v))
+			return cli_usage_error("--top needs a positive number, not '%s'", arg);
+		c->top = v;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "folded"))
+			c->format = FORMAT_FOLDED;
+		else if (!strcmp(arg, "pprof"))
+			c->format = FORMAT_PPROF;
+		else if (!strcmp(arg, "speedscope"))
+			c->format = FORMAT_SPEEDSCOPE;
+		else
+			return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
+					       arg);
+		return 0;
+	case 'o':
+		c->output = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 static int parse_options(struct report_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:o:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
-	rc = profile_input__init(&c->in, argc);
 	if (rc)
 		return rc;
-	optind = 0; /* glibc: reinitialize (cmd_report may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
-		uint64_t v;
-
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'h':
-			fputs(usage_head, stdout);
-			fputs(profile_input_weight_help, stdout);
-			fputs("\n", stdout);
-			fputs(profile_input_filter_help, stdout);
-			fputs(usage_tail, stdout);
-			return fflush(stdout) ? EXIT_FAIL : -1;
-		case OPT_TOP:
-			if (cli_parse_u64(optarg, 1, SIZE_MAX, &v))
-				return cli_usage_error("--top needs a positive number, not '%s'", optarg);
-			c->top = v;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "folded"))
-				c->format = FORMAT_FOLDED;
-			else if (!strcmp(optarg, "pprof"))
-				c->format = FORMAT_PPROF;
-			else if (!strcmp(optarg, "speedscope"))
-				c->format = FORMAT_SPEEDSCOPE;
-			else
-				return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
-						       optarg);
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);

@@ -1,9 +1,9 @@
 /* report-cli.h: the command-line half of report/, for the cmd_*() front
  * ends only (report.h is the model and its writers): the shared input and
  * filter options, reading the input into a filtered profile (input.c,
- * probe-input.c), a second input with the options of the first
- * (diff-input.c), and opening inputs and outputs as every command does
- * (report-cli.c).
+ * probe-input.c), the option loop and -h (cli-options.c), a second input
+ * with the options of the first (diff-input.c), and opening inputs and
+ * outputs as every command does (cli-io.c).
  *
  * Unlike the rest of report/, these functions print their errors through
  * lib/cli.h and return an exit status (EXIT_OK, EXIT_FAIL, ...) for
@@ -11,6 +11,7 @@
 #ifndef PROF_REPORT_CLI_H
 #define PROF_REPORT_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,8 +61,8 @@ enum profile_input_opt {
 	PROFILE_OPT_END,
 };
 
-/* The shared entries of a `struct option` table (needs <getopt.h>); the
- * short option is "i:" for -i. */
+/* The shared entries of a `struct option` table; the short option is "i:"
+ * for -i. */
 #define PROFILE_INPUT_LONG_OPTIONS                                                                 \
 	{"input", required_argument, NULL, 'i'},                                                   \
 		{"threads", no_argument, NULL, PROFILE_OPT_THREADS},                               \
@@ -189,12 +190,34 @@ int profile_input__parse_recording(struct recording *r, unsigned char *data, siz
 int profile_input__clone(struct profile_input *dst, const struct profile_input *src,
 			 const char *path);
 
+/* ---- the option loop (cli-options.c) ---- */
+
+/* What a command tells profile_input__parse_options(). */
+struct profile_cli {
+	const char *shortopts;        /* getopt_long()'s, starting with ':' */
+	const struct option *longopts; /* PROFILE_INPUT_LONG_OPTIONS and its own */
+	const char *usage_head, *usage_tail; /* -h: profile_input__help() */
+	/* Takes one of the command's own options, first (before the shared
+	 * ones): 0 when it was its own and is recorded, -1 when it is not,
+	 * else an exit status after printing a usage error. */
+	int (*own_option)(void *cmd, int opt, const char *arg);
+};
+
+/* Sets `in` up (profile_input__init()) and reads the options of argv with
+ * getopt_long(): the command's own (cli->own_option, given `cmd`), then
+ * the shared ones (profile_input__option()); -h prints the help; a missing
+ * value or an unknown option is a usage error. Leaves optind at the first
+ * operand; the caller checks the operands and calls
+ * profile_input__options_done(). 0, -1 (help shown: exit 0), or an exit
+ * status after printing. */
+int profile_input__parse_options(struct profile_input *in, int argc, char **argv,
+				 const struct profile_cli *cli, void *cmd);
 /* -h of a command with the shared input options: `head`, the time and
  * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
  * exit 0), or EXIT_FAIL when standard output failed. */
 int profile_input__help(const char *head, const char *tail);
 
-/* ---- opening inputs and outputs (report-cli.c) ---- */
+/* ---- opening inputs and outputs (cli-io.c) ---- */
 
 /* The input `path` as messages name it, into shown (len bytes): "standard
  * input" for "-", else "'PATH'" (cut to fit). */

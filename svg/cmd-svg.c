@@ -180,8 +180,9 @@ static int countname_ok(const char *s)
 	return 1;
 }
 
-static int own_option(struct svg_cmd *c, int opt, const char *arg)
+static int own_option(void *cmd, int opt, const char *arg)
 {
+	struct svg_cmd *c = cmd;
 	struct svg_opts *o = &c->opts;
 	uint64_t v;
 
@@ -318,35 +319,13 @@ static void diff_defaults(struct svg_cmd *c)
 
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:o:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
-	rc = profile_input__init(&c->in, argc);
 	if (rc)
 		return rc;
-	optind = 0; /* glibc: reinitialize (cmd_svg may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc < 0)
-			rc = own_option(c, opt, optarg);
-		if (rc > 0)
-			return rc;
-		if (!rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_head, stdout);
-			fputs(profile_input_weight_help, stdout);
-			fputs("\n", stdout);
-			fputs(profile_input_filter_help, stdout);
-			fputs(usage_tail, stdout);
-			return fflush(stdout) ? EXIT_FAIL : -1;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (c->is_diff && argc - optind == 2 && !c->in.input) {
 		c->old_path = argv[optind];
 		c->in.input = argv[optind + 1];

@@ -1,7 +1,7 @@
-/* report-cli.c: opening a command's input and output as every front end
- * does (see report-cli.h): the input's name in messages, reading it whole
- * with the same errors and hints, and an -o FILE that takes its name only
- * once it was written whole (lib/out-file.h). */
+/* cli-io.c: opening a command's input and output as every front end does
+ * (see report-cli.h): the input's name in messages, reading it whole with
+ * the same errors and hints, and an -o FILE that takes its name only once
+ * it was written whole (lib/out-file.h). */
 #include "report/report-cli.h"
 
 #include <errno.h>
