@@ -2,8 +2,8 @@
  * recording, choosing the function(s), finding each one's binary (the file
  * that was recorded, checked by build-id) and its debug file (as the
  * recording's symbolizer finds it: elf_symtab__load_opts()), then the
- * listing of annotate-out.c. With input.c and cmd-report.c, the only
- * places in report/ that print. */
+ * listing of annotate-out.c. With the other front ends and report-cli.h's
+ * files, the only places in report/ that print. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

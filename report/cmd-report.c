@@ -1,6 +1,7 @@
 /* cmd-report.c: `prof report`, the front end: its options, then the shared
- * input half (input.c: reading a recording or folded text, the model, its
- * filters), then a writer from report.h. With input.c, the only places in
+ * input half (report-cli.h: the option loop, reading a recording or folded
+ * text, the model, its filters, the output), then a writer from report.h.
+ * With the other front ends and report-cli.h's files, the only places in
  * report/ that print. */
 #include <errno.h>
 #include <getopt.h>
