@@ -86,13 +86,15 @@ int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32
 int builder__add_alloc_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
 			     uint64_t count, uint64_t objects, uint64_t bytes);
 
+/* ---- the builds on top of the builder, for profile__from_recording() ---- */
+
 /* The hits of one probe event (probe.c): opts->probe says which and how.
  * 0 or -ENOMEM. */
-int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
+int build_probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
 
 /* The off-CPU or wall profile (off-cpu.c): entries weighted in microseconds.
  * 0, -ENOMEM, -ENODATA (no scheduler records) or -EINVAL (wall: CPU samples
  * of an event without a known sampling rate). */
-int builder__weighted(struct builder *b, enum profile_weight weight, int by_thread);
+int build_weighted(struct builder *b, enum profile_weight weight, int by_thread);
 
 #endif

@@ -142,9 +142,9 @@ static int build(struct builder *b, struct profile *p, const struct recording *r
 	if (err)
 		return err;
 	if (opts && opts->probe && opts->probe->event >= 0)
-		return builder__probe(b, opts, by_thread);
+		return build_probe(b, opts, by_thread);
 	if (weight != PROFILE_WEIGHT_CPU)
-		return builder__weighted(b, weight, by_thread);
+		return build_weighted(b, weight, by_thread);
 	return by_thread ? count_by_thread(b) : count_by_stack(b);
 }
 

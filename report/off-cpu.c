@@ -349,7 +349,7 @@ static int weigh(struct weigher *g, enum profile_weight weight)
 	return err;
 }
 
-int builder__weighted(struct builder *b, enum profile_weight weight, int by_thread)
+int build_weighted(struct builder *b, enum profile_weight weight, int by_thread)
 {
 	struct weigher g;
 	int err;

@@ -1,5 +1,5 @@
 /* probe.c: profiles of probe events (`prof record -e usdt:...`, `--alloc`)
- * on the builder of from-recording.c: the stacks of one event's hits,
+ * on the builder of builder.c: the stacks of one event's hits,
  * optionally with their decoded arguments as a leaf frame ("arg0=5
  * arg1=-3", names from META "probe-args:EVENT"), and allocation profiles:
  * the class as the leaf, counted in hits or weighed in bytes, filtered by
@@ -142,7 +142,7 @@ static int class_kept(const struct probe_view *v, const struct recording *r, uin
 	return keep;
 }
 
-int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread)
+int build_probe(struct builder *b, const struct profile_build_opts *opts, int by_thread)
 {
 	const struct recording *r = b->r;
 	const struct probe_view *v = opts->probe;
