@@ -58,6 +58,31 @@ const char *recording__meta(const struct recording *r, const char *key)
 	return NULL;
 }
 
+int recording__event_is_probe(const struct recording *r, unsigned ev)
+{
+	const char *n;
+
+	if (ev >= r->nevents)
+		return 0;
+	n = recording__str(r, r->events[ev].name);
+	return !strncmp(n, "usdt:", 5) || !strncmp(n, "uprobe:", 7) ||
+	       !strncmp(n, "uretprobe:", 10);
+}
+
+int recording__event_is_cpu(const struct recording *r, unsigned ev)
+{
+	return ev >= r->nevents || (r->events[ev].type != RECORDING_EVENT_TYPE_TRACEPOINT &&
+				    !recording__event_is_probe(r, ev));
+}
+
+int recording__find_event(const struct recording *r, const char *name)
+{
+	for (size_t i = 0; i < r->nevents && i < 256; i++)
+		if (!strcmp(recording__str(r, r->events[i].name), name))
+			return (int)i;
+	return -1;
+}
+
 /* Strings are copied out with terminators; string pointers are fixed up
  * after parsing because strbuf moves as it grows. */
 static int strbuf_add(struct recording *r, const unsigned char *p, size_t len, size_t *off);

@@ -135,6 +135,20 @@ uint64_t recording__stat(const struct recording *r, const char *key);
 /* Meta value by key, or NULL. */
 const char *recording__meta(const struct recording *r, const char *key);
 
+/* ---- event lookups ---- */
+
+/* PERF_TYPE_TRACEPOINT, as event descriptions store it (rec_event_desc.type;
+ * linux/perf_event.h stays in record/). */
+#define RECORDING_EVENT_TYPE_TRACEPOINT 2u
+
+/* Is event `ev` a probe event (usdt:, uprobe:, uretprobe:)? */
+int recording__event_is_probe(const struct recording *r, unsigned ev);
+/* Is event `ev` a CPU event, whose samples are CPU profiles: not a
+ * tracepoint, not a probe? Samples without an event description are. */
+int recording__event_is_cpu(const struct recording *r, unsigned ev);
+/* The id of the event named `name`, or -1. */
+int recording__find_event(const struct recording *r, const char *name);
+
 /* The arguments of sample index `sample`, or NULL (binary search). */
 const struct rec_args_ref *recording__args(const struct recording *r, size_t sample);
 

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "report/builder.h"
 
 #define KERNEL_SUFFIX "_[k]"
 #define KERNEL_PATH UINT32_MAX /* the "path" of kernel functions in keys */
@@ -107,7 +106,7 @@ static int event_counts(const struct recording *r, const struct annot_opts *o, u
 {
 	if (o->event >= 0)
 		return ev == (unsigned)o->event;
-	return builder__is_cpu_event(r, ev);
+	return recording__event_is_cpu(r, ev);
 }
 
 static int cmp_hits(const void *pa, const void *pb)

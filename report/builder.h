@@ -1,7 +1,8 @@
-/* builder.h: inside report/ only: the state of profile__from_recording()
- * (from-recording.c) shared with the time-weighted builds of off-cpu.c:
- * thread keys (a sample's thread name at its time), and recording stacks
- * rendered once into profile stacks. */
+/* builder.h: inside report/ only: the builder of profiles from a recording
+ * (builder.c), shared by profile__from_recording() (from-recording.c) and
+ * the builds on top of it: time-weighted (off-cpu.c) and probe (probe.c).
+ * It holds thread keys (a sample's thread name at its time) and recording
+ * stacks rendered once into profile stacks. */
 #ifndef PROF_REPORT_BUILDER_H
 #define PROF_REPORT_BUILDER_H
 
@@ -65,8 +66,14 @@ struct builder {
 	uint32_t *outer_names; /* frame id -> "function (file:line)", with lines */
 };
 
-/* Indexes the thread events for builder__sample_tkey(). 0 or -ENOMEM. */
-int builder__index_threads(struct builder *b);
+/* Sets `b` up to add entries to `p` (initialized, empty) from `r`, as opts
+ * say (NULL: defaults): with PROFILE_BY_THREAD, the thread events indexed
+ * and p->has_threads set. 0 or -ENOMEM; call builder__release() either way. */
+int builder__init(struct builder *b, struct profile *p, const struct recording *r,
+		  const struct profile_build_opts *opts);
+/* Frees what the builder holds (not the profile). */
+void builder__release(struct builder *b);
+
 /* The thread key of a sample of `tid` at `time`. 0 or -ENOMEM. */
 int builder__sample_tkey(struct builder *b, uint32_t tid, uint64_t time, uint32_t *tkey);
 /* Adds an entry: stack `stack2` (stack id * 2 + truncated), with the frame
@@ -79,17 +86,15 @@ int builder__add_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32
 int builder__add_alloc_entry(struct builder *b, uint64_t stack2, uint32_t leaf, uint32_t tkey,
 			     uint64_t count, uint64_t objects, uint64_t bytes);
 
-/* Is event `ev` of `r` a CPU event, whose samples are CPU profiles (not a
- * tracepoint; samples without an event description are)? */
-int builder__is_cpu_event(const struct recording *r, unsigned ev);
+/* ---- the builds on top of the builder, for profile__from_recording() ---- */
 
 /* The hits of one probe event (probe.c): opts->probe says which and how.
  * 0 or -ENOMEM. */
-int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
+int build_probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
 
 /* The off-CPU or wall profile (off-cpu.c): entries weighted in microseconds.
  * 0, -ENOMEM, -ENODATA (no scheduler records) or -EINVAL (wall: CPU samples
  * of an event without a known sampling rate). */
-int builder__weighted(struct builder *b, enum profile_weight weight, int by_thread);
+int build_weighted(struct builder *b, enum profile_weight weight, int by_thread);
 
 #endif

@@ -2,8 +2,8 @@
  * recording, choosing the function(s), finding each one's binary (the file
  * that was recorded, checked by build-id) and its debug file (as the
  * recording's symbolizer finds it: elf_symtab__load_opts()), then the
- * listing of annotate-out.c. With input.c and cmd-report.c, the only
- * places in report/ that print. */
+ * listing of annotate-out.c. With the other front ends and report-cli.h's
+ * files, the only places in report/ that print. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,7 +19,7 @@
 #include "lib/recording.h"
 #include "lib/text-clean.h"
 #include "report/annotate.h"
-#include "report/builder.h"
+#include "report/report-cli.h"
 #include "report/user-regex.h"
 #include "symbolize/function.h"
 #include "symbolize/symbolize.h"
@@ -87,7 +87,7 @@ enum tristate { AUTO = 0, ON, OFF };
 /* Everything `prof annotate` holds while it runs. */
 struct annotate_cmd {
 	const char *input;
-	char shown[4200]; /* the input as messages name it */
+	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	const char *symbol;
 	int regex, all, children;
 	const char *event_name;
@@ -172,10 +172,7 @@ static int parse_options(struct annotate_cmd *c, int argc, char **argv)
 		return cli_usage_error("the SYMBOL is empty");
 	if (!c->input)
 		c->input = DEFAULT_INPUT;
-	if (!strcmp(c->input, "-"))
-		snprintf(c->shown, sizeof(c->shown), "standard input");
-	else
-		snprintf(c->shown, sizeof(c->shown), "'%s'", c->input);
+	profile_input_name(c->shown, sizeof(c->shown), c->input);
 	return 0;
 }
 
@@ -183,14 +180,10 @@ static int load_recording(struct annotate_cmd *c)
 {
 	unsigned char *data;
 	size_t size;
-	int err = read_whole_file(c->input, &data, &size);
 
-	if (err) {
-		cli_error("cannot open %s: %s", c->shown, strerror(-err));
-		if (err == -ENOENT)
-			cli_hint("record one with 'prof record', or name it with -i");
+	if (profile_input_read(c->input, c->shown, "record one with 'prof record', or name it with -i",
+			       &data, &size))
 		return EXIT_FAIL;
-	}
 	if (!recording_is_recording(data, size)) {
 		free(data);
 		cli_error("%s is not a recording", c->shown);
@@ -217,7 +210,7 @@ static int choose_event(struct annotate_cmd *c, int *event)
 	c->event_shown = "CPU";
 	if (!c->event_name) {
 		for (i = 0; i < r->nevents; i++)
-			if (builder__is_cpu_event(r, (unsigned)i)) {
+			if (recording__event_is_cpu(r, (unsigned)i)) {
 				c->event_shown = recording__str(r, r->events[i].name);
 				break;
 			}

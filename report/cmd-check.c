@@ -12,11 +12,12 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/grow.h"
 #include "lib/recording.h"
 #include "lib/text-clean.h"
 #include "report/check.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof check [-i FILE] [-b OLD] [--format text|json] [-r RULES]...\n"
@@ -91,7 +92,7 @@ struct check_cmd {
 	struct rule_src *src;
 	size_t nsrc, src_cap;
 	char **file_texts; /* the rules files' contents, owned */
-	size_t nfile_texts;
+	size_t nfile_texts, file_texts_cap;
 	struct check_rule *rules;
 	struct check_result *results;
 	size_t nrules;
@@ -99,16 +100,9 @@ struct check_cmd {
 
 static int add_src(struct check_cmd *c, const char *text, const char *file, size_t line)
 {
-	if (c->nsrc == c->src_cap) {
-		size_t cap = c->src_cap ? 2 * c->src_cap : 16;
-		struct rule_src *s = realloc(c->src, cap * sizeof(*s));
-
-		if (!s) {
-			cli_error("out of memory");
-			return EXIT_FAIL;
-		}
-		c->src = s;
-		c->src_cap = cap;
+	if (GROW(c->src, c->src_cap, c->nsrc + 1)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
 	}
 	c->src[c->nsrc++] = (struct rule_src){text, file, line};
 	return 0;
@@ -122,7 +116,6 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 	unsigned char *data = NULL;
 	size_t size = 0, line = 0;
 	char *text, *p, *next;
-	char **texts;
 	int err = read_whole_file(path, &data, &size);
 
 	if (err) {
@@ -130,15 +123,11 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 		return EXIT_FAIL;
 	}
 	text = realloc(data, size + 1);
-	texts = realloc(c->file_texts, (c->nfile_texts + 1) * sizeof(*texts));
-	if (!text || !texts) {
+	if (!text || GROW(c->file_texts, c->file_texts_cap, c->nfile_texts + 1)) {
 		free(text ? text : (char *)data);
-		if (texts)
-			c->file_texts = texts;
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	c->file_texts = texts;
 	c->file_texts[c->nfile_texts++] = text;
 	text[size] = '\0';
 	for (p = text; p && *p; p = next) {
@@ -161,48 +150,43 @@ static int read_rules_file(struct check_cmd *c, const char *path)
 	return 0;
 }
 
+static int own_option(void *cmd, int opt, const char *arg)
+{
+	struct check_cmd *c = cmd;
+
+	switch (opt) {
+	case 'b':
+		c->baseline = arg;
+		return 0;
+	case 'r':
+		c->rule_files[c->nrule_files++] = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			c->json = 1;
+		else if (strcmp(arg, "text"))
+			return cli_usage_error("--format takes text or json, not '%s'", arg);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 static int parse_options(struct check_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:b:r:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc;
 
-	rc = profile_input__init(&c->in, argc);
-	if (rc)
-		return rc;
 	c->rule_files = calloc((size_t)argc + 1, sizeof(*c->rule_files));
 	if (!c->rule_files) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	optind = 0; /* glibc: reinitialize (cmd_check may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:b:r:h", long_options, NULL)) != -1) {
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'h':
-			return profile_input__help(usage_head, usage_tail);
-		case 'b':
-			c->baseline = optarg;
-			break;
-		case 'r':
-			c->rule_files[c->nrule_files++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "json"))
-				c->json = 1;
-			else if (strcmp(optarg, "text"))
-				return cli_usage_error("--format takes text or json, not '%s'", optarg);
-			break;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	if (rc)
+		return rc;
 	profile_input__options_done(&c->in);
 	if (c->in.roots != PROFILE_ROOT_NONE)
 		return cli_usage_error("--threads, --tids and --merge-pools do not change what a "
@@ -320,7 +304,7 @@ static int load_alloc(struct check_cmd *c, const struct profile_input *from,
 	for (i = 0; i < c->nrules && c->rules[i].profile != CHECK_PROFILE_ALLOC; i++)
 		;
 	if (i == c->nrules || !from->is_recording ||
-	    recording_find_event(&from->rec, "usdt:hotspot:object__alloc") < 0)
+	    recording__find_event(&from->rec, "usdt:hotspot:object__alloc") < 0)
 		return 0;
 	rc = profile_input__clone(dst, from, from->input);
 	if (rc)

@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof diff [--raw] [--threads | --tids] [--merge-pools]\n"
@@ -55,36 +55,31 @@ struct diff_cmd {
 	struct profile_diff diff;
 };
 
+static int own_option(void *cmd, int opt, const char *arg)
+{
+	struct diff_cmd *c = cmd;
+
+	(void)arg;
+	switch (opt) {
+	case 'i':
+		return cli_usage_error("the inputs are OLD NEW, after the options (no -i)");
+	case OPT_RAW:
+		c->raw = 1;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 static int parse_options(struct diff_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
-	rc = profile_input__init(&c->in, argc);
 	if (rc)
 		return rc;
-	optind = 0; /* glibc: reinitialize (cmd_diff may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:h", long_options, NULL)) != -1) {
-		if (opt == 'i')
-			return cli_usage_error("the inputs are OLD NEW, after the options (no -i)");
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'h':
-			return profile_input__help(usage_head, usage_tail);
-		case OPT_RAW:
-			c->raw = 1;
-			break;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (argc - optind != 2)
 		return cli_usage_error("give two inputs, OLD and NEW (recordings or folded text)");
 	if (c->in.grep)

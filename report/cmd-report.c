@@ -1,6 +1,7 @@
 /* cmd-report.c: `prof report`, the front end: its options, then the shared
- * input half (input.c: reading a recording or folded text, the model, its
- * filters), then a writer from report.h. With input.c, the only places in
+ * input half (report-cli.h: the option loop, reading a recording or folded
+ * text, the model, its filters, the output), then a writer from report.h.
+ * With the other front ends and report-cli.h's files, the only places in
  * report/ that print. */
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +13,9 @@
 
 #include "commands.h"
 #include "lib/cli.h"
-#include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/formats.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
@@ -78,61 +78,48 @@ struct report_cmd {
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
 	const char *output; /* -o; NULL: standard output */
-	FILE *out;
-	struct out_file of; /* -o FILE: made new, named at the end */
+	struct profile_output out; /* -o FILE: made new, named at the end */
 };
+
+static int own_option(void *cmd, int opt, const char *arg)
+{
+	struct report_cmd *c = cmd;
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_TOP:
+		if (cli_parse_u64(arg, 1, SIZE_MAX, &v))
+			return cli_usage_error("--top needs a positive number, not '%s'", arg);
+		c->top = v;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "folded"))
+			c->format = FORMAT_FOLDED;
+		else if (!strcmp(arg, "pprof"))
+			c->format = FORMAT_PPROF;
+		else if (!strcmp(arg, "speedscope"))
+			c->format = FORMAT_SPEEDSCOPE;
+		else
+			return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
+					       arg);
+		return 0;
+	case 'o':
+		c->output = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
 
 static int parse_options(struct report_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:o:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
-	rc = profile_input__init(&c->in, argc);
 	if (rc)
 		return rc;
-	optind = 0; /* glibc: reinitialize (cmd_report may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
-		uint64_t v;
-
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'h':
-			fputs(usage_head, stdout);
-			fputs(profile_input_weight_help, stdout);
-			fputs("\n", stdout);
-			fputs(profile_input_filter_help, stdout);
-			fputs(usage_tail, stdout);
-			return fflush(stdout) ? EXIT_FAIL : -1;
-		case OPT_TOP:
-			if (cli_parse_u64(optarg, 1, SIZE_MAX, &v))
-				return cli_usage_error("--top needs a positive number, not '%s'", optarg);
-			c->top = v;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "folded"))
-				c->format = FORMAT_FOLDED;
-			else if (!strcmp(optarg, "pprof"))
-				c->format = FORMAT_PPROF;
-			else if (!strcmp(optarg, "speedscope"))
-				c->format = FORMAT_SPEEDSCOPE;
-			else
-				return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
-						       optarg);
-			break;
-		case 'o':
-			c->output = optarg;
-			break;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
@@ -158,23 +145,23 @@ static int write_output(struct report_cmd *c)
 		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_period};
 
 		err = profile__write_pprof(&c->in.prof, c->in.is_recording ? &c->in.rec : NULL,
-					   &po, c->out);
+					   &po, c->out.fp);
 	} else if (c->format == FORMAT_SPEEDSCOPE) {
 		struct speedscope_opts so = {
 			.weight = c->in.weight,
 			.name = strcmp(c->in.input, "-") ? c->in.input : "standard input",
 		};
 
-		err = profile__write_speedscope(&c->in.prof, &so, c->out);
+		err = profile__write_speedscope(&c->in.prof, &so, c->out.fp);
 	} else if (c->top) {
 		struct profile_top top;
 
 		err = profile__top(&c->in.prof, &top);
 		if (!err)
-			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out);
+			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out.fp);
 		profile_top__release(&top);
 	} else {
-		err = profile__write_folded(&c->in.prof, &fo, c->out);
+		err = profile__write_folded(&c->in.prof, &fo, c->out.fp);
 	}
 	if (err == -ENOMEM) {
 		cli_error("out of memory writing the report");
@@ -195,23 +182,18 @@ static int write_output(struct report_cmd *c)
  * whole: lib/out-file.h), else standard output. */
 static int open_output(struct report_cmd *c)
 {
-	c->out = stdout;
-	if (!c->output || !strcmp(c->output, "-")) {
-		c->output = NULL;
-		return 0;
-	}
-	c->out = out_file__fopen(&c->of, c->output);
-	if (!c->out) {
-		cli_error("cannot open '%s': %s", c->output, strerror(errno));
+	int err = profile_output__open(&c->out, c->output);
+
+	if (err) {
+		cli_error("cannot open '%s': %s", c->output, strerror(-err));
 		return EXIT_FAIL;
 	}
-	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 
 static int run(struct report_cmd *c, int argc, char **argv)
 {
-	int rc;
+	int rc, err;
 
 	rc = parse_options(c, argc, argv);
 	if (rc)
@@ -226,15 +208,12 @@ static int run(struct report_cmd *c, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = write_output(c);
-	if (c->output && c->out) {
-		int err = out_file__fclose(&c->of, c->out, !rc);
-
-		if (err && !rc) {
-			cli_error("cannot write '%s': %s", c->output, strerror(-err));
-			rc = EXIT_FAIL;
-		}
+	/* A report that failed leaves no partial file, and an old one as it was. */
+	err = profile_output__close(&c->out, rc ? -EIO : 0);
+	if (err && !rc) {
+		cli_error("cannot write '%s': %s", c->output, strerror(-err));
+		rc = EXIT_FAIL;
 	}
-	c->out = NULL;
 	if (rc)
 		return rc;
 	return c->in.grep && !c->in.prof.total ? EXIT_FAIL : EXIT_OK;

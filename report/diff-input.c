@@ -1,7 +1,6 @@
 /* diff-input.c: a second input read with the options of the first (see
- * diff.h): the baseline of `prof check`, OLD of `prof diff` and of
- * `prof svg --diff`; and the -h text the commands that read two inputs
- * share. Both profiles must be built and filtered the same
+ * report-cli.h): the baseline of `prof check`, OLD of `prof diff` and of
+ * `prof svg --diff`. Both profiles must be built and filtered the same
  * way for their shares to compare; the option lists are copied, the
  * strings they point at (argv) are shared. */
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "lib/cli.h"
 #include "report/diff.h"
+#include "report/report-cli.h"
 
 int profile_input__clone(struct profile_input *dst, const struct profile_input *src,
 			 const char *path)
@@ -33,14 +33,4 @@ int profile_input__clone(struct profile_input *dst, const struct profile_input *
 	dst->lines = src->lines;
 	dst->weight = src->weight;
 	return 0;
-}
-
-int profile_input__help(const char *head, const char *tail)
-{
-	fputs(head, stdout);
-	fputs(profile_input_weight_help, stdout);
-	fputs("\n", stdout);
-	fputs(profile_input_filter_help, stdout);
-	fputs(tail, stdout);
-	return fflush(stdout) ? EXIT_FAIL : -1;
 }

@@ -9,11 +9,10 @@
  *   writes, "stack OLD NEW", with OLD normalized to NEW's total or raw.
  * - Two-column folded text read back (diff-folded.c): detecting it and
  *   keeping one of its columns, so every reader of folded text reads it.
- * - A second input with the options of the first (diff-input.c): the
- *   baseline of `prof check`, OLD of `prof diff` and `prof svg --diff`.
  *
- * Conventions as report.h; the diff-input.c functions print their errors
- * and return exit statuses, like input.c. */
+ * A second input with the options of the first (diff-input.c: the baseline
+ * of `prof check`, OLD of `prof diff` and `prof svg --diff`) is in
+ * report-cli.h. Conventions as report.h. */
 #ifndef PROF_REPORT_DIFF_H
 #define PROF_REPORT_DIFF_H
 
@@ -73,18 +72,5 @@ int diff_folded__is_two_column(const char *text, size_t len);
  * 0 or -ENOMEM. */
 int diff_folded__keep_column(const char *text, size_t len, enum diff_column col, char **out,
 			     size_t *outlen);
-
-/* ---- a second input (diff-input.c) ---- */
-
-/* Sets up `dst` (zeroed) as a second input with the input options of `src`
- * (filters, thread roots, --off-cpu/--wall, --lines, --ignore-case) that
- * reads `path` ("-": standard input). 0, or EXIT_FAIL after printing. */
-int profile_input__clone(struct profile_input *dst, const struct profile_input *src,
-			 const char *path);
-
-/* -h of a command with the shared input options: `head`, the time and
- * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
- * exit 0), or EXIT_FAIL when standard output failed. */
-int profile_input__help(const char *head, const char *tail);
 
 #endif

@@ -23,9 +23,8 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "lib/strtab.h"
-#include "report/builder.h"
 
-#define MAX_INLINE_FRAMES 64 /* as from-recording.c: names shown per address */
+#define MAX_INLINE_FRAMES 64 /* as builder.c: names shown per address */
 
 /* ---- protobuf encoding ---- */
 
@@ -212,7 +211,7 @@ static int emit_mapping(struct pprof *w, uint32_t m)
 	return w->out.err;
 }
 
-/* How many names from-recording.c shows for frame f. */
+/* How many names builder.c shows for frame f. */
 static uint32_t names_of_frame(const struct recording *r, uint32_t f)
 {
 	uint32_t k = f < r->inline_of_cap ? r->inline_of[f].count : 0;
@@ -328,7 +327,7 @@ static uint64_t cpu_period_ns(const struct recording *r)
 	for (ev = 0; r && ev < r->nevents; ev++) {
 		const struct rec_event_desc *d = &r->events[ev];
 
-		if (!builder__is_cpu_event(r, (unsigned)ev))
+		if (!recording__event_is_cpu(r, (unsigned)ev))
 			continue;
 		if (d->freq)
 			return (1000000000ull + d->freq / 2) / d->freq;

@@ -1,5 +1,5 @@
 /* input.c: the shared half of the front ends that read a profile (see
- * report.h): the input and filter options, picking and reading the input,
+ * report-cli.h): the input and filter options, picking and reading the input,
  * building the model from a recording or folded text, filtering it. The
  * commands (`prof report`, `prof svg`) add their own options and output.
  * Like cmd-report.c, and unlike the rest of report/, it prints its errors
@@ -14,7 +14,7 @@
 #include "lib/recording.h"
 #include "report/formats.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 
 #define DEFAULT_INPUT "prof.data"
 
@@ -210,28 +210,13 @@ static void choose_input(struct profile_input *in)
 		else
 			in->input = DEFAULT_INPUT;
 	}
-	if (!strcmp(in->input, "-"))
-		snprintf(in->shown, sizeof(in->shown), "standard input");
-	else
-		snprintf(in->shown, sizeof(in->shown), "'%s'", in->input);
+	profile_input_name(in->shown, sizeof(in->shown), in->input);
 }
 
 static int read_input(struct profile_input *in)
 {
-	int err = read_whole_file(in->input, &in->data, &in->size);
-
-	if (!err)
-		return 0;
-	if (!strcmp(in->input, "-")) {
-		cli_error("cannot read standard input: %s", strerror(-err));
-	} else if (err == -EISDIR || err == -ENOMEM) {
-		cli_error("cannot read %s: %s", in->shown, strerror(-err));
-	} else {
-		cli_error("cannot open %s: %s", in->shown, strerror(-err));
-		if (err == -ENOENT)
-			cli_hint("record one with 'prof record'");
-	}
-	return EXIT_FAIL;
+	return profile_input_read(in->input, in->shown, "record one with 'prof record'", &in->data,
+				  &in->size);
 }
 
 /* A recorder killed while it deferred its processing left the kernel's

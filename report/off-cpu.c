@@ -122,7 +122,7 @@ static void classify_events(struct weigher *g)
 		const struct rec_event_desc *d = ev < r->nevents ? &r->events[ev] : NULL;
 
 		g->period[ev] = 1;
-		if (builder__is_cpu_event(r, ev)) {
+		if (recording__event_is_cpu(r, ev)) {
 			g->kind[ev] = EV_CPU;
 			if (d && d->freq)
 				g->cpu_ns[ev] = ns_per_hz(d->freq);
@@ -349,7 +349,7 @@ static int weigh(struct weigher *g, enum profile_weight weight)
 	return err;
 }
 
-int builder__weighted(struct builder *b, enum profile_weight weight, int by_thread)
+int build_weighted(struct builder *b, enum profile_weight weight, int by_thread)
 {
 	struct weigher g;
 	int err;

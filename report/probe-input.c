@@ -1,6 +1,6 @@
 /* probe-input.c: the probe options of the commands that read a profile
  * (`prof report`, `prof svg`): --event, --args, --alloc, --weight,
- * --class, --exclude-class, --class-root (see report.h). Like input.c, it
+ * --class, --exclude-class, --class-root (see report-cli.h). Like input.c, it
  * prints its errors and returns exit statuses. */
 #include <errno.h>
 #include <regex.h>
@@ -10,37 +10,20 @@
 
 #include "lib/cli.h"
 #include "lib/grow.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "report/user-regex.h"
 
 #define ALLOC_EVENT "usdt:hotspot:object__alloc"
 
-int probe_view__class_ok(const struct probe_view *v, const char *cls)
-{
-	const regex_t *res = v->class_res;
-	int keep = !v->nclass;
-
-	for (size_t i = 0; i < v->nclass && !keep; i++)
-		keep = !regexec(&res[i], cls, 0, NULL, 0);
-	for (size_t i = 0; i < v->nexclude && keep; i++)
-		keep = regexec(&res[v->nclass + i], cls, 0, NULL, 0) != 0;
-	return keep;
-}
-
 static int add_class(struct profile_input *in, const char *arg, int exclude)
 {
-	const char **p = realloc(in->class_patterns,
-				 (in->nclass_patterns + 1) * sizeof(*in->class_patterns));
 	char *copy = malloc(strlen(arg) + 2);
 
-	if (!p || !copy) {
+	if (!copy || GROW(in->class_patterns, in->class_patterns_cap, in->nclass_patterns + 1)) {
 		free(copy);
-		if (p)
-			in->class_patterns = p;
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	in->class_patterns = p;
 	copy[0] = exclude ? '!' : '+';
 	strcpy(copy + 1, arg);
 	in->class_patterns[in->nclass_patterns++] = copy;
@@ -122,7 +105,7 @@ static int first_event_with_samples(const struct recording *r, int want_probe)
 	for (size_t i = 0; i < r->nsamples; i++) {
 		unsigned ev = r->samples[i].event;
 
-		if (ev < r->nevents && recording_event_is_probe(r, ev) == want_probe)
+		if (ev < r->nevents && recording__event_is_probe(r, ev) == want_probe)
 			return (int)ev;
 	}
 	return -1;
@@ -148,7 +131,7 @@ int probe_input__resolve(struct profile_input *in)
 	if (v->alloc && !in->event_name)
 		in->event_name = ALLOC_EVENT;
 	if (in->event_name) {
-		v->event = recording_find_event(r, in->event_name);
+		v->event = recording__find_event(r, in->event_name);
 		if (v->event < 0) {
 			cli_error("%s has no event '%s'", in->shown, in->event_name);
 			if (v->alloc)
@@ -157,7 +140,7 @@ int probe_input__resolve(struct profile_input *in)
 				cli_hint("'prof report --event NAME' takes a name its recording holds");
 			return EXIT_FAIL;
 		}
-		if (!recording_event_is_probe(r, (unsigned)v->event)) {
+		if (!recording__event_is_probe(r, (unsigned)v->event)) {
 			v->event = -1; /* a CPU event: the usual profile */
 			if (v->args || v->alloc)
 				return cli_usage_error("--args and --alloc need a probe event, not '%s'",
@@ -204,6 +187,6 @@ void probe_input__release(struct profile_input *in)
 		free((char *)in->class_patterns[i]);
 	free(in->class_patterns);
 	in->class_patterns = NULL;
-	in->nclass_patterns = 0;
+	in->nclass_patterns = in->class_patterns_cap = 0;
 	memset(&in->probe, 0, sizeof(in->probe));
 }

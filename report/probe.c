@@ -1,5 +1,5 @@
 /* probe.c: profiles of probe events (`prof record -e usdt:...`, `--alloc`)
- * on the builder of from-recording.c: the stacks of one event's hits,
+ * on the builder of builder.c: the stacks of one event's hits,
  * optionally with their decoded arguments as a leaf frame ("arg0=5
  * arg1=-3", names from META "probe-args:EVENT"), and allocation profiles:
  * the class as the leaf, counted in hits or weighed in bytes, filtered by
@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +21,16 @@
 #include "lib/keymap.h"
 #include "report/builder.h"
 
-int recording_event_is_probe(const struct recording *r, unsigned ev)
+int probe_view__class_ok(const struct probe_view *v, const char *cls)
 {
-	const char *n;
+	const regex_t *res = v->class_res;
+	int keep = !v->nclass;
 
-	if (ev >= r->nevents)
-		return 0;
-	n = recording__str(r, r->events[ev].name);
-	return !strncmp(n, "usdt:", 5) || !strncmp(n, "uprobe:", 7) ||
-	       !strncmp(n, "uretprobe:", 10);
-}
-
-int recording_find_event(const struct recording *r, const char *name)
-{
-	for (size_t i = 0; i < r->nevents && i < 256; i++)
-		if (!strcmp(recording__str(r, r->events[i].name), name))
-			return (int)i;
-	return -1;
+	for (size_t i = 0; i < v->nclass && !keep; i++)
+		keep = !regexec(&res[i], cls, 0, NULL, 0);
+	for (size_t i = 0; i < v->nexclude && keep; i++)
+		keep = regexec(&res[v->nclass + i], cls, 0, NULL, 0) != 0;
+	return keep;
 }
 
 /* The argument names of an event, from its META "probe-args:EVENT"
@@ -148,7 +142,7 @@ static int class_kept(const struct probe_view *v, const struct recording *r, uin
 	return keep;
 }
 
-int builder__probe(struct builder *b, const struct profile_build_opts *opts, int by_thread)
+int build_probe(struct builder *b, const struct profile_build_opts *opts, int by_thread)
 {
 	const struct recording *r = b->r;
 	const struct probe_view *v = opts->probe;

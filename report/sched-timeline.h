@@ -23,7 +23,7 @@
 /* PERF_TYPE_TRACEPOINT and PERF_TYPE_SOFTWARE's clocks, as event
  * descriptions store them (linux/perf_event.h stays in record/). */
 #define SCHED_EVENT_TYPE_SOFTWARE   1u
-#define SCHED_EVENT_TYPE_TRACEPOINT 2u
+#define SCHED_EVENT_TYPE_TRACEPOINT RECORDING_EVENT_TYPE_TRACEPOINT
 #define SCHED_EVENT_SW_CPU_CLOCK    0u
 #define SCHED_EVENT_SW_TASK_CLOCK   1u
 #define SCHED_SWITCH_EVENT	    "sched:sched_switch"

@@ -14,9 +14,8 @@
 
 #include "commands.h"
 #include "lib/cli.h"
-#include "lib/out-file.h"
 #include "lib/recording.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "report/sched.h"
 #include "report/user-regex.h"
 #include "svg/sched-chart.h"
@@ -70,7 +69,7 @@ enum sched_format {
 /* Everything `prof sched` holds while it runs. */
 struct sched_cmd {
 	const char *input;
-	char shown[4200]; /* the input as messages name it */
+	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	const char *output; /* NULL: the format's default; "-": standard output */
 	enum sched_format format;
 	struct sched_chart_opts opts;
@@ -85,8 +84,7 @@ struct sched_cmd {
 	int have_sp;
 	struct sched_profile view; /* sp, its threads filtered */
 	struct sched_thread *kept;
-	FILE *out;
-	struct out_file of; /* -o FILE: made new, named when written whole */
+	struct profile_output out; /* -o FILE: made new, named when written whole */
 };
 
 static int parse_options(struct sched_cmd *c, int argc, char **argv)
@@ -144,10 +142,7 @@ static int parse_options(struct sched_cmd *c, int argc, char **argv)
 				       c->opts.panels ? "--tenancy" : "--title");
 	if (!c->input)
 		c->input = DEFAULT_INPUT;
-	if (!strcmp(c->input, "-"))
-		snprintf(c->shown, sizeof(c->shown), "standard input");
-	else
-		snprintf(c->shown, sizeof(c->shown), "'%s'", c->input);
+	profile_input_name(c->shown, sizeof(c->shown), c->input);
 	return 0;
 }
 
@@ -178,19 +173,11 @@ static int load(struct sched_cmd *c)
 {
 	unsigned char *data = NULL;
 	size_t size = 0;
-	int err = read_whole_file(c->input, &data, &size);
+	int err = profile_input_read(c->input, c->shown, "record one with 'prof record --sched'",
+				     &data, &size);
 
-	if (err) {
-		if (!strcmp(c->input, "-"))
-			cli_error("cannot read standard input: %s", strerror(-err));
-		else if (err == -EISDIR || err == -ENOMEM)
-			cli_error("cannot read %s: %s", c->shown, strerror(-err));
-		else
-			cli_error("cannot open %s: %s", c->shown, strerror(-err));
-		if (err == -ENOENT)
-			cli_hint("record one with 'prof record --sched'");
-		return EXIT_FAIL;
-	}
+	if (err)
+		return err;
 	if (!recording_is_recording(data, size)) {
 		free(data);
 		cli_error("%s is not a recording (prof sched reads recordings made with "
@@ -260,28 +247,25 @@ static int filter(struct sched_cmd *c)
 
 static int open_output(struct sched_cmd *c, const char **shown)
 {
+	int err;
+
 	if (!c->output && c->format == FORMAT_SVG)
 		c->output = DEFAULT_SVG;
-	if (!c->output || !strcmp(c->output, "-")) {
+	if (c->output && !strcmp(c->output, "-"))
 		c->output = NULL;
-		c->out = stdout;
-		*shown = "standard output";
-		return 0;
-	}
-	*shown = c->output;
-	c->out = out_file__fopen(&c->of, c->output);
-	if (!c->out) {
-		cli_error("cannot create '%s': %s", c->output, strerror(errno));
+	*shown = c->output ? c->output : "standard output";
+	err = profile_output__open(&c->out, c->output);
+	if (err) {
+		cli_error("cannot create '%s': %s", c->output, strerror(-err));
 		return EXIT_FAIL;
 	}
-	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 
 static int write_output(struct sched_cmd *c)
 {
 	const char *shown, *what = c->format == FORMAT_CSV ? "CSV" : "chart";
-	int err, close_err = 0;
+	int err;
 
 	if (!c->view.nthreads) {
 		cli_error("nothing to show: %s has scheduler events but no thread", c->shown);
@@ -291,20 +275,15 @@ static int write_output(struct sched_cmd *c)
 	if (err)
 		return err;
 	if (c->format == FORMAT_CSV) {
-		err = sched_profile__write_csv(&c->view, c->out);
+		err = sched_profile__write_csv(&c->view, c->out.fp);
 		errno = 0;
-		if (!err && fflush(c->out))
+		if (!err && fflush(c->out.fp))
 			err = errno ? -errno : -EIO;
 	} else {
-		err = sched_chart__write(&c->view, &c->opts, c->out);
+		err = sched_chart__write(&c->view, &c->opts, c->out.fp);
 	}
-	if (c->out != stdout) {
-		/* A failure leaves no partial file, and an old one as it was. */
-		close_err = out_file__fclose(&c->of, c->out, !err);
-		c->out = NULL;
-	}
-	if (!err)
-		err = close_err;
+	/* A failure leaves no partial file, and an old one as it was. */
+	err = profile_output__close(&c->out, err);
 	if (!err)
 		return 0;
 	if (err == -ENOMEM)
@@ -336,8 +315,7 @@ int cmd_sched(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rc = run(&c, argc, argv);
-	if (c.out && c.out != stdout)
-		out_file__fclose(&c.of, c.out, 0);
+	profile_output__close(&c.out, -ECANCELED);
 	for (i = 0; i < c.nres; i++)
 		regfree(&c.res[i]);
 	free(c.res);

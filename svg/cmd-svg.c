@@ -17,7 +17,7 @@
 #include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/diff.h"
-#include "report/report.h"
+#include "report/report-cli.h"
 #include "svg/svg.h"
 
 static const char usage_head[] =
@@ -140,8 +140,7 @@ struct svg_cmd {
 	struct svg_palette_map *palette;
 	struct profile_line *lines;
 	size_t nlines;
-	FILE *out;
-	struct out_file of; /* -o FILE: made new, named when written whole */
+	struct profile_output out; /* -o FILE: made new, named when written whole */
 
 	/* --diff: NEW is `in`, OLD is `old` (same options), joined in `diff`. */
 	int is_diff, negate;
@@ -181,8 +180,9 @@ static int countname_ok(const char *s)
 	return 1;
 }
 
-static int own_option(struct svg_cmd *c, int opt, const char *arg)
+static int own_option(void *cmd, int opt, const char *arg)
 {
+	struct svg_cmd *c = cmd;
 	struct svg_opts *o = &c->opts;
 	uint64_t v;
 
@@ -319,35 +319,13 @@ static void diff_defaults(struct svg_cmd *c)
 
 static int parse_options(struct svg_cmd *c, int argc, char **argv)
 {
-	int opt, rc;
+	static const struct profile_cli cli = {
+		":i:o:h", long_options, usage_head, usage_tail, own_option,
+	};
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
-	rc = profile_input__init(&c->in, argc);
 	if (rc)
 		return rc;
-	optind = 0; /* glibc: reinitialize (cmd_svg may run more than once) */
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":i:o:h", long_options, NULL)) != -1) {
-		rc = profile_input__option(&c->in, opt, optarg);
-		if (rc < 0)
-			rc = own_option(c, opt, optarg);
-		if (rc > 0)
-			return rc;
-		if (!rc)
-			continue;
-		switch (opt) {
-		case 'h':
-			fputs(usage_head, stdout);
-			fputs(profile_input_weight_help, stdout);
-			fputs("\n", stdout);
-			fputs(profile_input_filter_help, stdout);
-			fputs(usage_tail, stdout);
-			return fflush(stdout) ? EXIT_FAIL : -1;
-		case ':':
-			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (c->is_diff && argc - optind == 2 && !c->in.input) {
 		c->old_path = argv[optind];
 		c->in.input = argv[optind + 1];
@@ -478,27 +456,13 @@ static int check_not_empty(struct svg_cmd *c)
 	return EXIT_FAIL;
 }
 
-static int open_output(struct svg_cmd *c)
-{
-	if (!c->output) {
-		c->out = stdout;
-		return 0;
-	}
-	c->out = out_file__fopen(&c->of, c->output);
-	if (!c->out) {
-		cli_error("cannot create '%s': %s", c->output, strerror(errno));
-		return EXIT_FAIL;
-	}
-	setvbuf(c->out, NULL, _IOFBF, 1 << 16);
-	return 0;
-}
 
 static int draw(struct svg_cmd *c)
 {
 	struct folded_opts fo = {.thread_root = c->in.roots};
 	const char *shown = c->output ? c->output : "standard output";
 	struct svg_stats st = {0};
-	int err, close_err = 0;
+	int err;
 
 	if (c->is_diff) {
 		/* OLD NEW are scaled to one total; a two-column input was. */
@@ -518,20 +482,17 @@ static int draw(struct svg_cmd *c)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	err = open_output(c);
-	if (err)
-		return err;
-	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out, &st);
+	err = profile_output__open(&c->out, c->output);
+	if (err) {
+		cli_error("cannot create '%s': %s", c->output, strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = svg__write(&c->in.prof, c->lines, c->nlines, &c->opts, c->out.fp, &st);
 	if (!err && st.cut_row)
 		cli_warn("stacks cut at depth %zu (the page says so): no real profile is that "
 			 "deep", st.cut_row);
-	if (c->out != stdout) {
-		/* A failure leaves no partial file, and an old one as it was. */
-		close_err = out_file__fclose(&c->of, c->out, !err);
-		c->out = NULL;
-	}
-	if (!err)
-		err = close_err;
+	/* A failure leaves no partial file, and an old one as it was. */
+	err = profile_output__close(&c->out, err);
 	if (!err)
 		return 0;
 	if (err == -ENOMEM)
@@ -577,8 +538,7 @@ int cmd_svg(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	rc = run(&c, argc, argv);
-	if (c.out && c.out != stdout)
-		out_file__fclose(&c.of, c.out, 0);
+	profile_output__close(&c.out, -ECANCELED);
 	free(c.lines);
 	svg_diff__release(&c.sd);
 	profile_diff__release(&c.diff);

@@ -1,5 +1,5 @@
 /* diff-frames.c: what a differential flamegraph adds to each frame (see
- * internal.h and struct svg_diff in svg.h): its OLD and NEW counts, summed
+ * svg-internal.h and struct svg_diff in svg.h): its OLD and NEW counts, summed
  * over the lines through it and scaled; its color from the change, as
  * FlameGraph's difference coloring does (red for more in NEW, blue for
  * less, white for none, from a pale shade for a small change to full red
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 
 #define PALE 210 /* the other channels of the palest red or blue */
 

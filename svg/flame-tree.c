@@ -1,5 +1,5 @@
 /* flame-tree.c: folded lines merged into the tree a flamegraph draws (see
- * internal.h). Every distinct path from the root is one 24-byte node in one
+ * svg-internal.h). Every distinct path from the root is one 24-byte node in one
  * growable array; a child is found by an open-addressed hash of (parent,
  * name), so building costs one lookup per frame of every line and no
  * allocation per frame. Sorted lines share long prefixes, so the path of
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {

@@ -1,4 +1,4 @@
-/* palette.c: the color of every frame (see svg.h, internal.h).
+/* palette.c: the color of every frame (see svg.h, svg-internal.h).
  *
  * A name's color is a function of the name alone: a 32-bit FNV-1a hash of
  * it picks one of a few shades of the palette's hue (few, so one CSS class
@@ -19,7 +19,7 @@
 
 #include "lib/grow.h"
 #include "lib/strtab.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 
 static uint32_t fnv1a(const char *s, size_t len)
 {

@@ -12,7 +12,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "report/sched.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 #include "svg/sched-chart.h"
 #include "svg/xml-out.h"
 

@@ -1,5 +1,5 @@
 /* text.c: names made into text an XML parser accepts, labels cut to fit,
- * and the fixed number formats of the SVG (see internal.h).
+ * and the fixed number formats of the SVG (see svg-internal.h).
  *
  * Frame names come from symbol tables and folded text anyone can write:
  * any bytes. libxml2's writer escapes XML's specials but passes invalid
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 
 int svg_buf__put(struct svg_buf *b, const char *s, size_t len)
 {

@@ -22,7 +22,7 @@
 
 #include "lib/grow.h"
 #include "lib/keymap.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 #include "svg/xml-out.h"
 
 #define MAX_UNITS (1u << 24) /* float-exact integers */

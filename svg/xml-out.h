@@ -1,5 +1,5 @@
 /* xml-out.h: a libxml2 text writer onto a FILE * (xml-out.c), for the svg/
- * writers only: it keeps libxml2 out of svg/internal.h, which the fuzz
+ * writers only: it keeps libxml2 out of svg/svg-internal.h, which the fuzz
  * targets build without it. libxml2 is loaded by the first xml_out__open()
  * (lib/dynlib.h: with ICU and libstdc++, linking it cost every prof
  * command 1.7 ms at start), and the writers call its functions through

@@ -24,7 +24,7 @@
 #include "jvm/jvm.h"
 #include "lib/rec-writer.h"
 #include "lib/recording.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 
 /* Thread.print of examples/java/Service.java (OpenJDK 17.0.15), cut. */
 static const char dump[] =

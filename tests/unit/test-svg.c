@@ -25,7 +25,7 @@
 #include <libxml/xpathInternals.h>
 
 #include "report/report.h"
-#include "svg/internal.h"
+#include "svg/svg-internal.h"
 #include "svg/svg.h"
 
 /* ---- helpers ---- */

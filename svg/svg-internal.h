@@ -1,9 +1,9 @@
-/* internal.h: what the files of svg/ share and nobody else sees: the
+/* svg-internal.h: what the files of svg/ share and nobody else sees: the
  * merged flame tree and its layout (flame-tree.c), names made safe for XML
  * and cut to fit (text.c), colors per name (palette.c), and the embedded
  * script (generated from svg/flamegraph.js by the Makefile). */
-#ifndef PROF_SVG_INTERNAL_H
-#define PROF_SVG_INTERNAL_H
+#ifndef PROF_SVG_SVG_INTERNAL_H
+#define PROF_SVG_SVG_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

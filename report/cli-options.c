@@ -1,0 +1,49 @@
+/* cli-options.c: the option loop of the commands that read a profile (see
+ * report-cli.h): getopt_long() over the command's own options and the
+ * shared ones of input.c, and the -h text they share. */
+#include "report/report-cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "lib/cli.h"
+
+int profile_input__parse_options(struct profile_input *in, int argc, char **argv,
+				 const struct profile_cli *cli, void *cmd)
+{
+	int opt, rc;
+
+	rc = profile_input__init(in, argc);
+	if (rc)
+		return rc;
+	optind = 0; /* glibc: reinitialize (a command may run more than once) */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, cli->shortopts, cli->longopts, NULL)) != -1) {
+		rc = cli->own_option(cmd, opt, optarg);
+		if (rc < 0)
+			rc = profile_input__option(in, opt, optarg);
+		if (rc > 0)
+			return rc;
+		if (!rc)
+			continue;
+		switch (opt) {
+		case 'h':
+			return profile_input__help(cli->usage_head, cli->usage_tail);
+		case ':':
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+int profile_input__help(const char *head, const char *tail)
+{
+	fputs(head, stdout);
+	fputs(profile_input_weight_help, stdout);
+	fputs("\n", stdout);
+	fputs(profile_input_filter_help, stdout);
+	fputs(tail, stdout);
+	return fflush(stdout) ? EXIT_FAIL : -1;
+}
