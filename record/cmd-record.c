@@ -249,7 +249,7 @@ int cmd_record(int argc, char **argv)
 	size_t nevents = 0, events_cap = 0;
 	struct record_opts opts;
 	struct record_summary sum;
-	struct record_error err;
+	struct prof_error err;
 	pid_t *pids = NULL;
 	size_t npids = 0, pids_cap = 0;
 	char *cmdline;

@@ -105,22 +105,21 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 {
 	struct jvm_limits lim = {.deadline_ms = jvm_deadline(JVM_DEADLINE_MS),
 				 .cancelled = stop_pending};
-	char err[512], hint[512];
+	struct prof_error err;
 	char *out;
 	size_t len;
 	int r;
 
-	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, err, sizeof(err), hint,
-		     sizeof(hint));
+	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, &err);
 	js->stopped = r == -EINTR;
-	if (r == -ENOTSUP && strstr(err, "does not know"))
-		snprintf(hint, sizeof(hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
+	if (r == -ENOTSUP && strstr(err.msg, "does not know"))
+		snprintf(err.hint, sizeof(err.hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
 	if (r) {
-		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err);
-		if (hint[0] && !js->quiet) {
+		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err.msg);
+		if (err.hint[0] && !js->quiet) {
 			fputs("hint: ", stderr);
-			text_put(stderr, hint);
+			text_put(stderr, err.hint);
 			fputc('\n', stderr);
 		}
 		if (!jvm_option_set(pid, "-XX:+PreserveFramePointer"))
@@ -129,17 +128,17 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 	}
 	free(out);
 	js->maps++;
-	r = jvm_jcmd(pid, "Thread.print", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	r = jvm_jcmd(pid, "Thread.print", &lim, &out, &len, &err);
 	if (!r) {
 		thread_names(js, pid, out, len);
 		free(out);
 	} else {
 		js->stopped = r == -EINTR;
-		notice(js, "%s: threads keep their kernel names", err);
+		notice(js, "%s: threads keep their kernel names", err.msg);
 		if (js->stopped)
 			return;
 	}
-	r = jvm_jcmd(pid, "VM.flags", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	r = jvm_jcmd(pid, "VM.flags", &lim, &out, &len, &err);
 	js->stopped = r == -EINTR;
 	if (!r) {
 		if (jvm_flags_value(out, len, "PreserveFramePointer") != 1)

@@ -218,8 +218,7 @@ static int add_specs(struct recorder *rec, struct probe_def **defs, size_t *n, s
 		if (!probe_spec_is_probe(o->events[i]))
 			continue; /* cpu-clock: the sampling event */
 		err = probe_resolve(o->events[i], o->pids, o->npids, argv ? argv[0] : NULL, defs, n,
-				    cap, rec->err->msg, sizeof(rec->err->msg), rec->err->hint,
-				    sizeof(rec->err->hint));
+				    cap, rec->err);
 		if (err)
 			return err;
 	}
@@ -232,18 +231,17 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 {
 	const struct record_opts *o = rec->opts;
 	size_t before = *n;
-	char msg[512], hint[512];
+	struct prof_error ignored; /* thread__start is optional */
 	int err;
 
 	if (!o->npids)
-		return recorder_fail(rec, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
+		return prof_error_set(rec->err, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
 				"'prof record -p PID --alloc'", "%s",
 				"--alloc attaches to a running JVM: give -p PID");
 	err = probe_resolve("usdt:hotspot:object__alloc", o->pids, o->npids, NULL, defs, n, cap,
-			    rec->err->msg, sizeof(rec->err->msg), rec->err->hint,
-			    sizeof(rec->err->hint));
+			    rec->err);
 	if (err == -ENOENT)
-		return recorder_fail(rec, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
+		return prof_error_set(rec->err, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
 				"DTrace probes", "no HotSpot JVM (libjvm.so with "
 				"hotspot:object__alloc) in process %d", (int)o->pids[0]);
 	if (err)
@@ -252,7 +250,7 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 		int state = alloc_flag_state(o->pids[i]);
 
 		if (state == ALLOC_FLAG_OFF)
-			return recorder_fail(rec, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
+			return prof_error_set(rec->err, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
 					"...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
 					"turned on in a running JVM",
 					"JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
@@ -266,12 +264,12 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 	for (size_t i = before; i < *n; i++) {
 		(*defs)[i].role = PROBE_ROLE_ALLOC;
 		if ((*defs)[i].nargs != 4)
-			return recorder_fail(rec, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
+			return prof_error_set(rec->err, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
 					"here, not 4: an unknown JVM", (*defs)[i].nargs);
 	}
 	before = *n;
 	if (!probe_resolve("usdt:hotspot:thread__start", o->pids, o->npids, NULL, defs, n, cap,
-			   msg, sizeof(msg), hint, sizeof(hint)))
+			   &ignored))
 		for (size_t i = before; i < *n; i++)
 			(*defs)[i].role = (*defs)[i].nargs == 5 ? PROBE_ROLE_THREAD_START
 								: PROBE_ROLE_ARGS;
@@ -361,7 +359,7 @@ int probes_setup(struct recorder *rec)
 	if (err) {
 		free(defs);
 		if (err == -ENOMEM && !rec->err->msg[0])
-			return recorder_fail(rec, err, NULL, "%s", "out of memory");
+			return prof_error_set(rec->err, err, NULL, "%s", "out of memory");
 		return err;
 	}
 	if (!n) {
@@ -373,18 +371,18 @@ int probes_setup(struct recorder *rec)
 	ref_bit = format_bit("ref_ctr_offset");
 	if (type < 0 || ret_bit < 0) {
 		free(defs);
-		return recorder_fail(rec, -ENOENT, "uprobes need Linux 4.17 or later with "
+		return prof_error_set(rec->err, -ENOENT, "uprobes need Linux 4.17 or later with "
 				"CONFIG_UPROBE_EVENTS", "%s", "this kernel has no uprobe PMU ("
 				UPROBE_PMU ")");
 	}
 	if (keymap__init(&p->strings, 1024)) {
 		free(defs);
-		return recorder_fail(rec, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->sites = calloc(n, sizeof(*p->sites));
 	if (!p->sites) {
 		free(defs);
-		return recorder_fail(rec, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->nsites = n;
 	p->pmu = o->uprobe_pmu;
@@ -423,7 +421,7 @@ int probes_setup(struct recorder *rec)
 				err = -E2BIG;
 			if (err) {
 				free(defs);
-				return recorder_fail(rec, err, NULL, "%s", err == -E2BIG ?
+				return prof_error_set(rec->err, err, NULL, "%s", err == -E2BIG ?
 						"too many events (255 at most)" : "out of memory");
 			}
 			s->event = (uint8_t)id;
@@ -439,7 +437,7 @@ int probes_setup(struct recorder *rec)
 			open_anchor(s);
 		if (err) {
 			free(defs);
-			return recorder_fail(rec, err, NULL, "cannot set up probe %s: %s", s->def.event,
+			return prof_error_set(rec->err, err, NULL, "cannot set up probe %s: %s", s->def.event,
 					strerror(-err));
 		}
 	}
@@ -499,10 +497,10 @@ static int open_sites(struct recorder *rec, pid_t tid, int all)
 			err = open_site(rec, &p->sites[k], tid);
 	p->open_ns += monotonic_ns() - t0;
 	if (err == -EACCES || err == -EPERM)
-		recorder_fail(rec, err, "run prof as root or give it CAP_PERFMON",
+		prof_error_set(rec->err, err, "run prof as root or give it CAP_PERFMON",
 			 "not allowed to place uprobes: %s", strerror(-err));
 	else if (err == -EINVAL || err == -ENOENT)
-		recorder_fail(rec, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
+		prof_error_set(rec->err, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
 			 strerror(-err));
 	return err;
 }

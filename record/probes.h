@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "lib/keymap.h"
+#include "lib/prof-error.h"
 #include "symbolize/usdt.h"
 
 /* One file a process maps with execute permission. */
@@ -61,11 +62,10 @@ struct probe_def {
  * the one among `pids`' mappings, or `cmd`'s program in launch mode that
  * has the probe) and appends a definition per probe site to *defs (*ndefs
  * of *cap, grown). 0, or -errno with a one-line reason and a hint in
- * msg/hint (unknown probe or symbol, missing binary, a binary none of the
+ * *err (unknown probe or symbol, missing binary, a binary none of the
  * targets maps). */
 int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char *cmd,
-		  struct probe_def **defs, size_t *ndefs, size_t *cap, char *msg, size_t msglen,
-		  char *hint, size_t hintlen);
+		  struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *err);
 
 /* Is `spec` one of the probe forms (else it may be cpu-clock, or bad)? */
 int probe_spec_is_probe(const char *spec);

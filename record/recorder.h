@@ -107,7 +107,7 @@ struct target {
 struct recorder {
 	const struct record_opts *opts;
 	struct record_summary *sum;
-	struct record_error *err;
+	struct prof_error *err;
 	struct event_choice ev;
 
 	int *cpus;
@@ -176,10 +176,6 @@ void recorder_learn_fork(void *ctx, const struct perf_event_header *h);
 /* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
  * counts THROTTLE records; other records are ignored. */
 void recorder_count_loss(struct recorder *rec, const struct perf_event_header *h, uint64_t *lost);
-/* session.c: fills rec->err (the message from fmt, and hint, which may be
- * NULL) for the caller to print, and returns err. */
-int recorder_fail(struct recorder *rec, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 /* session.c: the tables of a recorder (zeroed before; 0 or -ENOMEM), and
  * everything it holds, released; the counters of the summary (and of the
  * symbolizer's ss, when not NULL) into the file's stats. */

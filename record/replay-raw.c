@@ -103,7 +103,7 @@ static int replay_chunks(struct recorder *rec, const struct recording *in)
 }
 
 int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
-		      struct record_error *errp)
+		      struct prof_error *errp)
 {
 	struct record_opts opts = {.quiet = 1};
 	struct symbolize_stats ss = {0};
@@ -120,19 +120,19 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	opts.no_symbolize = sym && !strcmp(sym, "no");
 	if (recorder_init_tables(&rec)) {
 		recorder_release(&rec);
-		return recorder_fail(&rec, -ENOMEM, NULL, "out of memory");
+		return prof_error_set(rec.err, -ENOMEM, NULL, "out of memory");
 	}
 	rec.w = rec_writer__create(out, 0600);
 	if (!rec.w) {
 		err = -errno;
 		recorder_release(&rec);
-		return recorder_fail(&rec, err, NULL, "cannot write '%s': %s", out, strerror(-err));
+		return prof_error_set(rec.err, err, NULL, "cannot write '%s': %s", out, strerror(-err));
 	}
 	err = setup_layout(&rec, in);
 	if (err == -EINVAL) {
 		rec_writer__discard(rec.w);
 		recorder_release(&rec);
-		return recorder_fail(&rec, -EBADMSG, NULL, "its meta does not say how its samples "
+		return prof_error_set(rec.err, -EBADMSG, NULL, "its meta does not say how its samples "
 				     "were taken (call-graph, leaf-fix)");
 	}
 	if (!err)
@@ -157,7 +157,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	if (!err)
 		err = cerr;
 	if (err)
-		return recorder_fail(&rec, err, NULL, "cannot process its records: %s",
+		return prof_error_set(rec.err, err, NULL, "cannot process its records: %s",
 				     strerror(-err));
 	return 0;
 }

@@ -100,16 +100,16 @@ int sched_setup(struct recorder *rec)
 
 	if (keymap__init(&s->ids, 256) || keymap__init(&s->task_names, 256) ||
 	    keymap__init(&s->unnamed, 64))
-		return recorder_fail(rec, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	err = tracefs_find(dir, sizeof(dir), why, sizeof(why));
 	if (err)
-		return recorder_fail(rec, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
+		return prof_error_set(rec->err, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
 				"(as root)", "%s", why);
 	err = tracepoint_load(dir, "sched", "sched_switch", switch_fields, &s->sw);
 	if (!err && (!s->sw.field[0].size || !s->sw.field[2].size || s->sw.field[1].size < 2))
 		err = -EBADMSG;
 	if (err)
-		return recorder_fail(rec, err, err == -EACCES ? "run prof as root" : NULL,
+		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
 				"cannot use tracepoint sched:sched_switch under %s: %s", dir,
 				err == -EBADMSG ? "format not understood" : strerror(-err));
 	err = tracepoint_load(dir, "sched", "sched_waking", wake_fields, &s->wake);
@@ -118,7 +118,7 @@ int sched_setup(struct recorder *rec)
 	if (!err && !s->wake.field[1].size)
 		err = -EBADMSG;
 	if (err)
-		return recorder_fail(rec, err, err == -EACCES ? "run prof as root" : NULL,
+		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
 				"cannot use tracepoint sched:sched_waking under %s: %s", dir,
 				err == -EBADMSG ? "format not understood" : strerror(-err));
 	fill(rec, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
@@ -134,16 +134,16 @@ int sched_setup(struct recorder *rec)
 	}
 	err = probe(&s->attr[SCHED_EV_SWITCH]);
 	if (err == -EACCES || err == -EPERM)
-		return recorder_fail(rec, err, "scheduler tracepoints with their fields need root or "
+		return prof_error_set(rec->err, err, "scheduler tracepoints with their fields need root or "
 				"CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
 				"%s", "not allowed to record scheduler events");
 	if (err)
-		return recorder_fail(rec, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
+		return prof_error_set(rec->err, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
 				strerror(-err));
 	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
 	s->tp_out = calloc(rec->ncpus, sizeof(*s->tp_out));
 	if (!s->rings || !s->tp_out)
-		return recorder_fail(rec, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	for (size_t i = 0; i < rec->ncpus; i++)
 		s->rings[i].fd = -1;
 	if (every != RECORD_SCHED_STACKS_NONE) {
@@ -154,7 +154,7 @@ int sched_setup(struct recorder *rec)
 		desc.period = every;
 		err = rec_writer__event(rec->w, &desc, &id);
 		if (err)
-			return recorder_fail(rec, err, NULL, "%s", "out of memory");
+			return prof_error_set(rec->err, err, NULL, "%s", "out of memory");
 		s->stack_event = (uint8_t)id;
 	}
 	s->on = 1;

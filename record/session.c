@@ -58,20 +58,6 @@ uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int fail(struct recorder *rec, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(struct recorder *rec, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rec->err->msg, sizeof(rec->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rec->err->hint, sizeof(rec->err->hint), "%s", hint ? hint : "");
-	return err < 0 ? err : -err;
-}
-
 static uint64_t read_sysctl(const char *path, uint64_t dflt)
 {
 	FILE *f = fopen(path, "re");
@@ -449,18 +435,18 @@ static int setup_events(struct recorder *rec)
 	int err;
 
 	if (freq > max_rate)
-		return fail(rec, -EINVAL, "lower -F, or raise kernel.perf_event_max_sample_rate",
+		return prof_error_set(rec->err, -EINVAL, "lower -F, or raise kernel.perf_event_max_sample_rate",
 			    "-F %llu is above the kernel's limit of %llu Hz",
 			    (unsigned long long)freq, (unsigned long long)max_rate);
 	err = event_choice__probe(&rec->ev, freq, rec->opts->argv != NULL);
 	if (err == -EACCES || err == -EPERM)
-		return fail(rec, err, permission_hint(), "not allowed to use perf events: %s",
+		return prof_error_set(rec->err, err, permission_hint(), "not allowed to use perf events: %s",
 			    strerror(-err));
 	if (err == -ENOENT || err == -ENOSYS)
-		return fail(rec, err, "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
+		return prof_error_set(rec->err, err, "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
 			    "cannot open a sampling event: %s", strerror(-err));
 	if (err)
-		return fail(rec, err, NULL, "cannot open a sampling event: %s", strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot open a sampling event: %s", strerror(-err));
 	if (!rec->opts->quiet) {
 		if (rec->ev.fell_back && !probes_only(rec))
 			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
@@ -476,10 +462,10 @@ static int setup_events(struct recorder *rec)
 	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	err = list_cpus(rec);
 	if (err)
-		return fail(rec, err, NULL, "out of memory");
+		return prof_error_set(rec->err, err, NULL, "out of memory");
 	rec->rings = calloc(rec->ncpus, sizeof(*rec->rings));
 	if (!rec->rings)
-		return fail(rec, -ENOMEM, NULL, "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "out of memory");
 	for (i = 0; i < rec->ncpus; i++)
 		rec->rings[i].fd = -1;
 	if (probes_only(rec)) {
@@ -496,7 +482,7 @@ static int setup_events(struct recorder *rec)
 		desc.freq = freq;
 		err = rec_writer__event(rec->w, &desc, &id);
 		if (err)
-			return fail(rec, err, NULL, "out of memory");
+			return prof_error_set(rec->err, err, NULL, "out of memory");
 	}
 	err = probes_setup(rec);
 	if (err)
@@ -530,16 +516,16 @@ static int start_attach(struct recorder *rec)
 		if (!err)
 			err = attach_process(rec, pid);
 		if (err == -ESRCH)
-			return fail(rec, err, NULL, "process %d exited before sampling started",
+			return prof_error_set(rec->err, err, NULL, "process %d exited before sampling started",
 				    (int)pid);
 		if (err == -EACCES || err == -EPERM)
-			return fail(rec, err, permission_hint(), "cannot profile process %d: %s",
+			return prof_error_set(rec->err, err, permission_hint(), "cannot profile process %d: %s",
 				    (int)pid, strerror(-err));
 		if (err == -EMFILE || err == -ENFILE)
-			return fail(rec, err, "raise the open file limit ('ulimit -n')",
+			return prof_error_set(rec->err, err, "raise the open file limit ('ulimit -n')",
 				    "too many threads to open events on: %s", strerror(-err));
 		if (err)
-			return fail(rec, err, NULL, "cannot profile process %d: %s", (int)pid,
+			return prof_error_set(rec->err, err, NULL, "cannot profile process %d: %s", (int)pid,
 				    strerror(-err));
 		rec->targets[i].pid = pid;
 		rec->targets[i].pidfd = open_pidfd(pid);
@@ -557,7 +543,7 @@ static int start_launch(struct recorder *rec)
 
 	err = launch_prepare(argv, &pid, &go_fd, &err_fd);
 	if (err)
-		return fail(rec, err, NULL, "cannot start '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot start '%s': %s", argv[0], strerror(-err));
 	rec->child = pid;
 	err = keymap__set(&rec->target_pids, (uint64_t)pid, 0, 1);
 	if (!err && rec->cpu_wide)
@@ -570,9 +556,9 @@ static int start_launch(struct recorder *rec)
 		waitpid(pid, NULL, 0);
 		rec->child = 0;
 		if (err == -EACCES || err == -EPERM)
-			return fail(rec, err, permission_hint(), "cannot profile '%s': %s", argv[0],
+			return prof_error_set(rec->err, err, permission_hint(), "cannot profile '%s': %s", argv[0],
 				    strerror(-err));
-		return fail(rec, err, NULL, "cannot profile '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot profile '%s': %s", argv[0], strerror(-err));
 	}
 	rec->targets[0].pid = pid;
 	rec->targets[0].pidfd = open_pidfd(pid);
@@ -585,7 +571,7 @@ static int start_launch(struct recorder *rec)
 	if (err) {
 		waitpid(pid, NULL, 0);
 		rec->child = 0;
-		return fail(rec, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
+		return prof_error_set(rec->err, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
 			    "cannot run '%s': %s", argv[0], strerror(-err));
 	}
 	return 0;
@@ -856,7 +842,7 @@ static int finish(struct recorder *rec, uint64_t start)
 }
 
 int record_run(const struct record_opts *opts, struct record_summary *sum,
-	       struct record_error *errp)
+	       struct prof_error *errp)
 {
 	struct recorder rec;
 	const char *out = opts->output ? opts->output : RECORD_DEFAULT_OUTPUT;
@@ -878,7 +864,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	rec.scratch = malloc(RING_SCRATCH_SIZE);
 	if (!rec.targets || !rec.scratch || recorder_init_tables(&rec)) {
 		recorder_release(&rec);
-		return fail(&rec, -ENOMEM, NULL, "out of memory");
+		return prof_error_set(rec.err, -ENOMEM, NULL, "out of memory");
 	}
 	for (size_t i = 0; i < rec.ntargets; i++)
 		rec.targets[i].pidfd = -1;
@@ -887,7 +873,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	for (size_t i = 0; i < opts->npids; i++) {
 		if (kill(opts->pids[i], 0) && errno == ESRCH) {
 			recorder_release(&rec);
-			return fail(&rec, -ESRCH, "check the PID with 'ps -e'", "no such process: %d",
+			return prof_error_set(rec.err, -ESRCH, "check the PID with 'ps -e'", "no such process: %d",
 				    (int)opts->pids[i]);
 		}
 	}
@@ -895,7 +881,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	if (!rec.w) {
 		err = -errno;
 		recorder_release(&rec);
-		return fail(&rec, err, "choose another path with -o",
+		return prof_error_set(rec.err, err, "choose another path with -o",
 			    "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
 	err = setup_events(&rec);
@@ -931,7 +917,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 				waitpid(rec.child, NULL, 0);
 				rec.child = 0;
 			}
-			err = fail(&rec, err, "choose another path with -o",
+			err = prof_error_set(rec.err, err, "choose another path with -o",
 				   "cannot write '%s': %s", out, strerror(-err));
 		}
 	}
@@ -960,19 +946,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	recorder_release(&rec);
 	if (err)
-		return fail(&rec, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
+		return prof_error_set(rec.err, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
 			    : NULL, "error writing '%s': %s (the file holds what was written "
 			    "before)", out, strerror(-err));
 	return 0;
-}
-
-int recorder_fail(struct recorder *rec, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rec->err->msg, sizeof(rec->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rec->err->hint, sizeof(rec->err->hint), "%s", hint ? hint : "");
-	return err;
 }

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct record_opts opts = {.quiet = 1};
 	struct record_summary sum = {0};
-	struct record_error err = {0};
+	struct prof_error err = {0};
 	struct recorder rec;
 	unsigned char *copy;
 
