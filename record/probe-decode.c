@@ -169,8 +169,7 @@ static int target_string(struct recorder *rec, uint32_t pid, uint64_t addr, int6
 	err = rec_writer__string(rec->w, name, n, id);
 	if (!err && cache)
 		err = keymap__set(&p->strings, addr, pid, *id);
-	if (err && !rec->write_err)
-		rec->write_err = err;
+	recorder_note_err(rec, err);
 	return err;
 }
 

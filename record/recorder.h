@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "addr-spaces.h"
 #include "lib/keymap.h"
@@ -139,14 +140,14 @@ struct recorder {
 	struct keymap names;       /* tid -> current name string id */
 	struct keymap seen_tids;   /* tid -> 1 */
 	struct keymap seen_pids;   /* pid -> 1 */
-	struct keymap chains;      /* hash of (pid, raw call chain) -> stack node */
+	struct keymap chains;      /* hash of (pid, raw chain) -> node (stack-intern.c) */
 	unsigned char *scratch;
 	uint64_t max_stack;
 	int write_err;             /* first writer error: stop */
 	int bad_ring;              /* malformed ring data seen */
 
-	/* User frames interned before their mapping was known: retried after
-	 * every drain, dropped once they were flushed twice unresolved. */
+	/* User frames interned before their mapping was known (stack-intern.c):
+	 * retried after every drain, dropped once flushed twice unresolved. */
 	struct pending_frame {
 		uint32_t frame;
 		uint32_t flushes;
@@ -159,7 +160,7 @@ struct recorder {
 
 	/* The last stack interned frame by frame, root first: the next one
 	 * (mostly the same thread's) shares its root part, whose nodes need
-	 * no lookups (decode.c). */
+	 * no lookups (stack-intern.c). */
 	struct last_stack {
 		uint32_t pid, n;
 		uint64_t addr[MAX_FRAMES];
@@ -176,33 +177,44 @@ void recorder_learn_fork(void *ctx, const struct perf_event_header *h);
 /* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
  * counts THROTTLE records; other records are ignored. */
 void recorder_count_loss(struct recorder *rec, const struct perf_event_header *h, uint64_t *lost);
-/* session.c: the tables of a recorder (zeroed before; 0 or -ENOMEM), and
- * everything it holds, released; the counters of the summary (and of the
- * symbolizer's ss, when not NULL) into the file's stats. */
+/* recorder.c: rec set up empty for opts, counting into sum, failing into
+ * err (all three zeroed first; rec->w is the caller's to set): 0, or
+ * -ENOMEM with rec still safe to release. write_stats: the counters of the
+ * summary (and of the symbolizer's ss, when not NULL) into the file's
+ * stats. release: everything rec holds (its events must be closed). */
 struct symbolize_stats;
-int recorder_init_tables(struct recorder *rec);
-void recorder_release(struct recorder *rec);
+int recorder_init(struct recorder *rec, const struct record_opts *opts,
+		  struct record_summary *sum, struct prof_error *err);
 void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss);
-/* decode.c: retries the mapping of pending frames; `flushed` counts a flush. */
-void recorder_resolve_pending(struct recorder *rec, int flushed);
+void recorder_release(struct recorder *rec);
 /* decode.c: the name / start of a thread known from /proc or launch. */
 int recorder_thread_start(struct recorder *rec, uint64_t time, uint32_t pid, uint32_t tid,
 			  const char *name);
 int recorder_add_mapping(struct recorder *rec, uint64_t time, uint32_t pid, uint64_t start,
 			 uint64_t end, uint64_t pgoff, const char *path);
 
-/* decode.c: interns a sample's call chain (kernel's order, leaf first) and
- * appends the sample for `event`. */
+/* stack-intern.c: interns a sample's call chain (kernel's order, leaf
+ * first) and appends the sample for `event`. */
 void recorder_add_stack_sample(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event);
-
-/* decode.c: the same with the truncation flag given: trunc < 0 lets the
- * kernel's limit decide (the chain came from the kernel), else it is the
+/* The same with the truncation flag given: trunc < 0 lets the kernel's
+ * limit decide (the chain came from the kernel), else it is the
  * REC_SAMPLE_TRUNCATED flag to store. */
 void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips, uint64_t nr,
 			uint8_t event, int trunc);
+/* Retries the mapping of pending frames; `flushed` counts a flush. */
+void recorder_resolve_pending(struct recorder *rec, int flushed);
+/* Counts a thread and its process in the summary the first time seen. */
+void recorder_seen_thread(struct recorder *rec, uint32_t pid, uint32_t tid);
+
+/* The first writer error is kept: the recording stops at it. */
+static inline void recorder_note_err(struct recorder *rec, int err)
+{
+	if (err && !rec->write_err)
+		rec->write_err = err;
+}
 
 /* user-stack.c: setup picks the registers and stack size and sets them in
  * rec->ev.attr (0 or -errno with rec->err filled); add queues one sample
@@ -282,6 +294,13 @@ int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);
 /* Lets the child exec; returns 0 or the child's exec errno as -errno. */
 int launch_go(int go_fd, int err_fd);
 
-uint64_t monotonic_ns(void);
+/* The clock of every time in a recording (meta "clock"). */
+static inline uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 #endif

@@ -111,14 +111,8 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	struct recorder rec;
 	int err, cerr;
 
-	memset(&rec, 0, sizeof(rec));
-	memset(sum, 0, sizeof(*sum));
-	memset(errp, 0, sizeof(*errp));
-	rec.opts = &opts;
-	rec.sum = sum;
-	rec.err = errp;
 	opts.no_symbolize = sym && !strcmp(sym, "no");
-	if (recorder_init_tables(&rec)) {
+	if (recorder_init(&rec, &opts, sum, errp)) {
 		recorder_release(&rec);
 		return prof_error_set(rec.err, -ENOMEM, NULL, "out of memory");
 	}

@@ -30,12 +30,6 @@ struct sched_trailer {
 	uint64_t id;
 };
 
-static void note_err(struct recorder *rec, int err)
-{
-	if (err && !rec->write_err)
-		rec->write_err = err;
-}
-
 static uint64_t read_field(const unsigned char *raw, uint32_t raw_len, struct tp_field f)
 {
 	uint64_t v = 0;
@@ -90,11 +84,11 @@ static void name_task(struct recorder *rec, uint64_t time, uint32_t tid, const c
 {
 	uint32_t id = 0, old;
 
-	note_err(rec, rec_writer__string(rec->w, comm, strnlen(comm, max), &id));
+	recorder_note_err(rec, rec_writer__string(rec->w, comm, strnlen(comm, max), &id));
 	if (keymap__get(&rec->sched.task_names, tid, 0, &old) && old == id)
 		return;
-	note_err(rec, keymap__set(&rec->sched.task_names, tid, 0, id));
-	note_err(rec, rec_writer__sched(rec->w, time, tid, id, 0, REC_SCHED_TASK, 0));
+	recorder_note_err(rec, keymap__set(&rec->sched.task_names, tid, 0, id));
+	recorder_note_err(rec, rec_writer__sched(rec->w, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
 static void on_switch(struct recorder *rec, const struct sched_head *s, const unsigned char *raw,
@@ -113,7 +107,7 @@ static void on_switch(struct recorder *rec, const struct sched_head *s, const un
 	rec->sched.tp_out[rec->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
 		name_task(rec, s->time, next, (const char *)raw + comm.offset, comm.size);
-	note_err(rec, rec_writer__sched(rec->w, s->time, s->tid, next, (uint16_t)s->cpu,
+	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, s->tid, next, (uint16_t)s->cpu,
 				       REC_SCHED_OUT, state));
 }
 
@@ -141,8 +135,8 @@ static void on_wake(struct recorder *rec, const struct sched_head *s, const unsi
 	rec->sum->wakeups++;
 	if (waker && !keymap__get(&sr->task_names, waker, 0, &dummy) &&
 	    !keymap__get(&rec->names, waker, 0, &dummy))
-		note_err(rec, keymap__set(&sr->unnamed, waker, 0, 1));
-	note_err(rec, rec_writer__sched(rec->w, s->time, wakee, waker, (uint16_t)cpu,
+		recorder_note_err(rec, keymap__set(&sr->unnamed, waker, 0, 1));
+	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, wakee, waker, (uint16_t)cpu,
 				       REC_SCHED_WAKE, 0));
 }
 
@@ -209,11 +203,11 @@ static void on_switch_record(struct recorder *rec, const struct perf_event_heade
 			return;
 		}
 		rec->sum->switches++;
-		note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu,
+		recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu,
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));
 		return;
 	}
-	note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
+	recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
 }
 
 void sched_handle_record(void *ctx, const struct perf_event_header *h)

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +47,6 @@ static void on_stop_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t read_sysctl(const char *path, uint64_t dflt)
@@ -699,75 +690,6 @@ static void stop_events(struct recorder *rec)
 	rec->nfds = 0;
 }
 
-void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss)
-{
-	struct record_summary *s = rec->sum;
-
-	rec_writer__stat(rec->w, "samples", s->samples);
-	rec_writer__stat(rec->w, "lost", s->lost);
-	rec_writer__stat(rec->w, "throttled", s->throttled);
-	rec_writer__stat(rec->w, "threads", s->threads);
-	rec_writer__stat(rec->w, "processes", s->processes);
-	rec_writer__stat(rec->w, "duration-ns", s->duration_ns);
-	if (s->defer_ns)
-		rec_writer__stat(rec->w, "deferred-processing-ns", s->defer_ns);
-	rec_writer__stat(rec->w, "frames", rec_writer__nframes(rec->w));
-	if (ss) {
-		rec_writer__stat(rec->w, "frames-resolved", ss->resolved);
-		rec_writer__stat(rec->w, "frames-unresolved", ss->unresolved);
-		rec_writer__stat(rec->w, "binaries-missing", ss->binaries_missing);
-	}
-	if (rec->sched.on) {
-		rec_writer__stat(rec->w, "sched-switches", s->switches);
-		rec_writer__stat(rec->w, "sched-wakeups", s->wakeups);
-		rec_writer__stat(rec->w, "sched-lost", s->sched_lost);
-	}
-	if (rec->bad_ring)
-		rec_writer__stat(rec->w, "malformed-ring-data", 1);
-	ustack_write_stats(rec);
-	probes_write_stats(rec);
-}
-
-int recorder_init_tables(struct recorder *rec)
-{
-	if (addr_spaces__init(&rec->spaces) || keymap__init(&rec->opened_tids, 64) ||
-	    keymap__init(&rec->forked_tids, 64) || keymap__init(&rec->target_pids, 16) ||
-	    keymap__init(&rec->names, 64) || keymap__init(&rec->seen_tids, 64) ||
-	    keymap__init(&rec->seen_pids, 16) || keymap__init(&rec->chains, 4096))
-		return -ENOMEM;
-	return 0;
-}
-
-void recorder_release(struct recorder *rec)
-{
-	size_t i;
-
-	if (rec->nfds)
-		stop_events(rec);
-	for (i = 0; i < rec->ntargets; i++)
-		if (rec->targets[i].pidfd >= 0)
-			close(rec->targets[i].pidfd);
-	free(rec->targets);
-	free(rec->fds);
-	free(rec->rings);
-	free(rec->cpus);
-	free(rec->scratch);
-	free(rec->pending);
-	sched_release(rec);
-	probes_release(rec);
-	defer_release(rec);
-	ustack_release(rec);
-	keymap__release(&rec->opened_tids);
-	keymap__release(&rec->forked_tids);
-	keymap__release(&rec->target_pids);
-	free(rec->heads);
-	keymap__release(&rec->names);
-	keymap__release(&rec->seen_tids);
-	keymap__release(&rec->seen_pids);
-	keymap__release(&rec->chains);
-	addr_spaces__release(&rec->spaces);
-}
-
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -851,18 +773,13 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	uint64_t start;
 	int err;
 
-	memset(&rec, 0, sizeof(rec));
-	memset(sum, 0, sizeof(*sum));
-	memset(errp, 0, sizeof(*errp));
-	rec.opts = opts;
-	rec.sum = sum;
-	rec.err = errp;
+	err = recorder_init(&rec, opts, sum, errp);
 	stop_requested = 0;
 	rec.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	rec.ntargets = opts->argv ? 1 : opts->npids;
 	rec.targets = calloc(rec.ntargets ? rec.ntargets : 1, sizeof(*rec.targets));
 	rec.scratch = malloc(RING_SCRATCH_SIZE);
-	if (!rec.targets || !rec.scratch || recorder_init_tables(&rec)) {
+	if (err || !rec.targets || !rec.scratch) {
 		recorder_release(&rec);
 		return prof_error_set(rec.err, -ENOMEM, NULL, "out of memory");
 	}
@@ -923,6 +840,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	}
 	if (err) {
 		/* Nothing was sampled: the new file goes, an old one stays. */
+		if (rec.nfds) /* closed before the file goes: they drain into it */
+			stop_events(&rec);
 		rec_writer__discard(rec.w);
 		recorder_release(&rec);
 		return err;
@@ -944,7 +863,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 			err = ferr;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	recorder_release(&rec);
+	recorder_release(&rec); /* finish() closed the events */
 	if (err)
 		return prof_error_set(rec.err, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
 			    : NULL, "error writing '%s': %s (the file holds what was written "

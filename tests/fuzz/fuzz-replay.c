@@ -13,21 +13,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct record_opts opts = {.quiet = 1};
-	struct record_summary sum = {0};
-	struct prof_error err = {0};
+	struct record_summary sum;
+	struct prof_error err;
 	struct recorder rec;
 	unsigned char *copy;
 
 	if (!size)
 		return 0;
-	memset(&rec, 0, sizeof(rec));
-	rec.opts = &opts;
-	rec.sum = &sum;
-	rec.err = &err;
-	rec.max_stack = 127;
 	copy = malloc(size); /* aligned, as the replay's buffer is */
-	rec.w = rec_writer__open("/dev/null");
-	if (copy && rec.w && !recorder_init_tables(&rec) &&
+	if (!recorder_init(&rec, &opts, &sum, &err))
+		rec.w = rec_writer__open("/dev/null");
+	if (copy && rec.w &&
 	    (data[0] % 3 == 0 || !ustack_setup_replay(&rec, data[0] % 3 == 2, 0, 512))) {
 		memcpy(copy, data + 1, size - 1);
 		defer_replay(&rec, copy, size - 1);
