@@ -192,6 +192,7 @@ static size_t candidates(const struct recorder *rec, pid_t **out)
 			break;
 		p[n++] = rec->targets[i].pid;
 	}
+	/* The keymap's slots walked in place (keymap.h has no iterator). */
 	for (i = 0; rec->seen_pids.slots && i <= rec->seen_pids.mask; i++) {
 		const struct keymap_slot *s = &rec->seen_pids.slots[i];
 

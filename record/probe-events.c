@@ -552,6 +552,8 @@ void probes_attach(struct recorder *rec)
 	p->attached = 1;
 	p->window_start = monotonic_ns();
 	p->windows++;
+	/* Every target pid: the keymap's slots walked in place, as in
+	 * sched_finish() (keymap.h has no iterator). */
 	for (size_t i = 0; m->slots && i <= m->mask; i++) {
 		pid_t *tids;
 		size_t n;

@@ -348,6 +348,8 @@ void sched_finish(struct recorder *rec)
 {
 	const struct keymap *m = &rec->sched.unnamed;
 
+	/* Every key of the keymap, its slots walked in place: keymap.h has no
+	 * iterator, and a map without deletion has a key in each used slot. */
 	for (size_t i = 0; rec->sched.on && m->slots && i <= m->mask; i++)
 		if (m->slots[i].hash)
 			name_waker(rec, m->slots[i].a);
