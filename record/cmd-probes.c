@@ -13,7 +13,7 @@
 #include "lib/cli.h"
 #include "lib/grow.h"
 #include "lib/text-clean.h"
-#include "record/probes.h"
+#include "probes.h"
 #include "symbolize/usdt.h"
 
 static const char usage_text[] =

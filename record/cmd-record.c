@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/grow.h"
-#include "record/record.h"
+#include "record.h"
 
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"

@@ -1,5 +1,9 @@
 /* record.h: the record/ module's public interface: sample the stacks of
- * running processes (or of a command it launches) into a recording file. */
+ * running processes (or of a command it launches) into a recording file.
+ * It is the module's only public header: the others in record/ are its
+ * internals (recorder.h the state one recording's files share, each other
+ * one helper's: ring.h, probes.h, ...), included by plain name from inside
+ * record/ and, outside it, by tests and fuzzers only. */
 #ifndef PROF_RECORD_H
 #define PROF_RECORD_H
 

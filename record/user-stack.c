@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
-#include "record/callsite.h"
+#include "callsite.h"
 
 struct ustack_entry {
 	uint64_t time, ip;
