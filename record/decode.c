@@ -112,7 +112,8 @@ static void handle_comm(struct recorder *rec, const struct perf_event_header *h)
 					  rec_writer__mappings(rec->w), rec_writer__nmappings(rec->w));
 	}
 	recorder_note_err(rec, keymap__set(&rec->names, tid, 0, id));
-	recorder_note_err(rec, rec_writer__thread(rec->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
+	recorder_note_err(
+	    rec, rec_writer__thread(rec->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
 	recorder_seen_thread(rec, pid, tid);
 }
 
@@ -132,7 +133,8 @@ static void handle_task(struct recorder *rec, const struct perf_event_header *h)
 	    (h->type == PERF_RECORD_EXIT || !recorder_is_target_task(rec, t.ppid, t.ptid)))
 		return;
 	if (h->type == PERF_RECORD_EXIT) {
-		recorder_note_err(rec, rec_writer__thread(rec->w, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
+		recorder_note_err(
+		    rec, rec_writer__thread(rec->w, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
 		return;
 	}
 	if (t.pid != t.ppid) {
@@ -142,7 +144,8 @@ static void handle_task(struct recorder *rec, const struct perf_event_header *h)
 	keymap__get(&rec->names, t.ptid, 0, &name); /* a new thread has its creator's name */
 	recorder_note_err(rec, keymap__set(&rec->names, t.tid, 0, name));
 	recorder_note_err(rec, keymap__set(&rec->forked_tids, t.tid, 0, 1));
-	recorder_note_err(rec, rec_writer__thread(rec->w, REC_THREAD_START, t.time, t.pid, t.tid, name));
+	recorder_note_err(rec,
+			  rec_writer__thread(rec->w, REC_THREAD_START, t.time, t.pid, t.tid, name));
 	recorder_seen_thread(rec, t.pid, t.tid);
 }
 

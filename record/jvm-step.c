@@ -92,7 +92,8 @@ static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_
 		uint32_t tid = jvm_tid_map_lookup(&map, pid, t[i].nid), id;
 
 		if (!tid || rec_writer__string(js->rec->w, t[i].name, t[i].len, &id) ||
-		    rec_writer__thread(js->rec->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid, id))
+		    rec_writer__thread(js->rec->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid,
+				       id))
 			continue;
 		js->names++;
 	}
@@ -113,7 +114,8 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, &err);
 	js->stopped = r == -EINTR;
 	if (r == -ENOTSUP && strstr(err.msg, "does not know"))
-		snprintf(err.hint, sizeof(err.hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
+		snprintf(err.hint, sizeof(err.hint),
+			 "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
 	if (r) {
 		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err.msg);

@@ -235,27 +235,34 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 	int err;
 
 	if (!o->npids)
-		return prof_error_set(rec->err, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
-				"'prof record -p PID --alloc'", "%s",
-				"--alloc attaches to a running JVM: give -p PID");
+		return prof_error_set(rec->err, -EINVAL,
+				      "start the JVM with -XX:+DTraceAllocProbes, then "
+				      "'prof record -p PID --alloc'",
+				      "%s", "--alloc attaches to a running JVM: give -p PID");
 	err = probe_resolve("usdt:hotspot:object__alloc", o->pids, o->npids, NULL, defs, n, cap,
 			    rec->err);
 	if (err == -ENOENT)
-		return prof_error_set(rec->err, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
-				"DTrace probes", "no HotSpot JVM (libjvm.so with "
-				"hotspot:object__alloc) in process %d", (int)o->pids[0]);
+		return prof_error_set(rec->err, err,
+				      "--alloc needs a HotSpot JVM (OpenJDK) built with "
+				      "DTrace probes",
+				      "no HotSpot JVM (libjvm.so with "
+				      "hotspot:object__alloc) in process %d",
+				      (int)o->pids[0]);
 	if (err)
 		return err;
 	for (size_t i = 0; i < o->npids; i++) {
 		int state = alloc_flag_state(o->pids[i]);
 
 		if (state == ALLOC_FLAG_OFF)
-			return prof_error_set(rec->err, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
-					"...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
-					"turned on in a running JVM",
-					"JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
-					"hotspot:object__alloc only with it, so no allocation would be "
-					"recorded", (int)o->pids[i]);
+			return prof_error_set(
+			    rec->err, -ENODATA,
+			    "restart it with 'java -XX:+DTraceAllocProbes "
+			    "...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
+			    "turned on in a running JVM",
+			    "JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
+			    "hotspot:object__alloc only with it, so no allocation would be "
+			    "recorded",
+			    (int)o->pids[i]);
 		if (state == ALLOC_FLAG_UNKNOWN && !o->quiet)
 			fprintf(stderr, "prof record: cannot tell whether JVM %d runs with "
 				"-XX:+DTraceAllocProbes (options files are not read); without it "
@@ -264,8 +271,10 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 	for (size_t i = before; i < *n; i++) {
 		(*defs)[i].role = PROBE_ROLE_ALLOC;
 		if ((*defs)[i].nargs != 4)
-			return prof_error_set(rec->err, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
-					"here, not 4: an unknown JVM", (*defs)[i].nargs);
+			return prof_error_set(rec->err, -EINVAL, NULL,
+					      "hotspot:object__alloc has %d arguments "
+					      "here, not 4: an unknown JVM",
+					      (*defs)[i].nargs);
 	}
 	before = *n;
 	if (!probe_resolve("usdt:hotspot:thread__start", o->pids, o->npids, NULL, defs, n, cap,
@@ -371,9 +380,10 @@ int probes_setup(struct recorder *rec)
 	ref_bit = format_bit("ref_ctr_offset");
 	if (type < 0 || ret_bit < 0) {
 		free(defs);
-		return prof_error_set(rec->err, -ENOENT, "uprobes need Linux 4.17 or later with "
-				"CONFIG_UPROBE_EVENTS", "%s", "this kernel has no uprobe PMU ("
-				UPROBE_PMU ")");
+		return prof_error_set(rec->err, -ENOENT,
+				      "uprobes need Linux 4.17 or later with "
+				      "CONFIG_UPROBE_EVENTS",
+				      "%s", "this kernel has no uprobe PMU (" UPROBE_PMU ")");
 	}
 	if (keymap__init(&p->strings, 1024)) {
 		free(defs);
@@ -421,8 +431,10 @@ int probes_setup(struct recorder *rec)
 				err = -E2BIG;
 			if (err) {
 				free(defs);
-				return prof_error_set(rec->err, err, NULL, "%s", err == -E2BIG ?
-						"too many events (255 at most)" : "out of memory");
+				return prof_error_set(rec->err, err, NULL, "%s",
+						      err == -E2BIG
+							  ? "too many events (255 at most)"
+							  : "out of memory");
 			}
 			s->event = (uint8_t)id;
 			if (s->def.role != PROBE_ROLE_THREAD_START)
@@ -437,8 +449,8 @@ int probes_setup(struct recorder *rec)
 			open_anchor(s);
 		if (err) {
 			free(defs);
-			return prof_error_set(rec->err, err, NULL, "cannot set up probe %s: %s", s->def.event,
-					strerror(-err));
+			return prof_error_set(rec->err, err, NULL, "cannot set up probe %s: %s",
+					      s->def.event, strerror(-err));
 		}
 	}
 	free(defs);
@@ -498,10 +510,10 @@ static int open_sites(struct recorder *rec, pid_t tid, int all)
 	p->open_ns += monotonic_ns() - t0;
 	if (err == -EACCES || err == -EPERM)
 		prof_error_set(rec->err, err, "run prof as root or give it CAP_PERFMON",
-			 "not allowed to place uprobes: %s", strerror(-err));
+			       "not allowed to place uprobes: %s", strerror(-err));
 	else if (err == -EINVAL || err == -ENOENT)
-		prof_error_set(rec->err, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
-			 strerror(-err));
+		prof_error_set(rec->err, err, NULL, "the kernel refuses probe %s: %s",
+			       p->sites[0].def.event, strerror(-err));
 	return err;
 }
 

@@ -54,14 +54,18 @@ static int add_usdt_sites(const char *open_path, const char *provider, const cha
 		if (strcmp(p->provider, provider) || strcmp(p->name, name))
 			continue;
 		if (p->nargs < 0) {
-			err = prof_error_set(w, -EINVAL, "record it as a plain probe without arguments: "
-				  "uprobe:PATH:FUNCTION of the function around it",
-				  "probe %s: cannot decode its arguments: %s", event, p->arg_error);
+			err = prof_error_set(w, -EINVAL,
+					     "record it as a plain probe without arguments: "
+					     "uprobe:PATH:FUNCTION of the function around it",
+					     "probe %s: cannot decode its arguments: %s", event,
+					     p->arg_error);
 			break;
 		}
 		if (!p->pc_offset) {
-			err = prof_error_set(w, -EINVAL, NULL, "probe %s: its address 0x%llx is in no loaded "
-				  "segment of '%s'", event, (unsigned long long)p->pc, open_path);
+			err = prof_error_set(w, -EINVAL, NULL,
+					     "probe %s: its address 0x%llx is in no loaded "
+					     "segment of '%s'",
+					     event, (unsigned long long)p->pc, open_path);
 			break;
 		}
 		if (GROW(*defs, *cap, *ndefs + 1)) {
@@ -146,8 +150,10 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 	name = strrchr(copy, ':');
 	if (!name || !name[1]) {
 		free(copy);
-		return prof_error_set(w, -EINVAL, "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME "
-			   "('prof probes BINARY' lists them)", "invalid probe 'usdt:%s'", rest);
+		return prof_error_set(w, -EINVAL,
+				      "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME "
+				      "('prof probes BINARY' lists them)",
+				      "invalid probe 'usdt:%s'", rest);
 	}
 	*name++ = '\0';
 	provider = strrchr(copy, ':');
@@ -159,22 +165,28 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 	}
 	if (!*provider || (path && !*path)) {
 		free(copy);
-		return prof_error_set(w, -EINVAL, "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME",
-			   "invalid probe 'usdt:%s'", rest);
+		return prof_error_set(w, -EINVAL,
+				      "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME",
+				      "invalid probe 'usdt:%s'", rest);
 	}
 	snprintf(event, sizeof(event), "usdt:%s:%s", provider, name);
 	if (path) {
 		err = add_usdt_sites(path, provider, name, event, defs, ndefs, cap, w, &found);
 		if (err == -ENOENT || err == -EACCES || err == -ENOEXEC)
-			err = prof_error_set(w, err, NULL, "cannot read '%s': %s", path,
-				  err == -ENOEXEC ? "not an ELF binary" : strerror(-err));
+			err =
+			    prof_error_set(w, err, NULL, "cannot read '%s': %s", path,
+					   err == -ENOEXEC ? "not an ELF binary" : strerror(-err));
 		else if (!err && !found)
-			err = prof_error_set(w, -ENOENT, "'prof probes BINARY' lists a binary's probes",
-				  "no probe %s:%s in '%s'", provider, name, path);
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes BINARY' lists a binary's probes",
+					     "no probe %s:%s in '%s'", provider, name, path);
 		else if (!err && npids && mapped_by(path, pids, npids, &missing) == 0)
-			err = prof_error_set(w, -ENOENT, "'prof probes -p PID' lists the probes of what a "
-				  "process maps", "'%s' is not mapped by process %d: probe %s "
-				  "would never fire", path, (int)missing, event);
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes -p PID' lists the probes of what a "
+					     "process maps",
+					     "'%s' is not mapped by process %d: probe %s "
+					     "would never fire",
+					     path, (int)missing, event);
 	} else if (npids) {
 		for (size_t i = 0; i < npids && !err && !found; i++) {
 			struct probe_binary *bins;
@@ -194,10 +206,11 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 			probe_binaries_free(bins, n);
 		}
 		if (!err && !found)
-			err = prof_error_set(w, -ENOENT, "'prof probes -p PID' lists the probes of what a "
-				  "process maps (HotSpot's are in libjvm.so)",
-				  "no probe %s in the mappings of the target process%s", event,
-				  npids > 1 ? "es" : "");
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes -p PID' lists the probes of what a "
+					     "process maps (HotSpot's are in libjvm.so)",
+					     "no probe %s in the mappings of the target process%s",
+					     event, npids > 1 ? "es" : "");
 	} else if (cmd) {
 		err = find_program(cmd, prog, sizeof(prog));
 		if (!err)
@@ -205,11 +218,13 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 		if (err == -ENOEXEC)
 			err = 0;
 		if (!err && !found)
-			err = prof_error_set(w, -ENOENT, "for a probe in a library, give its path: "
-				  "usdt:PATH:PROVIDER:NAME", "no probe %s in '%s'", event,
-				  base_name(cmd));
+			err = prof_error_set(w, -ENOENT,
+					     "for a probe in a library, give its path: "
+					     "usdt:PATH:PROVIDER:NAME",
+					     "no probe %s in '%s'", event, base_name(cmd));
 		else if (err && err != -ENOMEM && err != -EINVAL)
-			err = prof_error_set(w, err, NULL, "cannot read '%s': %s", cmd, strerror(-err));
+			err = prof_error_set(w, err, NULL, "cannot read '%s': %s", cmd,
+					     strerror(-err));
 	}
 	free(copy);
 	return err;
@@ -230,9 +245,11 @@ static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t n
 	sym = strrchr(copy, ':');
 	if (!sym || sym == copy || !sym[1]) {
 		free(copy);
-		return prof_error_set(w, -EINVAL, ret ? "write uretprobe:PATH:FUNCTION"
-				: "write uprobe:PATH:FUNCTION or uprobe:PATH:FUNCTION+OFFSET",
-			   "invalid probe '%s:%s'", kind, rest);
+		return prof_error_set(
+		    w, -EINVAL,
+		    ret ? "write uretprobe:PATH:FUNCTION"
+			: "write uprobe:PATH:FUNCTION or uprobe:PATH:FUNCTION+OFFSET",
+		    "invalid probe '%s:%s'", kind, rest);
 	}
 	*sym++ = '\0';
 	plus = strchr(sym, '+');
@@ -244,29 +261,34 @@ static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t n
 		off = strtoull(plus, &end, 0);
 		if (ret || errno || *end || end == plus) {
 			free(copy);
-			return prof_error_set(w, -EINVAL, ret ? "a return probe is on a whole function" : NULL,
-				   "invalid offset in '%s:%s'", kind, rest);
+			return prof_error_set(w, -EINVAL,
+					      ret ? "a return probe is on a whole function" : NULL,
+					      "invalid offset in '%s:%s'", kind, rest);
 		}
 	}
 	err = elf_symbol_file_offset(copy, sym, off, &foff, &size, &any);
 	if (err == -ENOENT && any)
 		err = prof_error_set(w, err, "'nm -D BINARY' or 'nm BINARY' lists its functions",
-			  "no function '%s' in '%s'", sym, copy);
+				     "no function '%s' in '%s'", sym, copy);
 	else if (err == -ENOENT)
-		err = access(copy, R_OK) ? prof_error_set(w, err, NULL, "cannot read '%s': %s", copy,
-					       strerror(ENOENT))
-					 : prof_error_set(w, err, NULL, "no function '%s' in '%s' (it has no "
-					       "symbol table)", sym, copy);
+		err = access(copy, R_OK) ? prof_error_set(w, err, NULL, "cannot read '%s': %s",
+							  copy, strerror(ENOENT))
+					 : prof_error_set(w, err, NULL,
+							  "no function '%s' in '%s' (it has no "
+							  "symbol table)",
+							  sym, copy);
 	else if (err == -ERANGE)
-		err = prof_error_set(w, err, NULL, "offset %s is past the end of '%s' (%llu bytes)", plus, sym,
-			  (unsigned long long)size);
+		err = prof_error_set(w, err, NULL, "offset %s is past the end of '%s' (%llu bytes)",
+				     plus, sym, (unsigned long long)size);
 	else if (err == -ENOEXEC)
 		err = prof_error_set(w, err, NULL, "cannot read '%s': not an ELF binary", copy);
 	else if (err && err != -ENOMEM)
 		err = prof_error_set(w, err, NULL, "cannot read '%s': %s", copy, strerror(-err));
 	if (!err && npids && mapped_by(copy, pids, npids, &missing) == 0)
-		err = prof_error_set(w, -ENOENT, NULL, "'%s' is not mapped by process %d: %s:%s would never "
-			  "fire", copy, (int)missing, kind, sym);
+		err = prof_error_set(w, -ENOENT, NULL,
+				     "'%s' is not mapped by process %d: %s:%s would never "
+				     "fire",
+				     copy, (int)missing, kind, sym);
 	if (!err && GROW(*defs, *cap, *ndefs + 1))
 		err = -ENOMEM;
 	if (!err) {
@@ -303,9 +325,11 @@ int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char 
 	else if (!strncmp(spec, "uretprobe:", 10))
 		err = resolve_uprobe(spec + 10, 1, pids, npids, defs, ndefs, cap, w);
 	else
-		err = prof_error_set(w, -EINVAL, "events are cpu-clock, usdt:PROVIDER:NAME, "
-			  "usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF], "
-			  "uretprobe:PATH:FUNCTION", "unknown event '%s'", spec);
+		err = prof_error_set(w, -EINVAL,
+				     "events are cpu-clock, usdt:PROVIDER:NAME, "
+				     "usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF], "
+				     "uretprobe:PATH:FUNCTION",
+				     "unknown event '%s'", spec);
 	if (err == -ENOMEM && !w->msg[0])
 		prof_error_set(w, err, NULL, "out of memory");
 	return err;

@@ -120,14 +120,16 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	if (!rec.w) {
 		err = -errno;
 		recorder_release(&rec);
-		return prof_error_set(rec.err, err, NULL, "cannot write '%s': %s", out, strerror(-err));
+		return prof_error_set(rec.err, err, NULL, "cannot write '%s': %s", out,
+				      strerror(-err));
 	}
 	err = setup_layout(&rec, in);
 	if (err == -EINVAL) {
 		rec_writer__discard(rec.w);
 		recorder_release(&rec);
-		return prof_error_set(rec.err, -EBADMSG, NULL, "its meta does not say how its samples "
-				     "were taken (call-graph, leaf-fix)");
+		return prof_error_set(rec.err, -EBADMSG, NULL,
+				      "its meta does not say how its samples "
+				      "were taken (call-graph, leaf-fix)");
 	}
 	if (!err)
 		err = copy_defined(&rec, in);
@@ -152,6 +154,6 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 		err = cerr;
 	if (err)
 		return prof_error_set(rec.err, err, NULL, "cannot process its records: %s",
-				     strerror(-err));
+				      strerror(-err));
 	return 0;
 }

@@ -207,7 +207,8 @@ static void on_switch_record(struct recorder *rec, const struct perf_event_heade
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));
 		return;
 	}
-	recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
+	recorder_note_err(
+	    rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
 }
 
 void sched_handle_record(void *ctx, const struct perf_event_header *h)

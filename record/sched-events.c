@@ -103,15 +103,17 @@ int sched_setup(struct recorder *rec)
 		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	err = tracefs_find(dir, sizeof(dir), why, sizeof(why));
 	if (err)
-		return prof_error_set(rec->err, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
-				"(as root)", "%s", why);
+		return prof_error_set(rec->err, err,
+				      "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
+				      "(as root)",
+				      "%s", why);
 	err = tracepoint_load(dir, "sched", "sched_switch", switch_fields, &s->sw);
 	if (!err && (!s->sw.field[0].size || !s->sw.field[2].size || s->sw.field[1].size < 2))
 		err = -EBADMSG;
 	if (err)
 		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
-				"cannot use tracepoint sched:sched_switch under %s: %s", dir,
-				err == -EBADMSG ? "format not understood" : strerror(-err));
+				      "cannot use tracepoint sched:sched_switch under %s: %s", dir,
+				      err == -EBADMSG ? "format not understood" : strerror(-err));
 	err = tracepoint_load(dir, "sched", "sched_waking", wake_fields, &s->wake);
 	if (err == -ENOENT) /* before Linux 4.3 */
 		err = tracepoint_load(dir, "sched", "sched_wakeup", wake_fields, &s->wake);
@@ -119,8 +121,8 @@ int sched_setup(struct recorder *rec)
 		err = -EBADMSG;
 	if (err)
 		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
-				"cannot use tracepoint sched:sched_waking under %s: %s", dir,
-				err == -EBADMSG ? "format not understood" : strerror(-err));
+				      "cannot use tracepoint sched:sched_waking under %s: %s", dir,
+				      err == -EBADMSG ? "format not understood" : strerror(-err));
 	fill(rec, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	s->attr[SCHED_EV_SWITCH].context_switch = 1;
 	s->filtered = 1;
@@ -134,12 +136,14 @@ int sched_setup(struct recorder *rec)
 	}
 	err = probe(&s->attr[SCHED_EV_SWITCH]);
 	if (err == -EACCES || err == -EPERM)
-		return prof_error_set(rec->err, err, "scheduler tracepoints with their fields need root or "
-				"CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
-				"%s", "not allowed to record scheduler events");
+		return prof_error_set(rec->err, err,
+				      "scheduler tracepoints with their fields need root or "
+				      "CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
+				      "%s", "not allowed to record scheduler events");
 	if (err)
-		return prof_error_set(rec->err, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
-				strerror(-err));
+		return prof_error_set(rec->err, err, NULL,
+				      "cannot open tracepoint sched:sched_switch: %s",
+				      strerror(-err));
 	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
 	s->tp_out = calloc(rec->ncpus, sizeof(*s->tp_out));
 	if (!s->rings || !s->tp_out)
@@ -329,7 +333,8 @@ static void name_waker(struct recorder *rec, uint64_t tid)
 	uint32_t id;
 	FILE *f;
 
-	if (keymap__get(&rec->sched.task_names, tid, 0, &id) || keymap__get(&rec->names, tid, 0, &id))
+	if (keymap__get(&rec->sched.task_names, tid, 0, &id) ||
+	    keymap__get(&rec->names, tid, 0, &id))
 		return;
 	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)tid);
 	f = fopen(path, "re");

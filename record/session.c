@@ -230,8 +230,9 @@ static void drain_cpu_wide(struct recorder *rec)
 		if (rec->rings[i].fd >= 0)
 			ring__peek(&rec->rings[i], rec->scratch, recorder_learn_fork, rec);
 	for (i = 0; i < rec->ncpus; i++)
-		if (rec->rings[i].fd >= 0 && ring__drain_to(&rec->rings[i], cpu_heads[i], rec->scratch,
-							   recorder_handle_record, rec) < 0)
+		if (rec->rings[i].fd >= 0 &&
+		    ring__drain_to(&rec->rings[i], cpu_heads[i], rec->scratch,
+				   recorder_handle_record, rec) < 0)
 			rec->bad_ring = 1;
 	ustack_process(rec);
 	sched_drain(rec, sched_heads_);
@@ -426,18 +427,21 @@ static int setup_events(struct recorder *rec)
 	int err;
 
 	if (freq > max_rate)
-		return prof_error_set(rec->err, -EINVAL, "lower -F, or raise kernel.perf_event_max_sample_rate",
-			    "-F %llu is above the kernel's limit of %llu Hz",
-			    (unsigned long long)freq, (unsigned long long)max_rate);
+		return prof_error_set(rec->err, -EINVAL,
+				      "lower -F, or raise kernel.perf_event_max_sample_rate",
+				      "-F %llu is above the kernel's limit of %llu Hz",
+				      (unsigned long long)freq, (unsigned long long)max_rate);
 	err = event_choice__probe(&rec->ev, freq, rec->opts->argv != NULL);
 	if (err == -EACCES || err == -EPERM)
-		return prof_error_set(rec->err, err, permission_hint(), "not allowed to use perf events: %s",
-			    strerror(-err));
+		return prof_error_set(rec->err, err, permission_hint(),
+				      "not allowed to use perf events: %s", strerror(-err));
 	if (err == -ENOENT || err == -ENOSYS)
-		return prof_error_set(rec->err, err, "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
-			    "cannot open a sampling event: %s", strerror(-err));
+		return prof_error_set(rec->err, err,
+				      "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
+				      "cannot open a sampling event: %s", strerror(-err));
 	if (err)
-		return prof_error_set(rec->err, err, NULL, "cannot open a sampling event: %s", strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot open a sampling event: %s",
+				      strerror(-err));
 	if (!rec->opts->quiet) {
 		if (rec->ev.fell_back && !probes_only(rec))
 			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
@@ -507,17 +511,20 @@ static int start_attach(struct recorder *rec)
 		if (!err)
 			err = attach_process(rec, pid);
 		if (err == -ESRCH)
-			return prof_error_set(rec->err, err, NULL, "process %d exited before sampling started",
-				    (int)pid);
+			return prof_error_set(rec->err, err, NULL,
+					      "process %d exited before sampling started",
+					      (int)pid);
 		if (err == -EACCES || err == -EPERM)
-			return prof_error_set(rec->err, err, permission_hint(), "cannot profile process %d: %s",
-				    (int)pid, strerror(-err));
+			return prof_error_set(rec->err, err, permission_hint(),
+					      "cannot profile process %d: %s", (int)pid,
+					      strerror(-err));
 		if (err == -EMFILE || err == -ENFILE)
-			return prof_error_set(rec->err, err, "raise the open file limit ('ulimit -n')",
-				    "too many threads to open events on: %s", strerror(-err));
+			return prof_error_set(
+			    rec->err, err, "raise the open file limit ('ulimit -n')",
+			    "too many threads to open events on: %s", strerror(-err));
 		if (err)
-			return prof_error_set(rec->err, err, NULL, "cannot profile process %d: %s", (int)pid,
-				    strerror(-err));
+			return prof_error_set(rec->err, err, NULL, "cannot profile process %d: %s",
+					      (int)pid, strerror(-err));
 		rec->targets[i].pid = pid;
 		rec->targets[i].pidfd = open_pidfd(pid);
 		synth_process(rec, pid, t0);
@@ -534,7 +541,8 @@ static int start_launch(struct recorder *rec)
 
 	err = launch_prepare(argv, &pid, &go_fd, &err_fd);
 	if (err)
-		return prof_error_set(rec->err, err, NULL, "cannot start '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot start '%s': %s", argv[0],
+				      strerror(-err));
 	rec->child = pid;
 	err = keymap__set(&rec->target_pids, (uint64_t)pid, 0, 1);
 	if (!err && rec->cpu_wide)
@@ -547,9 +555,10 @@ static int start_launch(struct recorder *rec)
 		waitpid(pid, NULL, 0);
 		rec->child = 0;
 		if (err == -EACCES || err == -EPERM)
-			return prof_error_set(rec->err, err, permission_hint(), "cannot profile '%s': %s", argv[0],
-				    strerror(-err));
-		return prof_error_set(rec->err, err, NULL, "cannot profile '%s': %s", argv[0], strerror(-err));
+			return prof_error_set(rec->err, err, permission_hint(),
+					      "cannot profile '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot profile '%s': %s", argv[0],
+				      strerror(-err));
 	}
 	rec->targets[0].pid = pid;
 	rec->targets[0].pidfd = open_pidfd(pid);
@@ -562,8 +571,9 @@ static int start_launch(struct recorder *rec)
 	if (err) {
 		waitpid(pid, NULL, 0);
 		rec->child = 0;
-		return prof_error_set(rec->err, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
-			    "cannot run '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(
+		    rec->err, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
+		    "cannot run '%s': %s", argv[0], strerror(-err));
 	}
 	return 0;
 }
@@ -790,8 +800,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	for (size_t i = 0; i < opts->npids; i++) {
 		if (kill(opts->pids[i], 0) && errno == ESRCH) {
 			recorder_release(&rec);
-			return prof_error_set(rec.err, -ESRCH, "check the PID with 'ps -e'", "no such process: %d",
-				    (int)opts->pids[i]);
+			return prof_error_set(rec.err, -ESRCH, "check the PID with 'ps -e'",
+					      "no such process: %d", (int)opts->pids[i]);
 		}
 	}
 	rec.w = rec_writer__create(out, 0600);
@@ -799,7 +809,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		err = -errno;
 		recorder_release(&rec);
 		return prof_error_set(rec.err, err, "choose another path with -o",
-			    "cannot open '%s' for writing: %s", out, strerror(-err));
+				      "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
 	err = setup_events(&rec);
 	if (!err)
@@ -835,7 +845,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 				rec.child = 0;
 			}
 			err = prof_error_set(rec.err, err, "choose another path with -o",
-				   "cannot write '%s': %s", out, strerror(-err));
+					     "cannot write '%s': %s", out, strerror(-err));
 		}
 	}
 	if (err) {
@@ -865,8 +875,11 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	recorder_release(&rec); /* finish() closed the events */
 	if (err)
-		return prof_error_set(rec.err, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
-			    : NULL, "error writing '%s': %s (the file holds what was written "
-			    "before)", out, strerror(-err));
+		return prof_error_set(rec.err, err,
+				      err == -ENOSPC ? "free some space or write elsewhere with -o"
+						     : NULL,
+				      "error writing '%s': %s (the file holds what was written "
+				      "before)",
+				      out, strerror(-err));
 	return 0;
 }

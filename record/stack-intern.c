@@ -90,10 +90,10 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 		if (keymap__get(&rec->chains, ka, kb, &node)) {
 			if (!keymap__get(&rec->seen_tids, tid, 0, &frame))
 				recorder_seen_thread(rec, pid, tid);
-			recorder_note_err(rec, rec_writer__sample(rec->w, time, tid, node & ~CACHED_TRUNCATED,
-							(uint16_t)cpu, event,
-							(node & CACHED_TRUNCATED) ?
-							REC_SAMPLE_TRUNCATED : 0));
+			flags = (node & CACHED_TRUNCATED) ? REC_SAMPLE_TRUNCATED : 0;
+			recorder_note_err(rec, rec_writer__sample(rec->w, time, tid,
+								  node & ~CACHED_TRUNCATED,
+								  (uint16_t)cpu, event, flags));
 			return;
 		}
 	}
@@ -135,7 +135,8 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 	if (rec->last.pid == pid) {
 		uint64_t j = 0;
 
-		while (j < rec->last.n && j < nframes && rec->last.addr[j] == rec->frame_addr[i - 1] &&
+		while (j < rec->last.n && j < nframes &&
+		       rec->last.addr[j] == rec->frame_addr[i - 1] &&
 		       rec->last.flags[j] == rec->frame_flags[i - 1]) {
 			parent = rec->last.node[j++];
 			i--;
@@ -152,7 +153,8 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 			uint32_t mapping = space ? addr_spaces__find(&rec->spaces, space, addr)
 						 : REC_NO_MAPPING;
 
-			recorder_note_err(rec, rec_writer__frame(rec->w, space, addr, fl, mapping, &frame));
+			recorder_note_err(
+			    rec, rec_writer__frame(rec->w, space, addr, fl, mapping, &frame));
 			if (space && mapping == REC_NO_MAPPING && !rec->write_err)
 				add_pending(rec, frame);
 		}
@@ -169,5 +171,6 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 					 parent | ((flags & REC_SAMPLE_TRUNCATED) ? CACHED_TRUNCATED : 0)));
 	if (!keymap__get(&rec->seen_tids, tid, 0, &node))
 		recorder_seen_thread(rec, pid, tid);
-	recorder_note_err(rec, rec_writer__sample(rec->w, time, tid, parent, (uint16_t)cpu, event, flags));
+	recorder_note_err(
+	    rec, rec_writer__sample(rec->w, time, tid, parent, (uint16_t)cpu, event, flags));
 }
