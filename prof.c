@@ -43,7 +43,7 @@ static int replay_raw(const struct recording *in, const char *out, uint64_t *sam
 		      size_t msglen)
 {
 	struct record_summary sum;
-	struct record_error e;
+	struct prof_error e;
 	int err = record_replay_raw(in, out, &sum, &e);
 
 	*samples = sum.samples;

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,25 +31,8 @@ struct attach {
 	char rm_hint[sizeof(((struct sockaddr_un *)0)->sun_path) + 80];
 	uint64_t deadline; /* CLOCK_MONOTONIC ms */
 	int (*cancelled)(void);
-	char *err, *hint;
-	size_t errlen, hintlen;
+	struct prof_error *err;
 };
-
-static int fail(struct attach *a, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(struct attach *a, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (a->errlen)
-		vsnprintf(a->err, a->errlen, fmt, ap);
-	va_end(ap);
-	if (a->hintlen)
-		snprintf(a->hint, a->hintlen, "%s", hint ? hint : "");
-	return err;
-}
 
 static uint64_t now_ms(void)
 {
@@ -163,18 +145,20 @@ static int check_socket_file(struct attach *a)
 	if (lstat(a->sock, &st))
 		return -errno;
 	if (!S_ISSOCK(st.st_mode))
-		return fail(a, -ENOTCONN, a->rm_hint,
-			    "refusing JVM %d's attach socket '%s': not a socket", (int)a->pid,
-			    shown);
+		return prof_error_set(a->err, -ENOTCONN, a->rm_hint,
+				      "refusing JVM %d's attach socket '%s': not a socket",
+				      (int)a->pid, shown);
 	if (st.st_uid != a->proc.euid)
-		return fail(a, -ENOTCONN, a->rm_hint,
-			    "refusing JVM %d's attach socket '%s': owned by uid %u, not by the "
-			    "JVM's uid %u", (int)a->pid, shown, (unsigned)st.st_uid,
-			    (unsigned)a->proc.euid);
+		return prof_error_set(
+		    a->err, -ENOTCONN, a->rm_hint,
+		    "refusing JVM %d's attach socket '%s': owned by uid %u, not by the "
+		    "JVM's uid %u",
+		    (int)a->pid, shown, (unsigned)st.st_uid, (unsigned)a->proc.euid);
 	if (st.st_mode & (S_IRWXG | S_IRWXO))
-		return fail(a, -ENOTCONN, a->rm_hint,
-			    "refusing JVM %d's attach socket '%s': open to other users (mode %03o)",
-			    (int)a->pid, shown, (unsigned)(st.st_mode & 0777));
+		return prof_error_set(
+		    a->err, -ENOTCONN, a->rm_hint,
+		    "refusing JVM %d's attach socket '%s': open to other users (mode %03o)",
+		    (int)a->pid, shown, (unsigned)(st.st_mode & 0777));
 	return 0;
 }
 
@@ -190,10 +174,11 @@ static int check_peer(struct attach *a, int fd)
 		return -errno;
 	if (cr.pid == a->pid && cr.uid == a->proc.euid)
 		return 0;
-	return fail(a, -ENOTCONN, a->rm_hint,
-		    "refusing JVM %d's attach socket '%s': process %d (uid %u) listens on it, "
-		    "not the JVM", (int)a->pid, strstr(a->sock, "/tmp/"), (int)cr.pid,
-		    (unsigned)cr.uid);
+	return prof_error_set(
+	    a->err, -ENOTCONN, a->rm_hint,
+	    "refusing JVM %d's attach socket '%s': process %d (uid %u) listens on it, "
+	    "not the JVM",
+	    (int)a->pid, strstr(a->sock, "/tmp/"), (int)cr.pid, (unsigned)cr.uid);
 }
 
 /* Connects to the JVM's socket, checked before (the file) and after (the
@@ -279,22 +264,26 @@ static int trigger(struct attach *a)
 	/* SIGQUIT's default action kills the process: send it only to a JVM
 	 * that handles it (not -Xrs / -XX:+ReduceSignalUsage). */
 	if (!a->proc.catches_sigquit)
-		return fail(a, -ENOTSUP, "restart it without -Xrs (-XX:+ReduceSignalUsage)",
-			    "JVM %d does not handle SIGQUIT (-Xrs?): cannot start its attach "
-			    "listener without killing it", (int)a->pid);
+		return prof_error_set(
+		    a->err, -ENOTSUP, "restart it without -Xrs (-XX:+ReduceSignalUsage)",
+		    "JVM %d does not handle SIGQUIT (-Xrs?): cannot start its attach "
+		    "listener without killing it",
+		    (int)a->pid);
 	if (jvm_option_set(a->pid, "-XX:+DisableAttachMechanism"))
-		return fail(a, -ENOTSUP, "restart it without -XX:+DisableAttachMechanism",
-			    "JVM %d refuses dynamic attach (-XX:+DisableAttachMechanism)",
-			    (int)a->pid);
+		return prof_error_set(
+		    a->err, -ENOTSUP, "restart it without -XX:+DisableAttachMechanism",
+		    "JVM %d refuses dynamic attach (-XX:+DisableAttachMechanism)", (int)a->pid);
 	err = create_trigger(a, trig, sizeof(trig));
 	if (err)
-		return fail(a, err, NULL, "cannot create the attach trigger file for JVM %d: %s",
-			    (int)a->pid, strerror(-err));
+		return prof_error_set(a->err, err, NULL,
+				      "cannot create the attach trigger file for JVM %d: %s",
+				      (int)a->pid, strerror(-err));
 	if (kill(a->pid, SIGQUIT)) {
 		err = -errno;
 		if (trig[0])
 			unlink(trig);
-		return fail(a, err, NULL, "cannot signal JVM %d: %s", (int)a->pid, strerror(-err));
+		return prof_error_set(a->err, err, NULL, "cannot signal JVM %d: %s", (int)a->pid,
+				      strerror(-err));
 	}
 	deadline = now_ms() + JVM_ATTACH_TIMEOUT_MS;
 	while (!path_exists(a) && !(err = time_left(a, deadline)) &&
@@ -306,15 +295,17 @@ static int trigger(struct attach *a)
 	if (trig[0])
 		unlink(trig);
 	if (!alive)
-		return fail(a, -ESRCH, NULL, "JVM %d exited", (int)a->pid);
+		return prof_error_set(a->err, -ESRCH, NULL, "JVM %d exited", (int)a->pid);
 	if (err == -EINTR)
-		return fail(a, err, NULL, "stopped while waiting for JVM %d's attach socket",
-			    (int)a->pid);
+		return prof_error_set(a->err, err, NULL,
+				      "stopped while waiting for JVM %d's attach socket",
+				      (int)a->pid);
 	if (!path_exists(a))
-		return fail(a, -ETIMEDOUT,
-			    "it may run with -XX:+DisableAttachMechanism, or be too busy: try again",
-			    "JVM %d did not open its attach socket within %d s", (int)a->pid,
-			    JVM_ATTACH_TIMEOUT_MS / 1000);
+		return prof_error_set(
+		    a->err, -ETIMEDOUT,
+		    "it may run with -XX:+DisableAttachMechanism, or be too busy: try again",
+		    "JVM %d did not open its attach socket within %d s", (int)a->pid,
+		    JVM_ATTACH_TIMEOUT_MS / 1000);
 	return 0;
 }
 
@@ -389,28 +380,31 @@ static int parse_reply(struct attach *a, const char *cmd, char *buf, size_t len,
 	long status;
 
 	if (!nl)
-		return fail(a, -EPROTO, NULL, "JVM %d sent a reply without a status line",
-			    (int)a->pid);
+		return prof_error_set(a->err, -EPROTO, NULL,
+				      "JVM %d sent a reply without a status line", (int)a->pid);
 	*nl = '\0';
 	status = strtol(buf, &end, 10);
 	if (end == buf || *end)
-		return fail(a, -EPROTO, NULL, "JVM %d sent a reply we cannot read", (int)a->pid);
+		return prof_error_set(a->err, -EPROTO, NULL, "JVM %d sent a reply we cannot read",
+				      (int)a->pid);
 	len -= (size_t)(nl + 1 - buf);
 	memmove(buf, nl + 1, len + 1);
 	if (status != 0) {
 		nl = strchr(buf, '\n');
 		if (nl)
 			*nl = '\0';
-		return fail(a, -EPROTO, NULL, "JVM %d failed '%s' (status %ld): %.200s", (int)a->pid,
-			    cmd, status, buf);
+		return prof_error_set(a->err, -EPROTO, NULL,
+				      "JVM %d failed '%s' (status %ld): %.200s", (int)a->pid, cmd,
+				      status, buf);
 	}
 	if (strstr(buf, "Unknown diagnostic command") ||
 	    (!strncmp(buf, "java.lang.IllegalArgumentException", 34) && len < 4096)) {
 		nl = strchr(buf, '\n');
 		if (nl)
 			*nl = '\0';
-		return fail(a, -ENOTSUP, "it is older than JDK 17: see docs/prof-jvm.md",
-			    "JVM %d does not know '%s': %.200s", (int)a->pid, cmd, buf);
+		return prof_error_set(a->err, -ENOTSUP,
+				      "it is older than JDK 17: see docs/prof-jvm.md",
+				      "JVM %d does not know '%s': %.200s", (int)a->pid, cmd, buf);
 	}
 	*out = buf;
 	*outlen = len;
@@ -418,48 +412,46 @@ static int parse_reply(struct attach *a, const char *cmd, char *buf, size_t len,
 }
 
 int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char **out,
-	     size_t *len, char *errbuf, size_t errlen, char *hintbuf, size_t hintlen)
+	     size_t *len, struct prof_error *errp)
 {
-	struct attach a = {.pid = pid, .err = errbuf, .errlen = errlen, .hint = hintbuf,
-			   .hintlen = hintlen};
+	struct attach a = {.pid = pid, .err = errp};
 	char req[512], *reply = NULL;
 	size_t rlen = 0, qlen;
 	int err, fd = -1, n;
 
 	*out = NULL;
 	*len = 0;
-	if (errlen)
-		errbuf[0] = '\0';
-	if (hintlen)
-		hintbuf[0] = '\0';
+	prof_error_clear(errp);
 	a.deadline = lim && lim->deadline_ms ? lim->deadline_ms : jvm_deadline(JVM_DEADLINE_MS);
 	a.cancelled = lim ? lim->cancelled : NULL;
 	err = jvm_is_jvm(pid);
 	if (err == 0)
-		return fail(&a, -ENOEXEC, NULL, "process %d is not a JVM (no libjvm.so mapped)",
-			    (int)pid);
+		return prof_error_set(a.err, -ENOEXEC, NULL,
+				      "process %d is not a JVM (no libjvm.so mapped)", (int)pid);
 	if (err == -ESRCH)
-		return fail(&a, err, NULL, "process %d is gone", (int)pid);
+		return prof_error_set(a.err, err, NULL, "process %d is gone", (int)pid);
 	if (err < 0)
-		return fail(&a, err, "run prof as root or as the JVM's user",
-			    "cannot read the mappings of process %d: %s", (int)pid, strerror(-err));
+		return prof_error_set(a.err, err, "run prof as root or as the JVM's user",
+				      "cannot read the mappings of process %d: %s", (int)pid,
+				      strerror(-err));
 	err = jvm_proc_status(pid, &a.proc);
 	if (err)
-		return fail(&a, err, NULL, "cannot read the status of process %d: %s", (int)pid,
-			    strerror(-err));
+		return prof_error_set(a.err, err, NULL, "cannot read the status of process %d: %s",
+				      (int)pid, strerror(-err));
 	if (geteuid() != 0 && geteuid() != a.proc.euid)
-		return fail(&a, -EPERM, "run prof as root or as the JVM's user",
-			    "JVM %d runs as uid %u: only root or that user may attach to it",
-			    (int)pid, (unsigned)a.proc.euid);
+		return prof_error_set(
+		    a.err, -EPERM, "run prof as root or as the JVM's user",
+		    "JVM %d runs as uid %u: only root or that user may attach to it", (int)pid,
+		    (unsigned)a.proc.euid);
 	n = snprintf(a.sock, sizeof(a.sock), "/proc/%d/root/tmp/.java_pid%u", (int)pid,
 		     (unsigned)a.proc.nspid);
 	if (n < 0 || (size_t)n >= sizeof(a.sock))
-		return fail(&a, -ENAMETOOLONG, NULL, "attach socket path too long");
+		return prof_error_set(a.err, -ENAMETOOLONG, NULL, "attach socket path too long");
 	snprintf(a.rm_hint, sizeof(a.rm_hint), "another user may have planted it: remove it "
 		 "(rm %s) and record again", a.sock);
 	qlen = (size_t)snprintf(req, sizeof(req), "1%cjcmd%c%s%c%c%c", 0, 0, command, 0, 0, 0);
 	if (qlen >= sizeof(req))
-		return fail(&a, -EINVAL, NULL, "jcmd command too long");
+		return prof_error_set(a.err, -EINVAL, NULL, "jcmd command too long");
 	/* A socket left by an earlier JVM with the same pid refuses: trigger.
 	 * One that is not the JVM's is refused, and not replaced: the JVM
 	 * could not bind its own over another user's file in /tmp. */
@@ -475,30 +467,36 @@ int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char 
 	if (err == -ENOTCONN)
 		return err; /* refused: a.err says why */
 	if (err == -EINTR)
-		return fail(&a, err, NULL, "stopped while connecting to JVM %d", (int)pid);
+		return prof_error_set(a.err, err, NULL, "stopped while connecting to JVM %d",
+				      (int)pid);
 	if (err == -EBUSY)
-		return fail(&a, err, "it may be stopped (SIGSTOP) or hung",
-			    "JVM %d takes no connection on its attach socket (its accept queue "
-			    "stays full)", (int)pid);
+		return prof_error_set(
+		    a.err, err, "it may be stopped (SIGSTOP) or hung",
+		    "JVM %d takes no connection on its attach socket (its accept queue "
+		    "stays full)",
+		    (int)pid);
 	if (err == -EACCES || err == -EPERM)
-		return fail(&a, err, "run prof as root or as the JVM's user",
-			    "not allowed to connect to JVM %d's attach socket: %s", (int)pid,
-			    strerror(-err));
+		return prof_error_set(a.err, err, "run prof as root or as the JVM's user",
+				      "not allowed to connect to JVM %d's attach socket: %s",
+				      (int)pid, strerror(-err));
 	if (err)
-		return fail(&a, err, NULL, "cannot connect to JVM %d's attach socket: %s", (int)pid,
-			    strerror(-err));
+		return prof_error_set(a.err, err, NULL,
+				      "cannot connect to JVM %d's attach socket: %s", (int)pid,
+				      strerror(-err));
 	err = write_all(&a, fd, req, qlen);
 	if (!err)
 		err = read_reply(&a, fd, &reply, &rlen);
 	close(fd);
 	if (err == -ETIMEDOUT)
-		return fail(&a, err, NULL, "JVM %d did not answer '%s' in time", (int)pid,
-			    command);
+		return prof_error_set(a.err, err, NULL, "JVM %d did not answer '%s' in time",
+				      (int)pid, command);
 	if (err == -EINTR)
-		return fail(&a, err, NULL, "stopped while waiting for JVM %d's answer to '%s'",
-			    (int)pid, command);
+		return prof_error_set(a.err, err, NULL,
+				      "stopped while waiting for JVM %d's answer to '%s'", (int)pid,
+				      command);
 	if (err)
-		return fail(&a, err, NULL, "talking to JVM %d: %s", (int)pid, strerror(-err));
+		return prof_error_set(a.err, err, NULL, "talking to JVM %d: %s", (int)pid,
+				      strerror(-err));
 	err = parse_reply(&a, command, reply, rlen, out, len);
 	if (err)
 		free(reply);
@@ -507,9 +505,10 @@ int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char 
 
 int jvm_has_flag(pid_t pid, const char *flag)
 {
-	char *out, err[8], hint[8];
+	struct prof_error err;
+	char *out;
 	size_t len;
-	int r = jvm_jcmd(pid, "VM.flags", NULL, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	int r = jvm_jcmd(pid, "VM.flags", NULL, &out, &len, &err);
 
 	if (r)
 		return r;

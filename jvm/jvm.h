@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/prof-error.h"
+
 /* Bounds: the wait for the socket after SIGQUIT, the wait for a JVM to
  * take a connection (its accept queue full: frozen, or flooded), everything
  * asked of one JVM (jvm_limits' default), the slice between looks at
@@ -61,7 +63,7 @@ int jvm_is_jvm(pid_t pid);
  * within `lim` (NULL: JVM_DEADLINE_MS, not cancellable).
  * Returns 0 and a malloc'ed, NUL-terminated copy of the output in *out
  * (*len bytes, the caller frees), or -errno with a one-line reason in
- * errbuf (and, when there is one, a "what to do" in hintbuf):
+ * err->msg (and, when there is one, a "what to do" in err->hint):
  *   -ENOEXEC    not a JVM (no libjvm.so mapped): nothing was sent;
  *   -ENOTSUP    the JVM refuses dynamic attach (-XX:+DisableAttachMechanism,
  *               -Xrs) or does not know the command (too old);
@@ -77,7 +79,7 @@ int jvm_is_jvm(pid_t pid);
  * Blocks (until the deadline at most). Not thread-safe when run as root:
  * switches the effective uid and gid around connect(). */
 int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char **out,
-	     size_t *len, char *errbuf, size_t errlen, char *hintbuf, size_t hintlen);
+	     size_t *len, struct prof_error *err);
 
 /* Does `pid`'s command line or its JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS /
  * _JAVA_OPTIONS environment hold the exact option `opt` (e.g.

@@ -1,5 +1,5 @@
 /* callsite.c: decoding the call before a return address (see callsite.h). */
-#include "record/callsite.h"
+#include "callsite.h"
 
 #include <string.h>
 

@@ -11,8 +11,9 @@
 
 #include "commands.h"
 #include "lib/cli.h"
+#include "lib/grow.h"
 #include "lib/text-clean.h"
-#include "record/probes.h"
+#include "probes.h"
 #include "symbolize/usdt.h"
 
 static const char usage_text[] =
@@ -60,16 +61,9 @@ static int add_binary(struct listing *l, const char *shown, const char *open_pat
 		const struct usdt_probe *p = &list->probes[i];
 		struct row *r;
 
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			struct row *rows = realloc(l->rows, cap * sizeof(*rows));
-
-			if (!rows) {
-				cli_error("out of memory");
-				return -1;
-			}
-			l->rows = rows;
-			l->cap = cap;
+		if (GROW(l->rows, l->cap, l->n + 1)) {
+			cli_error("out of memory");
+			return -1;
 		}
 		r = &l->rows[l->n++];
 		*r = (struct row){

@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "lib/cli.h"
 #include "lib/grow.h"
-#include "record/record.h"
+#include "record.h"
 
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
@@ -249,7 +249,7 @@ int cmd_record(int argc, char **argv)
 	size_t nevents = 0, events_cap = 0;
 	struct record_opts opts;
 	struct record_summary sum;
-	struct record_error err;
+	struct prof_error err;
 	pid_t *pids = NULL;
 	size_t npids = 0, pids_cap = 0;
 	char *cmdline;

@@ -15,9 +15,9 @@
 
 #include "lib/grow.h"
 
-void defer_setup(struct recorder *rc)
+void defer_setup(struct recorder *rec)
 {
-	const struct record_opts *o = rc->opts;
+	const struct record_opts *o = rec->opts;
 
 	/* Scheduler and probe events come in rings of their own, processed
 	 * as they come; a recording with them stays live. A --call-graph
@@ -26,107 +26,107 @@ void defer_setup(struct recorder *rc)
 	 * to disk, a third of the samples lost where live processing lost
 	 * none, a small tmpfs full at once), and those bytes are the
 	 * target's memory: it stays live too. */
-	if (o->no_defer || o->call_graph == RECORD_CALL_GRAPH_DWARF || rc->cpu_wide ||
-	    rc->sched.on || rc->probes.on || !rec_writer__can_rewrite(rc->w))
+	if (o->no_defer || o->call_graph == RECORD_CALL_GRAPH_DWARF || rec->cpu_wide ||
+	    rec->sched.on || rec->probes.on || !rec_writer__can_rewrite(rec->w))
 		return;
-	rc->defer.limit = o->defer_limit ? o->defer_limit : RECORD_DEFAULT_DEFER_LIMIT;
-	rc->defer.on = 1;
+	rec->defer.limit = o->defer_limit ? o->defer_limit : RECORD_DEFAULT_DEFER_LIMIT;
+	rec->defer.on = 1;
 }
 
 void defer_keep(void *ctx, const struct perf_event_header *h)
 {
-	struct recorder *rc = ctx;
-	struct defer_rec *d = &rc->defer;
+	struct recorder *rec = ctx;
+	struct defer_rec *d = &rec->defer;
 
 	/* While attaching, the threads that inherited our events from their
 	 * creator must be known, or they would be opened twice. */
 	if (h->type == PERF_RECORD_FORK)
-		recorder_learn_fork(rc, h);
+		recorder_learn_fork(rec, h);
 	if (GROW(d->buf, d->cap, d->len + h->size)) {
-		rc->write_err = -ENOMEM;
+		rec->write_err = -ENOMEM;
 		return;
 	}
 	memcpy(d->buf + d->len, h, h->size);
 	d->len += h->size;
 }
 
-static int write_kept(struct recorder *rc)
+static int write_kept(struct recorder *rec)
 {
-	struct defer_rec *d = &rc->defer;
+	struct defer_rec *d = &rec->defer;
 	int err;
 
 	if (!d->len)
 		return 0;
-	err = rec_writer__raw(rc->w, d->buf, d->len);
+	err = rec_writer__raw(rec->w, d->buf, d->len);
 	d->written += d->len;
 	d->len = 0;
 	return err;
 }
 
-int defer_flush(struct recorder *rc)
+int defer_flush(struct recorder *rec)
 {
 	int err;
 
-	if (!rc->defer.on)
+	if (!rec->defer.on)
 		return 0;
-	err = write_kept(rc);
-	if (!err && rc->defer.written >= rc->defer.limit)
-		err = defer_process(rc);
+	err = write_kept(rec);
+	if (!err && rec->defer.written >= rec->defer.limit)
+		err = defer_process(rec);
 	return err;
 }
 
-int defer_replay(struct recorder *rc, const unsigned char *p, size_t len)
+int defer_replay(struct recorder *rec, const unsigned char *p, size_t len)
 {
 	size_t off = 0;
 
-	while (len - off >= sizeof(struct perf_event_header) && !rc->write_err) {
+	while (len - off >= sizeof(struct perf_event_header) && !rec->write_err) {
 		struct perf_event_header h;
 
 		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off || h.size % 8) {
-			rc->bad_ring = 1; /* not what a ring holds: the rest is lost */
+			rec->bad_ring = 1; /* not what a ring holds: the rest is lost */
 			break;
 		}
-		recorder_handle_record(rc, (const struct perf_event_header *)(p + off));
+		recorder_handle_record(rec, (const struct perf_event_header *)(p + off));
 		off += h.size;
 	}
-	ustack_process(rc);
-	recorder_resolve_pending(rc, 0);
-	if (!rc->write_err)
-		rc->write_err = rec_writer__flush(rc->w);
-	recorder_resolve_pending(rc, 1);
-	return rc->write_err;
+	ustack_process(rec);
+	recorder_resolve_pending(rec, 0);
+	if (!rec->write_err)
+		rec->write_err = rec_writer__flush(rec->w);
+	recorder_resolve_pending(rec, 1);
+	return rec->write_err;
 }
 
-int defer_process(struct recorder *rc)
+int defer_process(struct recorder *rec)
 {
-	struct defer_rec *d = &rc->defer;
+	struct defer_rec *d = &rec->defer;
 	size_t i, n, len;
 	int err;
 
 	if (!d->on)
 		return 0;
 	d->on = 0;
-	err = write_kept(rc);
+	err = write_kept(rec);
 	if (!err)
-		err = rec_writer__begin_rewrite(rc->w);
-	n = err ? 0 : rec_writer__nraw(rc->w);
+		err = rec_writer__begin_rewrite(rec->w);
+	n = err ? 0 : rec_writer__nraw(rec->w);
 	for (i = 0; i < n && !err; i++) {
-		err = rec_writer__raw_read(rc->w, i, &d->read, &d->read_cap, &len);
+		err = rec_writer__raw_read(rec->w, i, &d->read, &d->read_cap, &len);
 		if (err)
 			break;
-		err = defer_replay(rc, d->read, len);
+		err = defer_replay(rec, d->read, len);
 	}
 	if (!err)
-		err = rec_writer__end_rewrite(rc->w);
-	defer_release(rc);
+		err = rec_writer__end_rewrite(rec->w);
+	defer_release(rec);
 	return err;
 }
 
-void defer_release(struct recorder *rc)
+void defer_release(struct recorder *rec)
 {
-	free(rc->defer.buf);
-	free(rc->defer.read);
-	rc->defer.buf = rc->defer.read = NULL;
-	rc->defer.len = rc->defer.cap = rc->defer.read_cap = 0;
+	free(rec->defer.buf);
+	free(rec->defer.read);
+	rec->defer.buf = rec->defer.read = NULL;
+	rec->defer.len = rec->defer.cap = rec->defer.read_cap = 0;
 }

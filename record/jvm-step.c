@@ -32,7 +32,7 @@
 #include "lib/text-clean.h"
 
 struct jvm_step {
-	struct recorder *rc;
+	struct recorder *rec;
 	int quiet;
 	int fp_noticed;
 	int stopped; /* a stop signal came: ask no more */
@@ -91,8 +91,9 @@ static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_
 	for (i = 0; i < n; i++) {
 		uint32_t tid = jvm_tid_map_lookup(&map, pid, t[i].nid), id;
 
-		if (!tid || rec_writer__string(js->rc->w, t[i].name, t[i].len, &id) ||
-		    rec_writer__thread(js->rc->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid, id))
+		if (!tid || rec_writer__string(js->rec->w, t[i].name, t[i].len, &id) ||
+		    rec_writer__thread(js->rec->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid,
+				       id))
 			continue;
 		js->names++;
 	}
@@ -105,22 +106,22 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 {
 	struct jvm_limits lim = {.deadline_ms = jvm_deadline(JVM_DEADLINE_MS),
 				 .cancelled = stop_pending};
-	char err[512], hint[512];
+	struct prof_error err;
 	char *out;
 	size_t len;
 	int r;
 
-	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, err, sizeof(err), hint,
-		     sizeof(hint));
+	r = jvm_jcmd(pid, "Compiler.perfmap", &lim, &out, &len, &err);
 	js->stopped = r == -EINTR;
-	if (r == -ENOTSUP && strstr(err, "does not know"))
-		snprintf(hint, sizeof(hint), "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
+	if (r == -ENOTSUP && strstr(err.msg, "does not know"))
+		snprintf(err.hint, sizeof(err.hint),
+			 "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
 	if (r) {
-		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err);
-		if (hint[0] && !js->quiet) {
+		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err.msg);
+		if (err.hint[0] && !js->quiet) {
 			fputs("hint: ", stderr);
-			text_put(stderr, hint);
+			text_put(stderr, err.hint);
 			fputc('\n', stderr);
 		}
 		if (!jvm_option_set(pid, "-XX:+PreserveFramePointer"))
@@ -129,17 +130,17 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 	}
 	free(out);
 	js->maps++;
-	r = jvm_jcmd(pid, "Thread.print", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	r = jvm_jcmd(pid, "Thread.print", &lim, &out, &len, &err);
 	if (!r) {
 		thread_names(js, pid, out, len);
 		free(out);
 	} else {
 		js->stopped = r == -EINTR;
-		notice(js, "%s: threads keep their kernel names", err);
+		notice(js, "%s: threads keep their kernel names", err.msg);
 		if (js->stopped)
 			return;
 	}
-	r = jvm_jcmd(pid, "VM.flags", &lim, &out, &len, err, sizeof(err), hint, sizeof(hint));
+	r = jvm_jcmd(pid, "VM.flags", &lim, &out, &len, &err);
 	js->stopped = r == -EINTR;
 	if (!r) {
 		if (jvm_flags_value(out, len, "PreserveFramePointer") != 1)
@@ -149,13 +150,13 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 }
 
 /* A process that mapped libjvm.so during the recording but is gone now. */
-static int mapped_jvm(const struct recorder *rc, uint32_t pid)
+static int mapped_jvm(const struct recorder *rec, uint32_t pid)
 {
-	const struct rec_mapping *m = rec_writer__mappings(rc->w);
-	size_t n = rec_writer__nmappings(rc->w), i;
+	const struct rec_mapping *m = rec_writer__mappings(rec->w);
+	size_t n = rec_writer__nmappings(rec->w), i;
 
 	for (i = 0; i < n; i++) {
-		const char *path = m[i].pid == pid ? rec_writer__str(rc->w, m[i].path) : "";
+		const char *path = m[i].pid == pid ? rec_writer__str(rec->w, m[i].path) : "";
 		size_t l = strlen(path);
 
 		if (l >= 10 && !strcmp(path + l - 10, "/libjvm.so"))
@@ -169,7 +170,7 @@ static void exited_jvm(struct jvm_step *js, uint32_t pid)
 	char path[64];
 	struct stat st;
 
-	if (!mapped_jvm(js->rc, pid))
+	if (!mapped_jvm(js->rec, pid))
 		return;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", (unsigned)pid);
 	if (!stat(path, &st))
@@ -183,18 +184,19 @@ static void exited_jvm(struct jvm_step *js, uint32_t pid)
 }
 
 /* The processes to look at: the targets and every process seen. */
-static size_t candidates(const struct recorder *rc, pid_t **out)
+static size_t candidates(const struct recorder *rec, pid_t **out)
 {
 	size_t n = 0, cap = 0, i, j;
 	pid_t *p = NULL;
 
-	for (i = 0; i < rc->ntargets; i++) {
+	for (i = 0; i < rec->ntargets; i++) {
 		if (GROW(p, cap, n + 1))
 			break;
-		p[n++] = rc->targets[i].pid;
+		p[n++] = rec->targets[i].pid;
 	}
-	for (i = 0; rc->seen_pids.slots && i <= rc->seen_pids.mask; i++) {
-		const struct keymap_slot *s = &rc->seen_pids.slots[i];
+	/* The keymap's slots walked in place (keymap.h has no iterator). */
+	for (i = 0; rec->seen_pids.slots && i <= rec->seen_pids.mask; i++) {
+		const struct keymap_slot *s = &rec->seen_pids.slots[i];
 
 		if (!s->hash || !s->a)
 			continue;
@@ -208,12 +210,12 @@ static size_t candidates(const struct recorder *rc, pid_t **out)
 	return n;
 }
 
-void recorder_jvm_step(struct recorder *rc)
+void recorder_jvm_step(struct recorder *rec)
 {
-	struct jvm_step js = {.rc = rc, .quiet = rc->opts->quiet};
+	struct jvm_step js = {.rec = rec, .quiet = rec->opts->quiet};
 	uint64_t t0 = monotonic_ns();
 	pid_t *pids;
-	size_t n = candidates(rc, &pids), i;
+	size_t n = candidates(rec, &pids), i;
 	int stopped = 0, jvms = 0;
 
 	for (i = 0; i < n; i++) {
@@ -234,8 +236,8 @@ void recorder_jvm_step(struct recorder *rc)
 			size_t k;
 
 			/* Nothing more is sampled: the attach work stays out. */
-			for (k = 0; k < rc->nfds; k++)
-				ioctl(rc->fds[k].fd, PERF_EVENT_IOC_DISABLE, 0);
+			for (k = 0; k < rec->nfds; k++)
+				ioctl(rec->fds[k].fd, PERF_EVENT_IOC_DISABLE, 0);
 		}
 		jvms++;
 		ask_jvm(&js, pids[i]);
@@ -243,10 +245,10 @@ void recorder_jvm_step(struct recorder *rc)
 	free(pids);
 	if (!jvms)
 		return;
-	rec_writer__stat(rc->w, "jvm-processes", (uint64_t)jvms);
-	rec_writer__stat(rc->w, "jvm-perfmaps", js.maps);
-	rec_writer__stat(rc->w, "jvm-thread-names", js.names);
-	rec_writer__stat(rc->w, "jvm-attach-ns", monotonic_ns() - t0);
+	rec_writer__stat(rec->w, "jvm-processes", (uint64_t)jvms);
+	rec_writer__stat(rec->w, "jvm-perfmaps", js.maps);
+	rec_writer__stat(rec->w, "jvm-thread-names", js.names);
+	rec_writer__stat(rec->w, "jvm-attach-ns", monotonic_ns() - t0);
 	if (!js.quiet && js.maps)
 		fprintf(stderr, "prof record: asked %d JVM%s for JIT maps and %llu thread names "
 			"(%.1f ms)\n", jvms, jvms > 1 ? "s" : "", (unsigned long long)js.names,

@@ -144,10 +144,10 @@ static size_t java_class_name(const char *in, size_t len, char *out, size_t cap)
 
 /* The string at (pid, addr) of len bytes, interned (cached by address for
  * class names, whose bytes never move). 0 or -EFAULT. */
-static int target_string(struct recorder *rc, uint32_t pid, uint64_t addr, int64_t len,
+static int target_string(struct recorder *rec, uint32_t pid, uint64_t addr, int64_t len,
 			 int java_class, int cache, uint32_t *id)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	char raw[MAX_NAME], name[MAX_NAME + 64];
 	size_t n;
 	int err;
@@ -166,37 +166,36 @@ static int target_string(struct recorder *rc, uint32_t pid, uint64_t addr, int64
 		n = (size_t)len;
 		memcpy(name, raw, n);
 	}
-	err = rec_writer__string(rc->w, name, n, id);
+	err = rec_writer__string(rec->w, name, n, id);
 	if (!err && cache)
 		err = keymap__set(&p->strings, addr, pid, *id);
-	if (err && !rc->write_err)
-		rc->write_err = err;
+	recorder_note_err(rec, err);
 	return err;
 }
 
-static void thread_start(struct recorder *rc, const struct probe_site *s, const struct hit *h)
+static void thread_start(struct recorder *rec, const struct probe_site *s, const struct hit *h)
 {
 	int64_t v[5];
 	uint32_t id;
 
 	for (int k = 0; k < 5; k++)
 		if (arg_value(s, h, &s->def.arg[k], &v[k])) {
-			rc->probes.unreadable++;
+			rec->probes.unreadable++;
 			return;
 		}
 	/* name, length, java tid, native tid, daemon */
-	if (v[3] <= 0 || v[3] > INT32_MAX || target_string(rc, h->pid, (uint64_t)v[0], v[1], 0, 0, &id)) {
-		rc->probes.unreadable++;
+	if (v[3] <= 0 || v[3] > INT32_MAX || target_string(rec, h->pid, (uint64_t)v[0], v[1], 0, 0, &id)) {
+		rec->probes.unreadable++;
 		return;
 	}
-	if (rec_writer__thread(rc->w, REC_THREAD_FULLNAME, h->time, h->pid, (uint32_t)v[3], id) &&
-	    !rc->write_err)
-		rc->write_err = -ENOMEM;
+	if (rec_writer__thread(rec->w, REC_THREAD_FULLNAME, h->time, h->pid, (uint32_t)v[3], id) &&
+	    !rec->write_err)
+		rec->write_err = -ENOMEM;
 }
 
 /* The values stored for a hit: the arguments, or (class, size). Returns
  * the count, with *strmask; -1 when nothing can be stored. */
-static int hit_args(struct recorder *rc, const struct probe_site *s, const struct hit *h,
+static int hit_args(struct recorder *rec, const struct probe_site *s, const struct hit *h,
 		    int64_t *vals, uint32_t *strmask)
 {
 	*strmask = 0;
@@ -207,7 +206,7 @@ static int hit_args(struct recorder *rc, const struct probe_site *s, const struc
 		/* java thread id, class name pointer, its length, size in bytes */
 		if (arg_value(s, h, &s->def.arg[1], &ptr) || arg_value(s, h, &s->def.arg[2], &len) ||
 		    arg_value(s, h, &s->def.arg[3], &size) ||
-		    target_string(rc, h->pid, (uint64_t)ptr, len, 1, 1, &id))
+		    target_string(rec, h->pid, (uint64_t)ptr, len, 1, 1, &id))
 			return -1;
 		vals[0] = id;
 		vals[1] = size;
@@ -277,8 +276,8 @@ static void regs_for_unwind(const struct probe_site *s, const struct hit *h,
 
 void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 {
-	struct recorder *rc = ctx;
-	struct probe_rec *p = &rc->probes;
+	struct recorder *rec = ctx;
+	struct probe_rec *p = &rec->probes;
 	const struct probe_site *s = &p->sites[p->cur];
 	struct unwind_regs ur;
 	struct unwind_stack st;
@@ -289,7 +288,7 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 	int n;
 
 	if (hdr->type != PERF_RECORD_SAMPLE) {
-		recorder_count_loss(rc, hdr, &rc->sum->lost);
+		recorder_count_loss(rec, hdr, &rec->sum->lost);
 		return;
 	}
 	if (parse_hit(s, hdr, &h))
@@ -298,24 +297,24 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 	if (!p->alloc_first_hit_ns && s->def.role == PROBE_ROLE_ALLOC)
 		p->alloc_first_hit_ns = h.time;
 	if (s->def.role == PROBE_ROLE_THREAD_START) {
-		thread_start(rc, s, &h);
+		thread_start(rec, s, &h);
 		return;
 	}
-	index = rec_writer__nsamples(rc->w);
+	index = rec_writer__nsamples(rec->w);
 	if (h.regs) {
 		regs_for_unwind(s, &h, &ur);
 		st = (struct unwind_stack){.start = reg(s, &h, USDT_REG_SP), .data = h.stack,
 					   .size = h.stack_len};
 	}
-	ustack_sample_now(rc, h.pid, h.tid, h.time, h.cpu, h.ip, hdr->misc, h.ips, h.nr,
+	ustack_sample_now(rec, h.pid, h.tid, h.time, h.cpu, h.ip, hdr->misc, h.ips, h.nr,
 			  h.regs ? &ur : NULL, h.regs ? &st : NULL, s->event);
-	if (rec_writer__nsamples(rc->w) != index + 1 || !s->def.nargs)
+	if (rec_writer__nsamples(rec->w) != index + 1 || !s->def.nargs)
 		return;
-	n = hit_args(rc, s, &h, vals, &strmask);
+	n = hit_args(rec, s, &h, vals, &strmask);
 	if (n < 0) {
 		p->unreadable++;
 		return;
 	}
-	if (rec_writer__args(rc->w, index, (unsigned)n, strmask, vals) && !rc->write_err)
-		rc->write_err = -ENOMEM;
+	if (rec_writer__args(rec->w, index, (unsigned)n, strmask, vals) && !rec->write_err)
+		rec->write_err = -ENOMEM;
 }

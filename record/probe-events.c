@@ -71,18 +71,18 @@ static int pmu_type(void)
  * thousand in 10 ms, each with a few hundred bytes of registers and stack
  * for the leaf fix): 4 MiB per CPU holds one; -m sets it. Thread starts
  * are rare: 64 KiB. */
-static size_t probe_pages(const struct recorder *rc, const struct probe_site *s)
+static size_t probe_pages(const struct recorder *rec, const struct probe_site *s)
 {
-	if (rc->opts->ring_pages)
-		return rc->opts->ring_pages;
+	if (rec->opts->ring_pages)
+		return rec->opts->ring_pages;
 	return s->def.role == PROBE_ROLE_THREAD_START ? 16 : 1024;
 }
 
 /* The registers a site's hits carry: the arguments' and the stack
  * walker's (leaf fix or dwarf), in perf's numbering. */
-static void site_regs(struct recorder *rc, struct probe_site *s)
+static void site_regs(struct recorder *rec, struct probe_site *s)
 {
-	uint64_t mask = rc->ustack.on ? rc->ustack.regs_mask : 0;
+	uint64_t mask = rec->ustack.on ? rec->ustack.regs_mask : 0;
 	unsigned pos = 0;
 
 	for (int k = 0; k < s->def.nargs; k++) {
@@ -104,26 +104,26 @@ static void site_regs(struct recorder *rc, struct probe_site *s)
 		}
 	s->nregs = pos;
 	s->regs_mask = mask;
-	s->stack_size = rc->ustack.on ? rc->ustack.stack_size : 0;
+	s->stack_size = rec->ustack.on ? rec->ustack.stack_size : 0;
 	if (s->def.stack_args && s->stack_size < PROBE_STACK_SLICE)
 		s->stack_size = PROBE_STACK_SLICE;
 }
 
-static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int ref_bit)
+static int fill_attr(struct recorder *rec, size_t k, int type, int ret_bit, int ref_bit)
 {
-	struct probe_site *s = &rc->probes.sites[k];
+	struct probe_site *s = &rec->probes.sites[k];
 	struct perf_event_attr *a = calloc(1, sizeof(*a));
-	uint64_t every = rc->opts->every ? rc->opts->every : 1, id;
+	uint64_t every = rec->opts->every ? rec->opts->every : 1, id;
 
 	if (!a)
 		return -ENOMEM;
 	s->attr = a;
 	a->size = sizeof(*a);
-	if (!rc->probes.pmu && !probe_tracefs_define(rc, k, &id)) {
+	if (!rec->probes.pmu && !probe_tracefs_define(rec, k, &id)) {
 		a->type = PERF_TYPE_TRACEPOINT;
 		a->config = id;
 	} else {
-		if (!rc->probes.pmu && !rc->opts->quiet && rc->probes.window_ns)
+		if (!rec->probes.pmu && !rec->opts->quiet && rec->probes.window_ns)
 			fprintf(stderr, "prof record: cannot define %s in tracefs: through the "
 				"uprobe PMU, each window's end takes about 80 ms per thread and CPU\n",
 				s->def.event);
@@ -137,7 +137,7 @@ static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int r
 	}
 	a->sample_period = every;
 	a->sample_type = PROBE_SAMPLE_TYPE;
-	site_regs(rc, s);
+	site_regs(rec, s);
 	if (s->nregs) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user = s->regs_mask;
@@ -147,7 +147,7 @@ static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int r
 		a->sample_stack_user = s->stack_size;
 	}
 	a->exclude_callchain_kernel = 1; /* the kernel part is the trap handler */
-	a->exclude_callchain_user = rc->ustack.on && rc->ustack.dwarf;
+	a->exclude_callchain_user = rec->ustack.on && rec->ustack.dwarf;
 	a->inherit = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -158,23 +158,23 @@ static int fill_attr(struct recorder *rc, size_t k, int type, int ret_bit, int r
 	} else {
 		a->watermark = 1;
 		a->wakeup_watermark =
-			(uint32_t)(probe_pages(rc, s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+			(uint32_t)(probe_pages(rec, s) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	}
-	a->disabled = rc->ev.attr.disabled;
-	a->enable_on_exec = rc->ev.attr.enable_on_exec;
+	a->disabled = rec->ev.attr.disabled;
+	a->enable_on_exec = rec->ev.attr.enable_on_exec;
 	return 0;
 }
 
 /* A holder per CPU: a dummy event on this thread owning the site's ring. */
-static int make_rings(struct recorder *rc, struct probe_site *s)
+static int make_rings(struct recorder *rec, struct probe_site *s)
 {
 	struct perf_event_attr a;
 
-	s->rings = calloc(rc->ncpus, sizeof(*s->rings));
-	s->holders = calloc(rc->ncpus, sizeof(*s->holders));
+	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
+	s->holders = calloc(rec->ncpus, sizeof(*s->holders));
 	if (!s->rings || !s->holders)
 		return -ENOMEM;
-	for (size_t i = 0; i < rc->ncpus; i++) {
+	for (size_t i = 0; i < rec->ncpus; i++) {
 		s->rings[i].fd = -1;
 		s->holders[i] = -1;
 	}
@@ -186,30 +186,30 @@ static int make_rings(struct recorder *rc, struct probe_site *s)
 	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = s->attr->wakeup_watermark;
-	a.exclude_kernel = rc->ev.user_only;
-	for (size_t i = 0; i < rc->ncpus; i++) {
-		int fd = sys_perf_event_open(&a, 0, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	a.exclude_kernel = rec->ev.user_only;
+	for (size_t i = 0; i < rec->ncpus; i++) {
+		int fd = sys_perf_event_open(&a, 0, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		int err;
 
 		if (fd < 0)
 			return -errno;
 		s->holders[i] = fd;
-		err = ring__map(&s->rings[i], fd, probe_pages(rc, s));
+		err = ring__map(&s->rings[i], fd, probe_pages(rec, s));
 		if (err) {
 			s->rings[i].fd = -1;
 			return err;
 		}
 		/* Polled with the other events: a quarter-full ring wakes us. */
-		if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1))
+		if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1))
 			return -ENOMEM;
-		rc->fds[rc->nfds++] = (struct event_fd){.fd = dup(fd), .cpu = (int)i};
+		rec->fds[rec->nfds++] = (struct event_fd){.fd = dup(fd), .cpu = (int)i};
 	}
 	return 0;
 }
 
-static int add_specs(struct recorder *rc, struct probe_def **defs, size_t *n, size_t *cap)
+static int add_specs(struct recorder *rec, struct probe_def **defs, size_t *n, size_t *cap)
 {
-	const struct record_opts *o = rc->opts;
+	const struct record_opts *o = rec->opts;
 	char *const *argv = o->argv;
 
 	for (size_t i = 0; i < o->nevents; i++) {
@@ -218,8 +218,7 @@ static int add_specs(struct recorder *rc, struct probe_def **defs, size_t *n, si
 		if (!probe_spec_is_probe(o->events[i]))
 			continue; /* cpu-clock: the sampling event */
 		err = probe_resolve(o->events[i], o->pids, o->npids, argv ? argv[0] : NULL, defs, n,
-				    cap, rc->err->msg, sizeof(rc->err->msg), rc->err->hint,
-				    sizeof(rc->err->hint));
+				    cap, rec->err);
 		if (err)
 			return err;
 	}
@@ -228,36 +227,42 @@ static int add_specs(struct recorder *rc, struct probe_def **defs, size_t *n, si
 
 /* --alloc: hotspot:object__alloc (and thread__start for full thread names)
  * in the targets' libjvm.so. */
-static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, size_t *cap)
+static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, size_t *cap)
 {
-	const struct record_opts *o = rc->opts;
+	const struct record_opts *o = rec->opts;
 	size_t before = *n;
-	char msg[512], hint[512];
+	struct prof_error ignored; /* thread__start is optional */
 	int err;
 
 	if (!o->npids)
-		return recorder_fail(rc, -EINVAL, "start the JVM with -XX:+DTraceAllocProbes, then "
-				"'prof record -p PID --alloc'", "%s",
-				"--alloc attaches to a running JVM: give -p PID");
+		return prof_error_set(rec->err, -EINVAL,
+				      "start the JVM with -XX:+DTraceAllocProbes, then "
+				      "'prof record -p PID --alloc'",
+				      "%s", "--alloc attaches to a running JVM: give -p PID");
 	err = probe_resolve("usdt:hotspot:object__alloc", o->pids, o->npids, NULL, defs, n, cap,
-			    rc->err->msg, sizeof(rc->err->msg), rc->err->hint,
-			    sizeof(rc->err->hint));
+			    rec->err);
 	if (err == -ENOENT)
-		return recorder_fail(rc, err, "--alloc needs a HotSpot JVM (OpenJDK) built with "
-				"DTrace probes", "no HotSpot JVM (libjvm.so with "
-				"hotspot:object__alloc) in process %d", (int)o->pids[0]);
+		return prof_error_set(rec->err, err,
+				      "--alloc needs a HotSpot JVM (OpenJDK) built with "
+				      "DTrace probes",
+				      "no HotSpot JVM (libjvm.so with "
+				      "hotspot:object__alloc) in process %d",
+				      (int)o->pids[0]);
 	if (err)
 		return err;
 	for (size_t i = 0; i < o->npids; i++) {
 		int state = alloc_flag_state(o->pids[i]);
 
 		if (state == ALLOC_FLAG_OFF)
-			return recorder_fail(rc, -ENODATA, "restart it with 'java -XX:+DTraceAllocProbes "
-					"...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
-					"turned on in a running JVM",
-					"JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
-					"hotspot:object__alloc only with it, so no allocation would be "
-					"recorded", (int)o->pids[i]);
+			return prof_error_set(
+			    rec->err, -ENODATA,
+			    "restart it with 'java -XX:+DTraceAllocProbes "
+			    "...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
+			    "turned on in a running JVM",
+			    "JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
+			    "hotspot:object__alloc only with it, so no allocation would be "
+			    "recorded",
+			    (int)o->pids[i]);
 		if (state == ALLOC_FLAG_UNKNOWN && !o->quiet)
 			fprintf(stderr, "prof record: cannot tell whether JVM %d runs with "
 				"-XX:+DTraceAllocProbes (options files are not read); without it "
@@ -266,12 +271,14 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 	for (size_t i = before; i < *n; i++) {
 		(*defs)[i].role = PROBE_ROLE_ALLOC;
 		if ((*defs)[i].nargs != 4)
-			return recorder_fail(rc, -EINVAL, NULL, "hotspot:object__alloc has %d arguments "
-					"here, not 4: an unknown JVM", (*defs)[i].nargs);
+			return prof_error_set(rec->err, -EINVAL, NULL,
+					      "hotspot:object__alloc has %d arguments "
+					      "here, not 4: an unknown JVM",
+					      (*defs)[i].nargs);
 	}
 	before = *n;
 	if (!probe_resolve("usdt:hotspot:thread__start", o->pids, o->npids, NULL, defs, n, cap,
-			   msg, sizeof(msg), hint, sizeof(hint)))
+			   &ignored))
 		for (size_t i = before; i < *n; i++)
 			(*defs)[i].role = (*defs)[i].nargs == 5 ? PROBE_ROLE_THREAD_START
 								: PROBE_ROLE_ARGS;
@@ -280,7 +287,7 @@ static int add_alloc(struct recorder *rc, struct probe_def **defs, size_t *n, si
 
 /* META "probe-args:EVENT": the arguments' names and types, space-separated
  * "NAME:TYPE" (TYPE s8 .. s64, u8 .. u64, or str: a string id). */
-static void write_arg_meta(struct recorder *rc, const struct probe_site *s)
+static void write_arg_meta(struct recorder *rec, const struct probe_site *s)
 {
 	char key[600], val[256];
 	size_t len = 0;
@@ -297,10 +304,10 @@ static void write_arg_meta(struct recorder *rc, const struct probe_site *s)
 						k ? " " : "", k, s->def.arg[k].is_signed ? 's' : 'u',
 						8 * s->def.arg[k].size);
 	}
-	rec_writer__meta(rc->w, key, val);
+	rec_writer__meta(rec->w, key, val);
 }
 
-static void new_periods(struct recorder *rc);
+static void new_periods(struct recorder *rec);
 
 /* Does this process map the file at path (then a probe in it would trap
  * here too)? */
@@ -347,21 +354,21 @@ static void open_anchor(struct probe_site *s)
 	s->anchor = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-int probes_setup(struct recorder *rc)
+int probes_setup(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	struct probe_def *defs = NULL;
 	size_t n = 0, cap = 0;
 	int type, ret_bit, ref_bit, err;
-	const struct record_opts *o = rc->opts;
+	const struct record_opts *o = rec->opts;
 
-	err = add_specs(rc, &defs, &n, &cap);
+	err = add_specs(rec, &defs, &n, &cap);
 	if (!err && o->alloc)
-		err = add_alloc(rc, &defs, &n, &cap);
+		err = add_alloc(rec, &defs, &n, &cap);
 	if (err) {
 		free(defs);
-		if (err == -ENOMEM && !rc->err->msg[0])
-			return recorder_fail(rc, err, NULL, "%s", "out of memory");
+		if (err == -ENOMEM && !rec->err->msg[0])
+			return prof_error_set(rec->err, err, NULL, "%s", "out of memory");
 		return err;
 	}
 	if (!n) {
@@ -373,18 +380,19 @@ int probes_setup(struct recorder *rc)
 	ref_bit = format_bit("ref_ctr_offset");
 	if (type < 0 || ret_bit < 0) {
 		free(defs);
-		return recorder_fail(rc, -ENOENT, "uprobes need Linux 4.17 or later with "
-				"CONFIG_UPROBE_EVENTS", "%s", "this kernel has no uprobe PMU ("
-				UPROBE_PMU ")");
+		return prof_error_set(rec->err, -ENOENT,
+				      "uprobes need Linux 4.17 or later with "
+				      "CONFIG_UPROBE_EVENTS",
+				      "%s", "this kernel has no uprobe PMU (" UPROBE_PMU ")");
 	}
 	if (keymap__init(&p->strings, 1024)) {
 		free(defs);
-		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->sites = calloc(n, sizeof(*p->sites));
 	if (!p->sites) {
 		free(defs);
-		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	}
 	p->nsites = n;
 	p->pmu = o->uprobe_pmu;
@@ -413,41 +421,43 @@ int probes_setup(struct recorder *rc)
 			s->event = p->sites[j].event;
 		} else {
 			memset(&desc, 0, sizeof(desc));
-			err = rec_writer__string(rc->w, s->def.event, strlen(s->def.event), &desc.name);
+			err = rec_writer__string(rec->w, s->def.event, strlen(s->def.event), &desc.name);
 			desc.type = (uint32_t)type;
 			desc.config = s->def.offset;
 			desc.period = o->every ? o->every : 1;
 			if (!err)
-				err = rec_writer__event(rc->w, &desc, &id);
+				err = rec_writer__event(rec->w, &desc, &id);
 			if (!err && id > 255)
 				err = -E2BIG;
 			if (err) {
 				free(defs);
-				return recorder_fail(rc, err, NULL, "%s", err == -E2BIG ?
-						"too many events (255 at most)" : "out of memory");
+				return prof_error_set(rec->err, err, NULL, "%s",
+						      err == -E2BIG
+							  ? "too many events (255 at most)"
+							  : "out of memory");
 			}
 			s->event = (uint8_t)id;
 			if (s->def.role != PROBE_ROLE_THREAD_START)
-				write_arg_meta(rc, s);
+				write_arg_meta(rec, s);
 		}
 		if (s->def.role == PROBE_ROLE_THREAD_START)
 			p->have_thread_start = 1;
-		err = fill_attr(rc, i, type, ret_bit, ref_bit);
+		err = fill_attr(rec, i, type, ret_bit, ref_bit);
 		if (!err)
-			err = make_rings(rc, s);
+			err = make_rings(rec, s);
 		if (!err)
 			open_anchor(s);
 		if (err) {
 			free(defs);
-			return recorder_fail(rc, err, NULL, "cannot set up probe %s: %s", s->def.event,
-					strerror(-err));
+			return prof_error_set(rec->err, err, NULL, "cannot set up probe %s: %s",
+					      s->def.event, strerror(-err));
 		}
 	}
 	free(defs);
 	p->on = 1;
-	rc->sum->probes = 1;
+	rec->sum->probes = 1;
 	p->rng = (uint64_t)monotonic_ns() ^ (uint64_t)getpid() << 32;
-	new_periods(rc);
+	new_periods(rec);
 	p->last_period = monotonic_ns();
 	p->attached = 1; /* the first window opens with the targets' events */
 	p->window_start = monotonic_ns();
@@ -462,15 +472,15 @@ static int windowed(const struct probe_site *s)
 	return s->def.role != PROBE_ROLE_THREAD_START;
 }
 
-static int open_site(struct recorder *rc, struct probe_site *s, pid_t tid)
+static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	int **fds = windowed(s) ? &p->fds : &p->cfds;
 	size_t *n = windowed(s) ? &p->nfds : &p->ncfds, *cap = windowed(s) ? &p->fds_cap
 									  : &p->cfds_cap;
 
-	for (size_t i = 0; i < rc->ncpus; i++) {
-		int fd = sys_perf_event_open(s->attr, tid, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	for (size_t i = 0; i < rec->ncpus; i++) {
+		int fd = sys_perf_event_open(s->attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0)
 			return -errno;
@@ -485,9 +495,9 @@ static int open_site(struct recorder *rc, struct probe_site *s, pid_t tid)
 	return 0;
 }
 
-static int open_sites(struct recorder *rc, pid_t tid, int all)
+static int open_sites(struct recorder *rec, pid_t tid, int all)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	uint64_t t0;
 	int err = 0;
 
@@ -496,20 +506,20 @@ static int open_sites(struct recorder *rc, pid_t tid, int all)
 	t0 = monotonic_ns();
 	for (size_t k = 0; k < p->nsites && !err; k++)
 		if (all || windowed(&p->sites[k]))
-			err = open_site(rc, &p->sites[k], tid);
+			err = open_site(rec, &p->sites[k], tid);
 	p->open_ns += monotonic_ns() - t0;
 	if (err == -EACCES || err == -EPERM)
-		recorder_fail(rc, err, "run prof as root or give it CAP_PERFMON",
-			 "not allowed to place uprobes: %s", strerror(-err));
+		prof_error_set(rec->err, err, "run prof as root or give it CAP_PERFMON",
+			       "not allowed to place uprobes: %s", strerror(-err));
 	else if (err == -EINVAL || err == -ENOENT)
-		recorder_fail(rc, err, NULL, "the kernel refuses probe %s: %s", p->sites[0].def.event,
-			 strerror(-err));
+		prof_error_set(rec->err, err, NULL, "the kernel refuses probe %s: %s",
+			       p->sites[0].def.event, strerror(-err));
 	return err;
 }
 
-int probes_open_thread(struct recorder *rc, pid_t tid)
+int probes_open_thread(struct recorder *rec, pid_t tid)
 {
-	return open_sites(rc, tid, 1);
+	return open_sites(rec, tid, 1);
 }
 
 /* Every thread of every target process (launched ones and their children
@@ -527,10 +537,10 @@ static uint64_t jitter(struct probe_rec *p, uint64_t every)
 	return every - every / 8 + (p->rng >> 33) % (every / 4 + 1);
 }
 
-static void new_periods(struct recorder *rc)
+static void new_periods(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
-	uint64_t every = rc->opts->every;
+	struct probe_rec *p = &rec->probes;
+	uint64_t every = rec->opts->every;
 
 	if (every < 2)
 		return;
@@ -543,17 +553,19 @@ static void new_periods(struct recorder *rc)
 	}
 }
 
-void probes_attach(struct recorder *rc)
+void probes_attach(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
-	const struct keymap *m = &rc->target_pids;
+	struct probe_rec *p = &rec->probes;
+	const struct keymap *m = &rec->target_pids;
 
 	if (!p->on || p->attached)
 		return;
-	new_periods(rc);
+	new_periods(rec);
 	p->attached = 1;
 	p->window_start = monotonic_ns();
 	p->windows++;
+	/* Every target pid: the keymap's slots walked in place, as in
+	 * sched_finish() (keymap.h has no iterator). */
 	for (size_t i = 0; m->slots && i <= m->mask; i++) {
 		pid_t *tids;
 		size_t n;
@@ -561,8 +573,8 @@ void probes_attach(struct recorder *rc)
 		if (!m->slots[i].hash || proc_list_tids((pid_t)m->slots[i].a, &tids, &n))
 			continue;
 		for (size_t k = 0; k < n; k++)
-			if (open_sites(rc, tids[k], 0) && !rc->write_err)
-				rc->err->msg[0] = '\0'; /* a thread that went: not an error */
+			if (open_sites(rec, tids[k], 0) && !rec->write_err)
+				rec->err->msg[0] = '\0'; /* a thread that went: not an error */
 		free(tids);
 	}
 }
@@ -625,18 +637,18 @@ void probes_wait_closed(void)
 	}
 }
 
-void probes_close_all(struct recorder *rc)
+void probes_close_all(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 
-	probes_detach(rc);
+	probes_detach(rec);
 	close_all(p->cfds, p->ncfds);
 	p->ncfds = 0;
 }
 
-void probes_detach(struct recorder *rc)
+void probes_detach(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	uint64_t t0 = monotonic_ns();
 
 	if (!p->on || !p->attached)
@@ -648,84 +660,84 @@ void probes_detach(struct recorder *rc)
 	p->attached_ns += monotonic_ns() - p->window_start;
 }
 
-long probes_tick(struct recorder *rc, uint64_t now)
+long probes_tick(struct recorder *rec, uint64_t now)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	uint64_t next;
 
 	if (p->on && !p->window_ns && now - p->last_period >= 1000000000ULL) {
-		new_periods(rc); /* continuous: a new draw each second */
+		new_periods(rec); /* continuous: a new draw each second */
 		p->last_period = now;
 	}
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
 	if (p->attached && now - p->window_start >= p->window_ns) {
-		probes_detach(rc);
+		probes_detach(rec);
 		p->next_switch = p->window_start + p->period_ns;
 	} else if (!p->attached && now >= p->next_switch) {
-		probes_attach(rc);
+		probes_attach(rec);
 	}
 	next = p->attached ? p->window_start + p->window_ns : p->next_switch;
 	return next > now ? (long)((next - now + 999999) / 1000000) : 0;
 }
 
-void probes_drain(struct recorder *rc)
+void probes_drain(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 
 	for (size_t k = 0; p->on && k < p->nsites; k++) {
 		p->cur = k;
-		for (size_t i = 0; i < rc->ncpus; i++)
+		for (size_t i = 0; i < rec->ncpus; i++)
 			if (p->sites[k].rings[i].fd >= 0 &&
-			    ring__drain(&p->sites[k].rings[i], rc->scratch, probes_handle_record, rc) < 0)
-				rc->bad_ring = 1;
+			    ring__drain(&p->sites[k].rings[i], rec->scratch, probes_handle_record, rec) < 0)
+				rec->bad_ring = 1;
 	}
 }
 
-void probes_write_stats(struct recorder *rc)
+void probes_write_stats(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
-	uint64_t dur = rc->sum->duration_ns;
+	struct probe_rec *p = &rec->probes;
+	uint64_t dur = rec->sum->duration_ns;
 	char buf[64];
 
 	if (!p->on)
 		return;
-	rec_writer__stat(rc->w, "probe-hits", p->hits);
-	rec_writer__stat(rc->w, "probe-windows", p->windows);
-	rec_writer__stat(rc->w, "probe-attached-ns", p->attached_ns);
-	rec_writer__stat(rc->w, "probe-open-ns", p->open_ns);
+	rec_writer__stat(rec->w, "probe-hits", p->hits);
+	rec_writer__stat(rec->w, "probe-windows", p->windows);
+	rec_writer__stat(rec->w, "probe-attached-ns", p->attached_ns);
+	rec_writer__stat(rec->w, "probe-open-ns", p->open_ns);
 	if (p->unreadable)
-		rec_writer__stat(rc->w, "probe-args-unreadable", p->unreadable);
+		rec_writer__stat(rec->w, "probe-args-unreadable", p->unreadable);
 	if (p->window_ns && p->window_ns < p->period_ns)
 		snprintf(buf, sizeof(buf), "%llu/%llu", (unsigned long long)(p->window_ns / 1000000),
 			 (unsigned long long)(p->period_ns / 1000000));
 	else
 		snprintf(buf, sizeof(buf), "continuous");
-	rec_writer__meta(rc->w, "probe-window", buf);
-	rec_writer__meta(rc->w, "probe-api", p->pmu || !p->tracefs[0] ? "uprobe-pmu" : "tracefs");
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(rc->opts->every ? rc->opts->every : 1));
-	rec_writer__meta(rc->w, "probe-every", buf);
-	rc->sum->probe_hits = p->hits;
-	rc->sum->probe_windows = p->windows;
-	rc->sum->probe_attached_ns = p->attached_ns > dur && dur ? dur : p->attached_ns;
-	rc->sum->probe_open_ns = p->open_ns;
-	rc->sum->alloc_no_hit = rc->opts->alloc && !p->alloc_first_hit_ns;
+	rec_writer__meta(rec->w, "probe-window", buf);
+	rec_writer__meta(rec->w, "probe-api", p->pmu || !p->tracefs[0] ? "uprobe-pmu" : "tracefs");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(rec->opts->every ? rec->opts->every : 1));
+	rec_writer__meta(rec->w, "probe-every", buf);
+	rec->sum->probe_hits = p->hits;
+	rec->sum->probe_windows = p->windows;
+	rec->sum->probe_attached_ns = p->attached_ns > dur && dur ? dur : p->attached_ns;
+	rec->sum->probe_open_ns = p->open_ns;
+	rec->sum->alloc_no_hit = rec->opts->alloc && !p->alloc_first_hit_ns;
 }
 
-void probes_release(struct recorder *rc)
+void probes_release(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 
-	probes_close_all(rc);
+	probes_close_all(rec);
 	probes_wait_closed();
 	for (size_t k = 0; k < p->nsites; k++)
 		if (p->sites[k].anchor > 0)
 			close(p->sites[k].anchor);
-	probe_tracefs_undefine(rc);
+	probe_tracefs_undefine(rec);
 	for (size_t k = 0; k < p->nsites; k++) {
 		struct probe_site *s = &p->sites[k];
 
-		for (size_t i = 0; s->rings && i < rc->ncpus; i++) {
+		for (size_t i = 0; s->rings && i < rec->ncpus; i++) {
 			ring__unmap(&s->rings[i]);
 			if (s->holders[i] >= 0)
 				close(s->holders[i]);

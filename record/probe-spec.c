@@ -21,30 +21,12 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "lib/prof-error.h"
 
 int probe_spec_is_probe(const char *spec)
 {
 	return !strncmp(spec, "usdt:", 5) || !strncmp(spec, "uprobe:", 7) ||
 	       !strncmp(spec, "uretprobe:", 10);
-}
-
-struct why {
-	char *msg, *hint;
-	size_t msglen, hintlen;
-};
-
-static int say(struct why *w, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int say(struct why *w, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(w->msg, w->msglen, fmt, ap);
-	va_end(ap);
-	snprintf(w->hint, w->hintlen, "%s", hint ? hint : "");
-	return err;
 }
 
 static const char *base_name(const char *path)
@@ -57,7 +39,7 @@ static const char *base_name(const char *path)
 /* Adds every site of PROVIDER:NAME in the binary at open_path. */
 static int add_usdt_sites(const char *open_path, const char *provider, const char *name,
 			  const char *event, struct probe_def **defs, size_t *ndefs, size_t *cap,
-			  struct why *w, int *found)
+			  struct prof_error *w, int *found)
 {
 	struct usdt_list l;
 	int err = usdt_read_file(open_path, &l);
@@ -72,14 +54,18 @@ static int add_usdt_sites(const char *open_path, const char *provider, const cha
 		if (strcmp(p->provider, provider) || strcmp(p->name, name))
 			continue;
 		if (p->nargs < 0) {
-			err = say(w, -EINVAL, "record it as a plain probe without arguments: "
-				  "uprobe:PATH:FUNCTION of the function around it",
-				  "probe %s: cannot decode its arguments: %s", event, p->arg_error);
+			err = prof_error_set(w, -EINVAL,
+					     "record it as a plain probe without arguments: "
+					     "uprobe:PATH:FUNCTION of the function around it",
+					     "probe %s: cannot decode its arguments: %s", event,
+					     p->arg_error);
 			break;
 		}
 		if (!p->pc_offset) {
-			err = say(w, -EINVAL, NULL, "probe %s: its address 0x%llx is in no loaded "
-				  "segment of '%s'", event, (unsigned long long)p->pc, open_path);
+			err = prof_error_set(w, -EINVAL, NULL,
+					     "probe %s: its address 0x%llx is in no loaded "
+					     "segment of '%s'",
+					     event, (unsigned long long)p->pc, open_path);
 			break;
 		}
 		if (GROW(*defs, *cap, *ndefs + 1)) {
@@ -152,7 +138,7 @@ static int mapped_by(const char *path, const pid_t *pids, size_t npids, pid_t *m
 }
 
 static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const char *cmd,
-			struct probe_def **defs, size_t *ndefs, size_t *cap, struct why *w)
+			struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *w)
 {
 	char *copy = strdup(rest), *name, *provider, event[512], prog[4200];
 	const char *path = NULL;
@@ -164,8 +150,10 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 	name = strrchr(copy, ':');
 	if (!name || !name[1]) {
 		free(copy);
-		return say(w, -EINVAL, "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME "
-			   "('prof probes BINARY' lists them)", "invalid probe 'usdt:%s'", rest);
+		return prof_error_set(w, -EINVAL,
+				      "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME "
+				      "('prof probes BINARY' lists them)",
+				      "invalid probe 'usdt:%s'", rest);
 	}
 	*name++ = '\0';
 	provider = strrchr(copy, ':');
@@ -177,22 +165,28 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 	}
 	if (!*provider || (path && !*path)) {
 		free(copy);
-		return say(w, -EINVAL, "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME",
-			   "invalid probe 'usdt:%s'", rest);
+		return prof_error_set(w, -EINVAL,
+				      "write usdt:PROVIDER:NAME or usdt:PATH:PROVIDER:NAME",
+				      "invalid probe 'usdt:%s'", rest);
 	}
 	snprintf(event, sizeof(event), "usdt:%s:%s", provider, name);
 	if (path) {
 		err = add_usdt_sites(path, provider, name, event, defs, ndefs, cap, w, &found);
 		if (err == -ENOENT || err == -EACCES || err == -ENOEXEC)
-			err = say(w, err, NULL, "cannot read '%s': %s", path,
-				  err == -ENOEXEC ? "not an ELF binary" : strerror(-err));
+			err =
+			    prof_error_set(w, err, NULL, "cannot read '%s': %s", path,
+					   err == -ENOEXEC ? "not an ELF binary" : strerror(-err));
 		else if (!err && !found)
-			err = say(w, -ENOENT, "'prof probes BINARY' lists a binary's probes",
-				  "no probe %s:%s in '%s'", provider, name, path);
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes BINARY' lists a binary's probes",
+					     "no probe %s:%s in '%s'", provider, name, path);
 		else if (!err && npids && mapped_by(path, pids, npids, &missing) == 0)
-			err = say(w, -ENOENT, "'prof probes -p PID' lists the probes of what a "
-				  "process maps", "'%s' is not mapped by process %d: probe %s "
-				  "would never fire", path, (int)missing, event);
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes -p PID' lists the probes of what a "
+					     "process maps",
+					     "'%s' is not mapped by process %d: probe %s "
+					     "would never fire",
+					     path, (int)missing, event);
 	} else if (npids) {
 		for (size_t i = 0; i < npids && !err && !found; i++) {
 			struct probe_binary *bins;
@@ -212,10 +206,11 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 			probe_binaries_free(bins, n);
 		}
 		if (!err && !found)
-			err = say(w, -ENOENT, "'prof probes -p PID' lists the probes of what a "
-				  "process maps (HotSpot's are in libjvm.so)",
-				  "no probe %s in the mappings of the target process%s", event,
-				  npids > 1 ? "es" : "");
+			err = prof_error_set(w, -ENOENT,
+					     "'prof probes -p PID' lists the probes of what a "
+					     "process maps (HotSpot's are in libjvm.so)",
+					     "no probe %s in the mappings of the target process%s",
+					     event, npids > 1 ? "es" : "");
 	} else if (cmd) {
 		err = find_program(cmd, prog, sizeof(prog));
 		if (!err)
@@ -223,18 +218,20 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 		if (err == -ENOEXEC)
 			err = 0;
 		if (!err && !found)
-			err = say(w, -ENOENT, "for a probe in a library, give its path: "
-				  "usdt:PATH:PROVIDER:NAME", "no probe %s in '%s'", event,
-				  base_name(cmd));
+			err = prof_error_set(w, -ENOENT,
+					     "for a probe in a library, give its path: "
+					     "usdt:PATH:PROVIDER:NAME",
+					     "no probe %s in '%s'", event, base_name(cmd));
 		else if (err && err != -ENOMEM && err != -EINVAL)
-			err = say(w, err, NULL, "cannot read '%s': %s", cmd, strerror(-err));
+			err = prof_error_set(w, err, NULL, "cannot read '%s': %s", cmd,
+					     strerror(-err));
 	}
 	free(copy);
 	return err;
 }
 
 static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t npids,
-			  struct probe_def **defs, size_t *ndefs, size_t *cap, struct why *w)
+			  struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *w)
 {
 	const char *kind = ret ? "uretprobe" : "uprobe";
 	char *copy = strdup(rest), *sym, *plus;
@@ -248,9 +245,11 @@ static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t n
 	sym = strrchr(copy, ':');
 	if (!sym || sym == copy || !sym[1]) {
 		free(copy);
-		return say(w, -EINVAL, ret ? "write uretprobe:PATH:FUNCTION"
-				: "write uprobe:PATH:FUNCTION or uprobe:PATH:FUNCTION+OFFSET",
-			   "invalid probe '%s:%s'", kind, rest);
+		return prof_error_set(
+		    w, -EINVAL,
+		    ret ? "write uretprobe:PATH:FUNCTION"
+			: "write uprobe:PATH:FUNCTION or uprobe:PATH:FUNCTION+OFFSET",
+		    "invalid probe '%s:%s'", kind, rest);
 	}
 	*sym++ = '\0';
 	plus = strchr(sym, '+');
@@ -262,29 +261,34 @@ static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t n
 		off = strtoull(plus, &end, 0);
 		if (ret || errno || *end || end == plus) {
 			free(copy);
-			return say(w, -EINVAL, ret ? "a return probe is on a whole function" : NULL,
-				   "invalid offset in '%s:%s'", kind, rest);
+			return prof_error_set(w, -EINVAL,
+					      ret ? "a return probe is on a whole function" : NULL,
+					      "invalid offset in '%s:%s'", kind, rest);
 		}
 	}
 	err = elf_symbol_file_offset(copy, sym, off, &foff, &size, &any);
 	if (err == -ENOENT && any)
-		err = say(w, err, "'nm -D BINARY' or 'nm BINARY' lists its functions",
-			  "no function '%s' in '%s'", sym, copy);
+		err = prof_error_set(w, err, "'nm -D BINARY' or 'nm BINARY' lists its functions",
+				     "no function '%s' in '%s'", sym, copy);
 	else if (err == -ENOENT)
-		err = access(copy, R_OK) ? say(w, err, NULL, "cannot read '%s': %s", copy,
-					       strerror(ENOENT))
-					 : say(w, err, NULL, "no function '%s' in '%s' (it has no "
-					       "symbol table)", sym, copy);
+		err = access(copy, R_OK) ? prof_error_set(w, err, NULL, "cannot read '%s': %s",
+							  copy, strerror(ENOENT))
+					 : prof_error_set(w, err, NULL,
+							  "no function '%s' in '%s' (it has no "
+							  "symbol table)",
+							  sym, copy);
 	else if (err == -ERANGE)
-		err = say(w, err, NULL, "offset %s is past the end of '%s' (%llu bytes)", plus, sym,
-			  (unsigned long long)size);
+		err = prof_error_set(w, err, NULL, "offset %s is past the end of '%s' (%llu bytes)",
+				     plus, sym, (unsigned long long)size);
 	else if (err == -ENOEXEC)
-		err = say(w, err, NULL, "cannot read '%s': not an ELF binary", copy);
+		err = prof_error_set(w, err, NULL, "cannot read '%s': not an ELF binary", copy);
 	else if (err && err != -ENOMEM)
-		err = say(w, err, NULL, "cannot read '%s': %s", copy, strerror(-err));
+		err = prof_error_set(w, err, NULL, "cannot read '%s': %s", copy, strerror(-err));
 	if (!err && npids && mapped_by(copy, pids, npids, &missing) == 0)
-		err = say(w, -ENOENT, NULL, "'%s' is not mapped by process %d: %s:%s would never "
-			  "fire", copy, (int)missing, kind, sym);
+		err = prof_error_set(w, -ENOENT, NULL,
+				     "'%s' is not mapped by process %d: %s:%s would never "
+				     "fire",
+				     copy, (int)missing, kind, sym);
 	if (!err && GROW(*defs, *cap, *ndefs + 1))
 		err = -ENOMEM;
 	if (!err) {
@@ -309,24 +313,24 @@ static int resolve_uprobe(const char *rest, int ret, const pid_t *pids, size_t n
 }
 
 int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char *cmd,
-		  struct probe_def **defs, size_t *ndefs, size_t *cap, char *msg, size_t msglen,
-		  char *hint, size_t hintlen)
+		  struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *w)
 {
-	struct why w = {msg, hint, msglen, hintlen};
 	int err;
 
-	msg[0] = hint[0] = '\0';
+	prof_error_clear(w);
 	if (!strncmp(spec, "usdt:", 5))
-		err = resolve_usdt(spec + 5, pids, npids, cmd, defs, ndefs, cap, &w);
+		err = resolve_usdt(spec + 5, pids, npids, cmd, defs, ndefs, cap, w);
 	else if (!strncmp(spec, "uprobe:", 7))
-		err = resolve_uprobe(spec + 7, 0, pids, npids, defs, ndefs, cap, &w);
+		err = resolve_uprobe(spec + 7, 0, pids, npids, defs, ndefs, cap, w);
 	else if (!strncmp(spec, "uretprobe:", 10))
-		err = resolve_uprobe(spec + 10, 1, pids, npids, defs, ndefs, cap, &w);
+		err = resolve_uprobe(spec + 10, 1, pids, npids, defs, ndefs, cap, w);
 	else
-		err = say(&w, -EINVAL, "events are cpu-clock, usdt:PROVIDER:NAME, "
-			  "usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF], "
-			  "uretprobe:PATH:FUNCTION", "unknown event '%s'", spec);
-	if (err == -ENOMEM && !msg[0])
-		say(&w, err, NULL, "out of memory");
+		err = prof_error_set(w, -EINVAL,
+				     "events are cpu-clock, usdt:PROVIDER:NAME, "
+				     "usdt:PATH:PROVIDER:NAME, uprobe:PATH:FUNCTION[+OFF], "
+				     "uretprobe:PATH:FUNCTION",
+				     "unknown event '%s'", spec);
+	if (err == -ENOMEM && !w->msg[0])
+		prof_error_set(w, err, NULL, "out of memory");
 	return err;
 }

@@ -66,9 +66,9 @@ static void remove_stale(const char *dir)
 	fclose(f);
 }
 
-int probe_tracefs_define(struct recorder *rc, size_t k, uint64_t *id)
+int probe_tracefs_define(struct recorder *rec, size_t k, uint64_t *id)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	struct probe_site *s = &p->sites[k];
 	static const char *const no_fields[] = {NULL};
 	char line[4400], group[32], name[16], why[256];
@@ -106,9 +106,9 @@ int probe_tracefs_define(struct recorder *rc, size_t k, uint64_t *id)
 	return 0;
 }
 
-void probe_tracefs_undefine(struct recorder *rc)
+void probe_tracefs_undefine(struct recorder *rec)
 {
-	struct probe_rec *p = &rc->probes;
+	struct probe_rec *p = &rec->probes;
 	char line[128];
 
 	for (size_t k = 0; k < p->nsites; k++) {

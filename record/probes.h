@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "lib/keymap.h"
+#include "lib/prof-error.h"
 #include "symbolize/usdt.h"
 
 /* One file a process maps with execute permission. */
@@ -61,11 +62,10 @@ struct probe_def {
  * the one among `pids`' mappings, or `cmd`'s program in launch mode that
  * has the probe) and appends a definition per probe site to *defs (*ndefs
  * of *cap, grown). 0, or -errno with a one-line reason and a hint in
- * msg/hint (unknown probe or symbol, missing binary, a binary none of the
+ * *err (unknown probe or symbol, missing binary, a binary none of the
  * targets maps). */
 int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char *cmd,
-		  struct probe_def **defs, size_t *ndefs, size_t *cap, char *msg, size_t msglen,
-		  char *hint, size_t hintlen);
+		  struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *err);
 
 /* Is `spec` one of the probe forms (else it may be cpu-clock, or bad)? */
 int probe_spec_is_probe(const char *spec);
@@ -120,34 +120,34 @@ struct probe_rec {
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
  * in uprobe_events (removing first the definitions of dead prof
  * processes) and gives its tracepoint id. 0 or -errno. */
-int probe_tracefs_define(struct recorder *rc, size_t k, uint64_t *id);
+int probe_tracefs_define(struct recorder *rec, size_t k, uint64_t *id);
 /* Removes this process's definitions (after its events are closed). */
-void probe_tracefs_undefine(struct recorder *rc);
+void probe_tracefs_undefine(struct recorder *rec);
 
 /* probe-events.c. setup: resolves opts->events (and --alloc) into sites,
  * writes their EVENTS descriptions, makes the rings; 0 or -errno with
- * rc->err filled. */
-int probes_setup(struct recorder *rc);
+ * rec->err filled. */
+int probes_setup(struct recorder *rec);
 /* Opens every site on thread tid, for every CPU, while attached; called
  * for each target thread found. 0, -ESRCH (gone) or -errno. */
-int probes_open_thread(struct recorder *rc, pid_t tid);
+int probes_open_thread(struct recorder *rec, pid_t tid);
 /* Windows: attach (open on every thread of every target process) or
  * detach (close: the kernel removes the breakpoints). */
-void probes_attach(struct recorder *rc);
-void probes_detach(struct recorder *rc);
+void probes_attach(struct recorder *rec);
+void probes_detach(struct recorder *rec);
 /* The end: every probe event closed, windowed or not. */
-void probes_close_all(struct recorder *rc);
+void probes_close_all(struct recorder *rec);
 /* Waits (up to 5 s) until the events detach closed are gone: at the end of
  * a recording, so that the last drain holds every hit. */
 void probes_wait_closed(void);
 /* After each drain: opens or closes a window when it is time. Returns the
  * ms until the next switch (for the poll timeout), or -1 for none. */
-long probes_tick(struct recorder *rc, uint64_t now);
-void probes_drain(struct recorder *rc);
-void probes_write_stats(struct recorder *rc);
-void probes_release(struct recorder *rc);
+long probes_tick(struct recorder *rec, uint64_t now);
+void probes_drain(struct recorder *rec);
+void probes_write_stats(struct recorder *rec);
+void probes_release(struct recorder *rec);
 
-/* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rc). */
+/* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);
 
 #endif

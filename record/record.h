@@ -1,11 +1,17 @@
 /* record.h: the record/ module's public interface: sample the stacks of
- * running processes (or of a command it launches) into a recording file. */
+ * running processes (or of a command it launches) into a recording file.
+ * It is the module's only public header: the others in record/ are its
+ * internals (recorder.h the state one recording's files share, each other
+ * one helper's: ring.h, probes.h, ...), included by plain name from inside
+ * record/ and, outside it, by tests and fuzzers only. */
 #ifndef PROF_RECORD_H
 #define PROF_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "lib/prof-error.h"
 
 #define RECORD_DEFAULT_FREQ 99     /* Hz: off the 100 Hz beat of timers */
 #define RECORD_DEFAULT_OUTPUT "prof.data"
@@ -116,18 +122,12 @@ struct record_summary {
 	int stopped_by_signal;
 };
 
-/* Why record_run failed, for the command to print. */
-struct record_error {
-	char msg[512];
-	char hint[512];
-};
-
 /* Runs a whole recording: opens the events, samples until a stop condition,
  * symbolizes, closes the file. Blocks. Returns 0 or a negative errno; on
  * failure err->msg says what went wrong (and err->hint how to fix it). A
  * failure after sampling started still leaves a complete, readable file. */
 int record_run(const struct record_opts *opts, struct record_summary *sum,
-	       struct record_error *err);
+	       struct prof_error *err);
 
 /* A recording whose recorder was killed while deferring (in->nraw > 0)
  * made into an ordinary one, written to `out`: its RAW chunks processed as
@@ -135,7 +135,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
  * -errno with err->msg filled. */
 struct recording;
 int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
-		      struct record_error *err);
+		      struct prof_error *err);
 
 /* Asks a running record_run() to stop (async-signal-safe). */
 void record_request_stop(void);

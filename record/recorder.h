@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "addr-spaces.h"
 #include "lib/keymap.h"
@@ -107,7 +108,7 @@ struct target {
 struct recorder {
 	const struct record_opts *opts;
 	struct record_summary *sum;
-	struct record_error *err;
+	struct prof_error *err;
 	struct event_choice ev;
 
 	int *cpus;
@@ -139,14 +140,14 @@ struct recorder {
 	struct keymap names;       /* tid -> current name string id */
 	struct keymap seen_tids;   /* tid -> 1 */
 	struct keymap seen_pids;   /* pid -> 1 */
-	struct keymap chains;      /* hash of (pid, raw call chain) -> stack node */
+	struct keymap chains;      /* hash of (pid, raw chain) -> node (stack-intern.c) */
 	unsigned char *scratch;
 	uint64_t max_stack;
 	int write_err;             /* first writer error: stop */
 	int bad_ring;              /* malformed ring data seen */
 
-	/* User frames interned before their mapping was known: retried after
-	 * every drain, dropped once they were flushed twice unresolved. */
+	/* User frames interned before their mapping was known (stack-intern.c):
+	 * retried after every drain, dropped once flushed twice unresolved. */
 	struct pending_frame {
 		uint32_t frame;
 		uint32_t flushes;
@@ -159,7 +160,7 @@ struct recorder {
 
 	/* The last stack interned frame by frame, root first: the next one
 	 * (mostly the same thread's) shares its root part, whose nodes need
-	 * no lookups (decode.c). */
+	 * no lookups (stack-intern.c). */
 	struct last_stack {
 		uint32_t pid, n;
 		uint64_t addr[MAX_FRAMES];
@@ -175,117 +176,131 @@ void recorder_handle_record(void *ctx, const struct perf_event_header *h);
 void recorder_learn_fork(void *ctx, const struct perf_event_header *h);
 /* decode.c: adds the count of a LOST / LOST_SAMPLES record to *lost and
  * counts THROTTLE records; other records are ignored. */
-void recorder_count_loss(struct recorder *rc, const struct perf_event_header *h, uint64_t *lost);
-/* session.c: fills rc->err (the message from fmt, and hint, which may be
- * NULL) for the caller to print, and returns err. */
-int recorder_fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* session.c: the tables of a recorder (zeroed before; 0 or -ENOMEM), and
- * everything it holds, released; the counters of the summary (and of the
- * symbolizer's ss, when not NULL) into the file's stats. */
+void recorder_count_loss(struct recorder *rec, const struct perf_event_header *h, uint64_t *lost);
+/* recorder.c: rec set up empty for opts, counting into sum, failing into
+ * err (all three zeroed first; rec->w is the caller's to set): 0, or
+ * -ENOMEM with rec still safe to release. write_stats: the counters of the
+ * summary (and of the symbolizer's ss, when not NULL) into the file's
+ * stats. release: everything rec holds (its events must be closed). */
 struct symbolize_stats;
-int recorder_init_tables(struct recorder *rc);
-void recorder_release(struct recorder *rc);
-void recorder_write_stats(struct recorder *rc, const struct symbolize_stats *ss);
-/* decode.c: retries the mapping of pending frames; `flushed` counts a flush. */
-void recorder_resolve_pending(struct recorder *rc, int flushed);
+int recorder_init(struct recorder *rec, const struct record_opts *opts,
+		  struct record_summary *sum, struct prof_error *err);
+void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss);
+void recorder_release(struct recorder *rec);
 /* decode.c: the name / start of a thread known from /proc or launch. */
-int recorder_thread_start(struct recorder *rc, uint64_t time, uint32_t pid, uint32_t tid,
+int recorder_thread_start(struct recorder *rec, uint64_t time, uint32_t pid, uint32_t tid,
 			  const char *name);
-int recorder_add_mapping(struct recorder *rc, uint64_t time, uint32_t pid, uint64_t start,
+int recorder_add_mapping(struct recorder *rec, uint64_t time, uint32_t pid, uint64_t start,
 			 uint64_t end, uint64_t pgoff, const char *path);
 
-/* decode.c: interns a sample's call chain (kernel's order, leaf first) and
- * appends the sample for `event`. */
-void recorder_add_stack_sample(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+/* stack-intern.c: interns a sample's call chain (kernel's order, leaf
+ * first) and appends the sample for `event`. */
+void recorder_add_stack_sample(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event);
-
-/* decode.c: the same with the truncation flag given: trunc < 0 lets the
- * kernel's limit decide (the chain came from the kernel), else it is the
+/* The same with the truncation flag given: trunc < 0 lets the kernel's
+ * limit decide (the chain came from the kernel), else it is the
  * REC_SAMPLE_TRUNCATED flag to store. */
-void recorder_add_chain(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips, uint64_t nr,
 			uint8_t event, int trunc);
+/* Retries the mapping of pending frames; `flushed` counts a flush. */
+void recorder_resolve_pending(struct recorder *rec, int flushed);
+/* Counts a thread and its process in the summary the first time seen. */
+void recorder_seen_thread(struct recorder *rec, uint32_t pid, uint32_t tid);
+
+/* The first writer error is kept: the recording stops at it. */
+static inline void recorder_note_err(struct recorder *rec, int err)
+{
+	if (err && !rec->write_err)
+		rec->write_err = err;
+}
 
 /* user-stack.c: setup picks the registers and stack size and sets them in
- * rc->ev.attr (0 or -errno with rc->err filled); add queues one sample
+ * rec->ev.attr (0 or -errno with rec->err filled); add queues one sample
  * whose body after the call chain is at [p, end); process turns the queue
  * into samples (after each drain); write_stats/summary at the end. */
-int ustack_setup(struct recorder *rc);
+int ustack_setup(struct recorder *rec);
 /* The same settings for replaying a file's RAW chunks, from its meta
  * (the kernel is not asked: it gave them when the file was recorded). */
-int ustack_setup_replay(struct recorder *rc, int dwarf, int callsite, uint32_t stack_size);
-void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+int ustack_setup_replay(struct recorder *rec, int dwarf, int callsite, uint32_t stack_size);
+void ustack_add(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end);
-void ustack_process(struct recorder *rc);
+void ustack_process(struct recorder *rec);
 /* The same for the samples of process pid taken before `before` only: an
  * exec at that time is about to replace its mappings (samples after it,
  * drained from another CPU's ring, wait for the new program's mappings). */
-void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before);
-void ustack_write_stats(struct recorder *rc);
+void ustack_process_pid(struct recorder *rec, uint32_t pid, uint64_t before);
+void ustack_write_stats(struct recorder *rec);
 /* A sample taken elsewhere (a probe hit) whose user registers and stack are
  * at hand: its user stack made as the recording's call-graph mode wants,
  * then added for `event` at once (no queue). regs may be NULL. */
-void ustack_sample_now(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
 		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
 		       uint8_t event);
 /* perf's x86 register number -> the unwinder's (DWARF) number, or -1. */
 int ustack_perf_to_dwarf(int perf_reg);
-void ustack_release(struct recorder *rc);
+void ustack_release(struct recorder *rec);
 
 /* sched-events.c: --sched. setup finds the tracepoints and fills the
- * attributes (0 or -errno with rc->err filled); open_thread opens the set
+ * attributes (0 or -errno with rec->err filled); open_thread opens the set
  * for tid on CPU index i; drain reads the sched rings; init_state writes the
  * state /proc gives for a thread found at attach. */
-int sched_setup(struct recorder *rc);
-int sched_open_thread(struct recorder *rc, pid_t tid, size_t i);
+int sched_setup(struct recorder *rec);
+int sched_open_thread(struct recorder *rec, pid_t tid, size_t i);
 /* CPU-wide mode: sched_try_cpu_wide turns the scheduler events into CPU-wide
  * ones if the kernel lets us open them (0, else -errno and nothing changed);
  * sched_open_cpu opens them on CPU index i. */
-int sched_try_cpu_wide(struct recorder *rc);
-int sched_open_cpu(struct recorder *rc, size_t i);
+int sched_try_cpu_wide(struct recorder *rec);
+int sched_open_cpu(struct recorder *rec, size_t i);
 /* CPU-wide mode: is tid a target thread we know of; is the task (pid, tid)
  * of a sample a thread of a target process? */
-int recorder_is_target_tid(const struct recorder *rc, uint32_t tid);
-int recorder_is_target_task(const struct recorder *rc, uint32_t pid, uint32_t tid);
+int recorder_is_target_tid(const struct recorder *rec, uint32_t tid);
+int recorder_is_target_task(const struct recorder *rec, uint32_t pid, uint32_t tid);
 /* sched_drain: up to heads[i] for ring i, or to the end when heads is NULL;
  * sched_heads stores where each ring is now. */
-void sched_drain(struct recorder *rc, const uint64_t *heads);
-void sched_heads(const struct recorder *rc, uint64_t *heads);
-void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid);
-void sched_finish(struct recorder *rc);
-void sched_release(struct recorder *rc);
+void sched_drain(struct recorder *rec, const uint64_t *heads);
+void sched_heads(const struct recorder *rec, uint64_t *heads);
+void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid);
+void sched_finish(struct recorder *rec);
+void sched_release(struct recorder *rec);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
 
 /* jvm-step.c: at the end of a recording, before symbolization: asks the
  * live JVMs among the targets for their JIT maps and full thread names
  * (stops sampling first if there is one), notices for the others. */
-void recorder_jvm_step(struct recorder *rc);
+void recorder_jvm_step(struct recorder *rec);
 
 /* defer.c: setup decides whether this recording defers (plain CPU samples,
  * per thread, into a file that can be replaced); keep is the drains'
  * ring_record_fn while deferring; flush writes the records kept as a RAW
  * chunk (and processes everything once the limit is reached); process
  * reads them all back and processes them (deferring ends). 0 or -errno. */
-void defer_setup(struct recorder *rc);
+void defer_setup(struct recorder *rec);
 void defer_keep(void *ctx, const struct perf_event_header *h);
-int defer_flush(struct recorder *rc);
-int defer_process(struct recorder *rc);
-void defer_release(struct recorder *rc);
+int defer_flush(struct recorder *rec);
+int defer_process(struct recorder *rec);
+void defer_release(struct recorder *rec);
 /* defer.c: the records of one RAW chunk through the decoder (checked: a
  * file's bytes are not trusted), then the queued user stacks, then a flush,
  * as after a drain in the live loop. 0 or the writer's error. */
-int defer_replay(struct recorder *rc, const unsigned char *p, size_t len);
+int defer_replay(struct recorder *rec, const unsigned char *p, size_t len);
 
 /* launch.c: forks the command, stopped before exec until launch_go(). */
 int launch_prepare(char *const *argv, pid_t *pid, int *go_fd, int *err_fd);
 /* Lets the child exec; returns 0 or the child's exec errno as -errno. */
 int launch_go(int go_fd, int err_fd);
 
-uint64_t monotonic_ns(void);
+/* The clock of every time in a recording (meta "clock"). */
+static inline uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 #endif

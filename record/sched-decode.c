@@ -30,12 +30,6 @@ struct sched_trailer {
 	uint64_t id;
 };
 
-static void note_err(struct recorder *rc, int err)
-{
-	if (err && !rc->write_err)
-		rc->write_err = err;
-}
-
 static uint64_t read_field(const unsigned char *raw, uint32_t raw_len, struct tp_field f)
 {
 	uint64_t v = 0;
@@ -85,50 +79,50 @@ static uint8_t state_of(uint64_t prev_state)
 }
 
 /* Writes a TASK record when `tid`'s name is new or changed. */
-static void name_task(struct recorder *rc, uint64_t time, uint32_t tid, const char *comm,
+static void name_task(struct recorder *rec, uint64_t time, uint32_t tid, const char *comm,
 		      size_t max)
 {
 	uint32_t id = 0, old;
 
-	note_err(rc, rec_writer__string(rc->w, comm, strnlen(comm, max), &id));
-	if (keymap__get(&rc->sched.task_names, tid, 0, &old) && old == id)
+	recorder_note_err(rec, rec_writer__string(rec->w, comm, strnlen(comm, max), &id));
+	if (keymap__get(&rec->sched.task_names, tid, 0, &old) && old == id)
 		return;
-	note_err(rc, keymap__set(&rc->sched.task_names, tid, 0, id));
-	note_err(rc, rec_writer__sched(rc->w, time, tid, id, 0, REC_SCHED_TASK, 0));
+	recorder_note_err(rec, keymap__set(&rec->sched.task_names, tid, 0, id));
+	recorder_note_err(rec, rec_writer__sched(rec->w, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
-static void on_switch(struct recorder *rc, const struct sched_head *s, const unsigned char *raw,
+static void on_switch(struct recorder *rec, const struct sched_head *s, const unsigned char *raw,
 		      uint32_t len)
 {
-	const struct tracepoint *tp = &rc->sched.sw;
+	const struct tracepoint *tp = &rec->sched.sw;
 	uint32_t next = (uint32_t)read_field(raw, len, tp->field[2]);
 	uint8_t state = state_of(read_field(raw, len, tp->field[0]));
 	struct tp_field comm = tp->field[1];
 
 	/* CPU-wide: every CPU's switches but plain sleeps come here; keep the
 	 * targets' switch-outs (switch-ins: on_switch_record). */
-	if (rc->cpu_wide && !recorder_is_target_task(rc, s->pid, s->tid))
+	if (rec->cpu_wide && !recorder_is_target_task(rec, s->pid, s->tid))
 		return;
-	rc->sum->switches++;
-	rc->sched.tp_out[rc->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
+	rec->sum->switches++;
+	rec->sched.tp_out[rec->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
-		name_task(rc, s->time, next, (const char *)raw + comm.offset, comm.size);
-	note_err(rc, rec_writer__sched(rc->w, s->time, s->tid, next, (uint16_t)s->cpu,
+		name_task(rec, s->time, next, (const char *)raw + comm.offset, comm.size);
+	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, s->tid, next, (uint16_t)s->cpu,
 				       REC_SCHED_OUT, state));
 }
 
-static void on_wake(struct recorder *rc, const struct sched_head *s, const unsigned char *raw,
+static void on_wake(struct recorder *rec, const struct sched_head *s, const unsigned char *raw,
 		    uint32_t len)
 {
-	const struct tracepoint *tp = &rc->sched.wake;
-	struct sched_rec *sr = &rc->sched;
+	const struct tracepoint *tp = &rec->sched.wake;
+	struct sched_rec *sr = &rec->sched;
 	uint32_t flags = (uint32_t)read_field(raw, len, tp->field[0]);
 	uint32_t wakee = (uint32_t)read_field(raw, len, tp->field[1]);
 	uint32_t cpu = tp->field[2].size ? (uint32_t)read_field(raw, len, tp->field[2]) : s->cpu;
 	uint32_t waker = (flags & (TP_FLAG_HARDIRQ | TP_FLAG_SOFTIRQ | TP_FLAG_NMI)) ? 0 : s->tid;
 	uint32_t dummy;
 
-	if (rc->cpu_wide && !recorder_is_target_tid(rc, wakee))
+	if (rec->cpu_wide && !recorder_is_target_tid(rec, wakee))
 		return;
 	/* A wake-up between two target threads reaches both their events:
 	 * the copies sit next to each other in this CPU's ring. */
@@ -138,15 +132,15 @@ static void on_wake(struct recorder *rc, const struct sched_head *s, const unsig
 	sr->last_wake.wakee = wakee;
 	sr->last_wake.waker = waker;
 	sr->last_wake.time = s->time;
-	rc->sum->wakeups++;
+	rec->sum->wakeups++;
 	if (waker && !keymap__get(&sr->task_names, waker, 0, &dummy) &&
-	    !keymap__get(&rc->names, waker, 0, &dummy))
-		note_err(rc, keymap__set(&sr->unnamed, waker, 0, 1));
-	note_err(rc, rec_writer__sched(rc->w, s->time, wakee, waker, (uint16_t)cpu,
+	    !keymap__get(&rec->names, waker, 0, &dummy))
+		recorder_note_err(rec, keymap__set(&sr->unnamed, waker, 0, 1));
+	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, wakee, waker, (uint16_t)cpu,
 				       REC_SCHED_WAKE, 0));
 }
 
-static void on_sample(struct recorder *rc, const struct perf_event_header *h)
+static void on_sample(struct recorder *rec, const struct perf_event_header *h)
 {
 	const unsigned char *p = (const unsigned char *)(h + 1);
 	const unsigned char *end = (const unsigned char *)h + h->size;
@@ -158,10 +152,10 @@ static void on_sample(struct recorder *rc, const struct perf_event_header *h)
 		return;
 	memcpy(&s, p, sizeof(s));
 	p += sizeof(s);
-	if (!keymap__get(&rc->sched.ids, s.id, 0, &kind))
+	if (!keymap__get(&rec->sched.ids, s.id, 0, &kind))
 		return;
 	if (kind == SCHED_EV_STACK) {
-		if (rc->cpu_wide && !recorder_is_target_task(rc, s.pid, s.tid))
+		if (rec->cpu_wide && !recorder_is_target_task(rec, s.pid, s.tid))
 			return;
 		if ((size_t)(end - p) < 8)
 			return;
@@ -169,8 +163,8 @@ static void on_sample(struct recorder *rc, const struct perf_event_header *h)
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
 			return;
-		recorder_add_stack_sample(rc, s.pid, s.tid, s.time, s.cpu, 0, h->misc,
-					  (const uint64_t *)p, nr, rc->sched.stack_event);
+		recorder_add_stack_sample(rec, s.pid, s.tid, s.time, s.cpu, 0, h->misc,
+					  (const uint64_t *)p, nr, rec->sched.stack_event);
 		return;
 	}
 	if ((size_t)(end - p) < 4)
@@ -180,12 +174,12 @@ static void on_sample(struct recorder *rc, const struct perf_event_header *h)
 	if (raw_len > (size_t)(end - p))
 		return;
 	if (kind == SCHED_EV_SWITCH)
-		on_switch(rc, &s, p, raw_len);
+		on_switch(rec, &s, p, raw_len);
 	else if (kind == SCHED_EV_WAKE)
-		on_wake(rc, &s, p, raw_len);
+		on_wake(rec, &s, p, raw_len);
 }
 
-static void on_switch_record(struct recorder *rc, const struct perf_event_header *h)
+static void on_switch_record(struct recorder *rec, const struct perf_event_header *h)
 {
 	struct sched_trailer t;
 
@@ -193,10 +187,10 @@ static void on_switch_record(struct recorder *rc, const struct perf_event_header
 		return;
 	memcpy(&t, (const char *)h + h->size - sizeof(t), sizeof(t));
 	/* CPU-wide: every switch of the CPU; keep the targets'. */
-	if (rc->cpu_wide && !recorder_is_target_task(rc, t.pid, t.tid))
+	if (rec->cpu_wide && !recorder_is_target_task(rec, t.pid, t.tid))
 		return;
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-		struct sched_rec *sr = &rc->sched;
+		struct sched_rec *sr = &rec->sched;
 
 		/* The tracepoint came just before, with the state; else the
 		 * filter held it back: a plain sleep. */
@@ -208,28 +202,29 @@ static void on_switch_record(struct recorder *rc, const struct perf_event_header
 			last->tid = 0; /* each tracepoint pairs with one record */
 			return;
 		}
-		rc->sum->switches++;
-		note_err(rc, rec_writer__sched(rc->w, t.time, t.tid, 0, (uint16_t)t.cpu,
+		rec->sum->switches++;
+		recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu,
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));
 		return;
 	}
-	note_err(rc, rec_writer__sched(rc->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
+	recorder_note_err(
+	    rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
 }
 
 void sched_handle_record(void *ctx, const struct perf_event_header *h)
 {
-	struct recorder *rc = ctx;
+	struct recorder *rec = ctx;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		on_sample(rc, h);
+		on_sample(rec, h);
 		break;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		on_switch_record(rc, h);
+		on_switch_record(rec, h);
 		break;
 	default:
-		recorder_count_loss(rc, h, &rc->sum->sched_lost);
+		recorder_count_loss(rec, h, &rec->sum->sched_lost);
 		break;
 	}
 }

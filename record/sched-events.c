@@ -48,12 +48,12 @@ static const char *const wake_fields[] = {
 	"common_flags", "pid", "target_cpu", NULL,
 };
 
-static size_t sched_pages(const struct recorder *rc)
+static size_t sched_pages(const struct recorder *rec)
 {
-	return rc->opts->ring_pages ? rc->opts->ring_pages * 4 : RECORD_DEFAULT_SCHED_PAGES;
+	return rec->opts->ring_pages ? rec->opts->ring_pages * 4 : RECORD_DEFAULT_SCHED_PAGES;
 }
 
-static void fill(struct recorder *rc, struct perf_event_attr *a, uint64_t id, uint64_t period,
+static void fill(struct recorder *rec, struct perf_event_attr *a, uint64_t id, uint64_t period,
 		 uint64_t sample_type)
 {
 	memset(a, 0, sizeof(*a));
@@ -68,9 +68,9 @@ static void fill(struct recorder *rc, struct perf_event_attr *a, uint64_t id, ui
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	/* Wake the recorder when a ring is a quarter full. */
-	a->wakeup_watermark = (uint32_t)(sched_pages(rc) * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	a->disabled = rc->ev.attr.disabled;
-	a->enable_on_exec = rc->ev.attr.enable_on_exec;
+	a->wakeup_watermark = (uint32_t)(sched_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	a->disabled = rec->ev.attr.disabled;
+	a->enable_on_exec = rec->ev.attr.enable_on_exec;
 }
 
 /* Opens attr on the calling thread to learn whether we may. */
@@ -88,11 +88,11 @@ static int probe(struct perf_event_attr *a)
 	return 0;
 }
 
-int sched_setup(struct recorder *rc)
+int sched_setup(struct recorder *rec)
 {
-	struct sched_rec *s = &rc->sched;
+	struct sched_rec *s = &rec->sched;
 	char dir[4096], why[512];
-	uint64_t every = rc->opts->sched_stacks ? rc->opts->sched_stacks
+	uint64_t every = rec->opts->sched_stacks ? rec->opts->sched_stacks
 						: RECORD_DEFAULT_SCHED_STACKS;
 	struct rec_event_desc desc;
 	uint32_t id;
@@ -100,84 +100,88 @@ int sched_setup(struct recorder *rc)
 
 	if (keymap__init(&s->ids, 256) || keymap__init(&s->task_names, 256) ||
 	    keymap__init(&s->unnamed, 64))
-		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	err = tracefs_find(dir, sizeof(dir), why, sizeof(why));
 	if (err)
-		return recorder_fail(rc, err, "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
-				"(as root)", "%s", why);
+		return prof_error_set(rec->err, err,
+				      "mount it with 'mount -t tracefs nodev /sys/kernel/tracing' "
+				      "(as root)",
+				      "%s", why);
 	err = tracepoint_load(dir, "sched", "sched_switch", switch_fields, &s->sw);
 	if (!err && (!s->sw.field[0].size || !s->sw.field[2].size || s->sw.field[1].size < 2))
 		err = -EBADMSG;
 	if (err)
-		return recorder_fail(rc, err, err == -EACCES ? "run prof as root" : NULL,
-				"cannot use tracepoint sched:sched_switch under %s: %s", dir,
-				err == -EBADMSG ? "format not understood" : strerror(-err));
+		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
+				      "cannot use tracepoint sched:sched_switch under %s: %s", dir,
+				      err == -EBADMSG ? "format not understood" : strerror(-err));
 	err = tracepoint_load(dir, "sched", "sched_waking", wake_fields, &s->wake);
 	if (err == -ENOENT) /* before Linux 4.3 */
 		err = tracepoint_load(dir, "sched", "sched_wakeup", wake_fields, &s->wake);
 	if (!err && !s->wake.field[1].size)
 		err = -EBADMSG;
 	if (err)
-		return recorder_fail(rc, err, err == -EACCES ? "run prof as root" : NULL,
-				"cannot use tracepoint sched:sched_waking under %s: %s", dir,
-				err == -EBADMSG ? "format not understood" : strerror(-err));
-	fill(rc, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+		return prof_error_set(rec->err, err, err == -EACCES ? "run prof as root" : NULL,
+				      "cannot use tracepoint sched:sched_waking under %s: %s", dir,
+				      err == -EBADMSG ? "format not understood" : strerror(-err));
+	fill(rec, &s->attr[SCHED_EV_SWITCH], s->sw.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	s->attr[SCHED_EV_SWITCH].context_switch = 1;
 	s->filtered = 1;
-	fill(rc, &s->attr[SCHED_EV_WAKE], s->wake.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	fill(rec, &s->attr[SCHED_EV_WAKE], s->wake.id, 1, SCHED_SAMPLE_TYPE | PERF_SAMPLE_RAW);
 	if (every != RECORD_SCHED_STACKS_NONE) {
-		fill(rc, &s->attr[SCHED_EV_STACK], s->sw.id, every,
+		fill(rec, &s->attr[SCHED_EV_STACK], s->sw.id, every,
 		     SCHED_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN);
-		if (rc->ev.user_only) {
+		if (rec->ev.user_only) {
 			s->attr[SCHED_EV_STACK].exclude_callchain_kernel = 1;
 		}
 	}
 	err = probe(&s->attr[SCHED_EV_SWITCH]);
 	if (err == -EACCES || err == -EPERM)
-		return recorder_fail(rc, err, "scheduler tracepoints with their fields need root or "
-				"CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
-				"%s", "not allowed to record scheduler events");
+		return prof_error_set(rec->err, err,
+				      "scheduler tracepoints with their fields need root or "
+				      "CAP_PERFMON (or kernel.perf_event_paranoid=-1)",
+				      "%s", "not allowed to record scheduler events");
 	if (err)
-		return recorder_fail(rc, err, NULL, "cannot open tracepoint sched:sched_switch: %s",
-				strerror(-err));
-	s->rings = calloc(rc->ncpus, sizeof(*s->rings));
-	s->tp_out = calloc(rc->ncpus, sizeof(*s->tp_out));
+		return prof_error_set(rec->err, err, NULL,
+				      "cannot open tracepoint sched:sched_switch: %s",
+				      strerror(-err));
+	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
+	s->tp_out = calloc(rec->ncpus, sizeof(*s->tp_out));
 	if (!s->rings || !s->tp_out)
-		return recorder_fail(rc, -ENOMEM, NULL, "%s", "out of memory");
-	for (size_t i = 0; i < rc->ncpus; i++)
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
+	for (size_t i = 0; i < rec->ncpus; i++)
 		s->rings[i].fd = -1;
 	if (every != RECORD_SCHED_STACKS_NONE) {
 		memset(&desc, 0, sizeof(desc));
-		rec_writer__string(rc->w, "sched:sched_switch", 18, &desc.name);
+		rec_writer__string(rec->w, "sched:sched_switch", 18, &desc.name);
 		desc.type = PERF_TYPE_TRACEPOINT;
 		desc.config = s->sw.id;
 		desc.period = every;
-		err = rec_writer__event(rc->w, &desc, &id);
+		err = rec_writer__event(rec->w, &desc, &id);
 		if (err)
-			return recorder_fail(rc, err, NULL, "%s", "out of memory");
+			return prof_error_set(rec->err, err, NULL, "%s", "out of memory");
 		s->stack_event = (uint8_t)id;
 	}
 	s->on = 1;
 	return 0;
 }
 
-static int open_one(struct recorder *rc, enum sched_event_kind kind, pid_t tid, size_t i)
+static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid, size_t i)
 {
-	struct sched_rec *s = &rc->sched;
+	struct sched_rec *s = &rec->sched;
 	struct ring *ring = &s->rings[i];
 	uint64_t id;
 	int fd, err;
 
 	if (!s->attr[kind].size)
 		return 0;
-	fd = sys_perf_event_open(&s->attr[kind], tid, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(&s->attr[kind], tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1)) {
+	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
 		close(fd);
 		return -ENOMEM;
 	}
-	rc->fds[rc->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
 		return -errno;
 	/* Plain sleeps are the bulk of switches and the SWITCH record says
@@ -190,7 +194,7 @@ static int open_one(struct recorder *rc, enum sched_event_kind kind, pid_t tid, 
 	if (err)
 		return err;
 	if (ring->fd < 0) {
-		err = ring__map(ring, fd, sched_pages(rc));
+		err = ring__map(ring, fd, sched_pages(rec));
 		if (err)
 			ring->fd = -1;
 		return err;
@@ -198,9 +202,9 @@ static int open_one(struct recorder *rc, enum sched_event_kind kind, pid_t tid, 
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) ? -errno : 0;
 }
 
-int sched_try_cpu_wide(struct recorder *rc)
+int sched_try_cpu_wide(struct recorder *rec)
 {
-	struct sched_rec *s = &rc->sched;
+	struct sched_rec *s = &rec->sched;
 	struct perf_event_attr a = s->attr[SCHED_EV_SWITCH];
 	int fd;
 
@@ -208,7 +212,7 @@ int sched_try_cpu_wide(struct recorder *rc)
 	a.context_switch = 0;
 	a.enable_on_exec = 0;
 	a.disabled = 1;
-	fd = sys_perf_event_open(&a, -1, rc->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(&a, -1, rec->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -226,51 +230,51 @@ int sched_try_cpu_wide(struct recorder *rc)
 	return 0;
 }
 
-int sched_open_cpu(struct recorder *rc, size_t i)
+int sched_open_cpu(struct recorder *rec, size_t i)
 {
-	int err = open_one(rc, SCHED_EV_SWITCH, -1, i);
+	int err = open_one(rec, SCHED_EV_SWITCH, -1, i);
 
 	if (!err)
-		err = open_one(rc, SCHED_EV_STACK, -1, i);
+		err = open_one(rec, SCHED_EV_STACK, -1, i);
 	if (!err)
-		err = open_one(rc, SCHED_EV_WAKE, -1, i);
+		err = open_one(rec, SCHED_EV_WAKE, -1, i);
 	return err;
 }
 
-int sched_open_thread(struct recorder *rc, pid_t tid, size_t i)
+int sched_open_thread(struct recorder *rec, pid_t tid, size_t i)
 {
 	int err;
 
-	if (rc->cpu_wide)
+	if (rec->cpu_wide)
 		return 0;
-	err = open_one(rc, SCHED_EV_SWITCH, tid, i);
+	err = open_one(rec, SCHED_EV_SWITCH, tid, i);
 
 	if (!err)
-		err = open_one(rc, SCHED_EV_STACK, tid, i);
+		err = open_one(rec, SCHED_EV_STACK, tid, i);
 	if (!err)
-		err = open_one(rc, SCHED_EV_WAKE, tid, i);
+		err = open_one(rec, SCHED_EV_WAKE, tid, i);
 	return err;
 }
 
-void sched_drain(struct recorder *rc, const uint64_t *heads)
+void sched_drain(struct recorder *rec, const uint64_t *heads)
 {
-	struct sched_rec *s = &rc->sched;
+	struct sched_rec *s = &rec->sched;
 
-	for (size_t i = 0; s->on && i < rc->ncpus; i++) {
+	for (size_t i = 0; s->on && i < rec->ncpus; i++) {
 		struct ring *r = &s->rings[i];
 
 		s->cur = i;
-		if (r->fd >= 0 && (heads ? ring__drain_to(r, heads[i], rc->scratch,
-							   sched_handle_record, rc)
-					 : ring__drain(r, rc->scratch, sched_handle_record, rc)) < 0)
-			rc->bad_ring = 1;
+		if (r->fd >= 0 && (heads ? ring__drain_to(r, heads[i], rec->scratch,
+							   sched_handle_record, rec)
+					 : ring__drain(r, rec->scratch, sched_handle_record, rec)) < 0)
+			rec->bad_ring = 1;
 	}
 }
 
-void sched_heads(const struct recorder *rc, uint64_t *heads)
+void sched_heads(const struct recorder *rec, uint64_t *heads)
 {
-	for (size_t i = 0; rc->sched.on && i < rc->ncpus; i++)
-		heads[i] = rc->sched.rings[i].fd >= 0 ? ring__head(&rc->sched.rings[i]) : 0;
+	for (size_t i = 0; rec->sched.on && i < rec->ncpus; i++)
+		heads[i] = rec->sched.rings[i].fd >= 0 ? ring__head(&rec->sched.rings[i]) : 0;
 }
 
 static uint8_t state_of_letter(char c)
@@ -296,13 +300,13 @@ static uint8_t state_of_letter(char c)
 	}
 }
 
-void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid)
+void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid)
 {
 	char path[96], buf[512], *p;
 	FILE *f;
 	uint8_t state = REC_STATE_OTHER;
 
-	if (!rc->sched.on)
+	if (!rec->sched.on)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	f = fopen(path, "re");
@@ -316,20 +320,21 @@ void sched_init_state(struct recorder *rc, uint64_t time, pid_t pid, pid_t tid)
 		if (p && p[1] == ' ' && p[2])
 			state = state_of_letter(p[2]);
 	}
-	if (rec_writer__sched(rc->w, time, (uint32_t)tid, 0, 0, REC_SCHED_INIT, state) &&
-	    !rc->write_err)
-		rc->write_err = -ENOMEM;
+	if (rec_writer__sched(rec->w, time, (uint32_t)tid, 0, 0, REC_SCHED_INIT, state) &&
+	    !rec->write_err)
+		rec->write_err = -ENOMEM;
 }
 
 /* Names the wakers that never showed up as a next task, from /proc while
  * they still exist. */
-static void name_waker(struct recorder *rc, uint64_t tid)
+static void name_waker(struct recorder *rec, uint64_t tid)
 {
 	char path[64], name[64];
 	uint32_t id;
 	FILE *f;
 
-	if (keymap__get(&rc->sched.task_names, tid, 0, &id) || keymap__get(&rc->names, tid, 0, &id))
+	if (keymap__get(&rec->sched.task_names, tid, 0, &id) ||
+	    keymap__get(&rec->names, tid, 0, &id))
 		return;
 	snprintf(path, sizeof(path), "/proc/%llu/comm", (unsigned long long)tid);
 	f = fopen(path, "re");
@@ -337,28 +342,30 @@ static void name_waker(struct recorder *rc, uint64_t tid)
 		return;
 	if (fgets(name, sizeof(name), f)) {
 		name[strcspn(name, "\n")] = '\0';
-		if (!rec_writer__string(rc->w, name, strlen(name), &id))
-			rec_writer__sched(rc->w, monotonic_ns(), (uint32_t)tid, id, 0,
+		if (!rec_writer__string(rec->w, name, strlen(name), &id))
+			rec_writer__sched(rec->w, monotonic_ns(), (uint32_t)tid, id, 0,
 					  REC_SCHED_TASK, 0);
 	}
 	fclose(f);
 }
 
-void sched_finish(struct recorder *rc)
+void sched_finish(struct recorder *rec)
 {
-	const struct keymap *m = &rc->sched.unnamed;
+	const struct keymap *m = &rec->sched.unnamed;
 
-	for (size_t i = 0; rc->sched.on && m->slots && i <= m->mask; i++)
+	/* Every key of the keymap, its slots walked in place: keymap.h has no
+	 * iterator, and a map without deletion has a key in each used slot. */
+	for (size_t i = 0; rec->sched.on && m->slots && i <= m->mask; i++)
 		if (m->slots[i].hash)
-			name_waker(rc, m->slots[i].a);
+			name_waker(rec, m->slots[i].a);
 }
 
-void sched_release(struct recorder *rc)
+void sched_release(struct recorder *rec)
 {
-	struct sched_rec *s = &rc->sched;
+	struct sched_rec *s = &rec->sched;
 
 	if (s->rings) {
-		for (size_t i = 0; i < rc->ncpus; i++)
+		for (size_t i = 0; i < rec->ncpus; i++)
 			ring__unmap(&s->rings[i]);
 		free(s->rings);
 		s->rings = NULL;

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,28 +49,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
-	return err < 0 ? err : -err;
-}
-
 static uint64_t read_sysctl(const char *path, uint64_t dflt)
 {
 	FILE *f = fopen(path, "re");
@@ -99,7 +76,7 @@ static long read_paranoid(void)
 }
 
 /* Online CPUs from /sys ("0-3,6"), falling back to 0..nconf-1. */
-static int list_cpus(struct recorder *rc)
+static int list_cpus(struct recorder *rec)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 	char buf[4096];
@@ -113,11 +90,11 @@ static int list_cpus(struct recorder *rc)
 			if (*p == '-')
 				b = strtol(p + 1, &p, 10);
 			for (c = a; c <= b && c < 65536; c++) {
-				if (GROW(rc->cpus, cap, rc->ncpus + 1)) {
+				if (GROW(rec->cpus, cap, rec->ncpus + 1)) {
 					fclose(f);
 					return -ENOMEM;
 				}
-				rc->cpus[rc->ncpus++] = (int)c;
+				rec->cpus[rec->ncpus++] = (int)c;
 			}
 			if (*p == ',')
 				p++;
@@ -127,24 +104,24 @@ static int list_cpus(struct recorder *rc)
 	}
 	if (f)
 		fclose(f);
-	if (!rc->ncpus) {
+	if (!rec->ncpus) {
 		long n = sysconf(_SC_NPROCESSORS_CONF), c;
 
 		for (c = 0; c < (n > 0 ? n : 1); c++) {
-			if (GROW(rc->cpus, cap, rc->ncpus + 1))
+			if (GROW(rec->cpus, cap, rec->ncpus + 1))
 				return -ENOMEM;
-			rc->cpus[rc->ncpus++] = (int)c;
+			rec->cpus[rec->ncpus++] = (int)c;
 		}
 	}
 	return 0;
 }
 
 /* Per CPU: -m, else 4 MiB for dwarf stack copies, else 1 MiB. */
-static size_t ring_pages(const struct recorder *rc)
+static size_t ring_pages(const struct recorder *rec)
 {
-	if (rc->opts->ring_pages)
-		return rc->opts->ring_pages;
-	return rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF ? RECORD_DWARF_RING_PAGES
+	if (rec->opts->ring_pages)
+		return rec->opts->ring_pages;
+	return rec->opts->call_graph == RECORD_CALL_GRAPH_DWARF ? RECORD_DWARF_RING_PAGES
 							       : RECORD_DEFAULT_RING_PAGES;
 }
 
@@ -160,38 +137,38 @@ static const char *permission_hint(void)
 	return hint;
 }
 
-static int keep_fd(struct recorder *rc, int fd, size_t i)
+static int keep_fd(struct recorder *rec, int fd, size_t i)
 {
-	if (GROW(rc->fds, rc->fds_cap, rc->nfds + 1)) {
+	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
 		close(fd);
 		return -ENOMEM;
 	}
-	rc->fds[rc->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
 	return 0;
 }
 
 /* CPU-wide mode: each CPU's sampling event (with the side-band records of
  * every task) and scheduler events. Opened once, before the targets. */
-static int open_cpu_events(struct recorder *rc)
+static int open_cpu_events(struct recorder *rec)
 {
-	struct perf_event_attr a = rc->ev.attr;
+	struct perf_event_attr a = rec->ev.attr;
 	size_t i;
 	int fd, err;
 
-	if (rc->rings[0].fd >= 0)
+	if (rec->rings[0].fd >= 0)
 		return 0;
 	a.inherit = 0;
 	a.enable_on_exec = 0;
 	a.disabled = 0;
-	for (i = 0; i < rc->ncpus; i++) {
-		fd = sys_perf_event_open(&a, -1, rc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	for (i = 0; i < rec->ncpus; i++) {
+		fd = sys_perf_event_open(&a, -1, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		err = keep_fd(rc, fd, i);
-		if (!err && (err = ring__map(&rc->rings[i], fd, ring_pages(rc))))
-			rc->rings[i].fd = -1;
+		err = keep_fd(rec, fd, i);
+		if (!err && (err = ring__map(&rec->rings[i], fd, ring_pages(rec))))
+			rec->rings[i].fd = -1;
 		if (!err)
-			err = sched_open_cpu(rc, i);
+			err = sched_open_cpu(rec, i);
 		if (err)
 			return err;
 	}
@@ -200,39 +177,39 @@ static int open_cpu_events(struct recorder *rc)
 
 /* Opens the event on tid for every CPU (CPU-wide mode: only notes the
  * thread as a target). 0, -ESRCH (thread gone), -errno. */
-static int open_thread(struct recorder *rc, pid_t tid)
+static int open_thread(struct recorder *rec, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < rc->ncpus && !rc->cpu_wide; i++) {
-		int fd = sys_perf_event_open(&rc->ev.attr, tid, rc->cpus[i], -1,
+	for (i = 0; i < rec->ncpus && !rec->cpu_wide; i++) {
+		int fd = sys_perf_event_open(&rec->ev.attr, tid, rec->cpus[i], -1,
 					     PERF_FLAG_FD_CLOEXEC);
 		int err;
 
 		if (fd < 0)
 			return -errno;
-		err = keep_fd(rc, fd, i);
+		err = keep_fd(rec, fd, i);
 		if (err)
 			return err;
-		if (rc->rings[i].fd < 0) {
-			err = ring__map(&rc->rings[i], fd, ring_pages(rc));
+		if (rec->rings[i].fd < 0) {
+			err = ring__map(&rec->rings[i], fd, ring_pages(rec));
 			if (err) {
-				rc->rings[i].fd = -1;
+				rec->rings[i].fd = -1;
 				return err;
 			}
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rc->rings[i].fd)) {
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rec->rings[i].fd)) {
 			return -errno;
 		}
-		if (rc->sched.on && (err = sched_open_thread(rc, tid, i)))
+		if (rec->sched.on && (err = sched_open_thread(rec, tid, i)))
 			return err;
 	}
-	if (rc->probes.on) {
-		int err = probes_open_thread(rc, tid);
+	if (rec->probes.on) {
+		int err = probes_open_thread(rec, tid);
 
 		if (err)
 			return err;
 	}
-	return keymap__set(&rc->opened_tids, (uint64_t)tid, 0, 1);
+	return keymap__set(&rec->opened_tids, (uint64_t)tid, 0, 1);
 }
 
 /* CPU-wide mode: records are kept when their task is a target, so a new
@@ -241,63 +218,64 @@ static int open_thread(struct recorder *rc, pid_t tid)
  * every ring ends, learn from the FORK records in all CPU rings, then
  * decode up to the noted ends: each record decoded then was written before
  * the FORK records were looked at. */
-static void drain_cpu_wide(struct recorder *rc)
+static void drain_cpu_wide(struct recorder *rec)
 {
-	uint64_t *cpu_heads = rc->heads, *sched_heads_ = rc->heads + rc->ncpus;
+	uint64_t *cpu_heads = rec->heads, *sched_heads_ = rec->heads + rec->ncpus;
 	size_t i;
 
-	for (i = 0; i < rc->ncpus; i++)
-		cpu_heads[i] = rc->rings[i].fd >= 0 ? ring__head(&rc->rings[i]) : 0;
-	sched_heads(rc, sched_heads_);
-	for (i = 0; i < rc->ncpus; i++)
-		if (rc->rings[i].fd >= 0)
-			ring__peek(&rc->rings[i], rc->scratch, recorder_learn_fork, rc);
-	for (i = 0; i < rc->ncpus; i++)
-		if (rc->rings[i].fd >= 0 && ring__drain_to(&rc->rings[i], cpu_heads[i], rc->scratch,
-							   recorder_handle_record, rc) < 0)
-			rc->bad_ring = 1;
-	ustack_process(rc);
-	sched_drain(rc, sched_heads_);
+	for (i = 0; i < rec->ncpus; i++)
+		cpu_heads[i] = rec->rings[i].fd >= 0 ? ring__head(&rec->rings[i]) : 0;
+	sched_heads(rec, sched_heads_);
+	for (i = 0; i < rec->ncpus; i++)
+		if (rec->rings[i].fd >= 0)
+			ring__peek(&rec->rings[i], rec->scratch, recorder_learn_fork, rec);
+	for (i = 0; i < rec->ncpus; i++)
+		if (rec->rings[i].fd >= 0 &&
+		    ring__drain_to(&rec->rings[i], cpu_heads[i], rec->scratch,
+				   recorder_handle_record, rec) < 0)
+			rec->bad_ring = 1;
+	ustack_process(rec);
+	sched_drain(rec, sched_heads_);
 }
 
-static void drain_all(struct recorder *rc)
+static void drain_all(struct recorder *rec)
 {
 	size_t i;
 
-	if (rc->defer.on) { /* copies only: processed at the end (defer.c) */
-		for (i = 0; i < rc->ncpus; i++)
-			if (rc->rings[i].fd >= 0 &&
-			    ring__drain(&rc->rings[i], rc->scratch, defer_keep, rc) < 0)
-				rc->bad_ring = 1;
+	if (rec->defer.on) { /* copies only: processed at the end (defer.c) */
+		for (i = 0; i < rec->ncpus; i++)
+			if (rec->rings[i].fd >= 0 &&
+			    ring__drain(&rec->rings[i], rec->scratch, defer_keep, rec) < 0)
+				rec->bad_ring = 1;
 		return;
 	}
-	if (rc->cpu_wide) {
-		drain_cpu_wide(rc);
-		probes_drain(rc);
+	if (rec->cpu_wide) {
+		drain_cpu_wide(rec);
+		probes_drain(rec);
 		return;
 	}
-	for (i = 0; i < rc->ncpus; i++)
-		if (rc->rings[i].fd >= 0 &&
-		    ring__drain(&rc->rings[i], rc->scratch, recorder_handle_record, rc) < 0)
-			rc->bad_ring = 1;
-	ustack_process(rc);
-	sched_drain(rc, NULL);
-	probes_drain(rc);
+	for (i = 0; i < rec->ncpus; i++)
+		if (rec->rings[i].fd >= 0 &&
+		    ring__drain(&rec->rings[i], rec->scratch, recorder_handle_record, rec) < 0)
+			rec->bad_ring = 1;
+	ustack_process(rec);
+	sched_drain(rec, NULL);
+	probes_drain(rec);
 }
 
 static void synth_map(void *ctx, const struct proc_map *m)
 {
-	struct recorder *rc = ((void **)ctx)[0];
+	struct recorder *rec = ((void **)ctx)[0];
 	pid_t pid = *(pid_t *)((void **)ctx)[1];
 
-	recorder_add_mapping(rc, monotonic_ns(), (uint32_t)pid, m->start, m->end, m->pgoff,
+	recorder_add_mapping(rec, monotonic_ns(), (uint32_t)pid, m->start, m->end, m->pgoff,
 			     m->path);
 }
 
 /* Attach: open every thread of pid, then look again for threads created
  * meanwhile that did not inherit our events (made by a thread we had not
  * opened yet). Returns 0, or -ESRCH when the process vanished first. */
-static int attach_process(struct recorder *rc, pid_t pid)
+static int attach_process(struct recorder *rec, pid_t pid)
 {
 	int round, opened = 0, err = 0;
 
@@ -311,10 +289,10 @@ static int attach_process(struct recorder *rc, pid_t pid)
 		for (i = 0; i < n; i++) {
 			uint32_t dummy;
 
-			if (keymap__get(&rc->opened_tids, (uint64_t)tids[i], 0, &dummy) ||
-			    keymap__get(&rc->forked_tids, (uint64_t)tids[i], 0, &dummy))
+			if (keymap__get(&rec->opened_tids, (uint64_t)tids[i], 0, &dummy) ||
+			    keymap__get(&rec->forked_tids, (uint64_t)tids[i], 0, &dummy))
 				continue;
-			err = open_thread(rc, tids[i]);
+			err = open_thread(rec, tids[i]);
 			if (err == -ESRCH) {
 				err = 0;
 				continue;
@@ -329,7 +307,7 @@ static int attach_process(struct recorder *rc, pid_t pid)
 		free(tids);
 		if (!fresh)
 			break;
-		drain_all(rc); /* learn which new threads inherited events */
+		drain_all(rec); /* learn which new threads inherited events */
 	}
 	if (!opened)
 		return -ESRCH;
@@ -338,11 +316,11 @@ static int attach_process(struct recorder *rc, pid_t pid)
 
 /* Writes what /proc says of pid's threads and mappings, as of `now` (when
  * attaching began: the threads existed then, as far as we can tell). */
-static void synth_process(struct recorder *rc, pid_t pid, uint64_t now)
+static void synth_process(struct recorder *rec, pid_t pid, uint64_t now)
 {
 	pid_t *tids;
 	size_t n, i;
-	void *ctx[2] = {rc, &pid};
+	void *ctx[2] = {rec, &pid};
 
 	if (proc_list_tids(pid, &tids, &n))
 		return;
@@ -351,84 +329,84 @@ static void synth_process(struct recorder *rc, pid_t pid, uint64_t now)
 
 		if (proc_thread_name(pid, tids[i], name, sizeof(name)))
 			continue;
-		recorder_thread_start(rc, now, (uint32_t)pid, (uint32_t)tids[i], name);
-		sched_init_state(rc, now, pid, tids[i]);
+		recorder_thread_start(rec, now, (uint32_t)pid, (uint32_t)tids[i], name);
+		sched_init_state(rec, now, pid, tids[i]);
 	}
 	free(tids);
 	proc_each_exec_map(pid, synth_map, ctx);
 }
 
-static void write_meta(struct recorder *rc)
+static void write_meta(struct recorder *rec)
 {
 	struct utsname u;
 	char buf[256], host[256];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	rec_writer__meta(rc->w, "prof-version", "0.1.0");
+	rec_writer__meta(rec->w, "prof-version", "0.1.0");
 	if (!uname(&u)) {
-		rec_writer__meta(rc->w, "kernel", u.release);
-		rec_writer__meta(rc->w, "arch", u.machine);
+		rec_writer__meta(rec->w, "kernel", u.release);
+		rec_writer__meta(rec->w, "arch", u.machine);
 	}
 	if (!gethostname(host, sizeof(host))) {
 		host[sizeof(host) - 1] = '\0';
-		rec_writer__meta(rc->w, "hostname", host);
+		rec_writer__meta(rec->w, "hostname", host);
 	}
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	rec_writer__meta(rc->w, "start-time", buf);
+	rec_writer__meta(rec->w, "start-time", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)monotonic_ns());
-	rec_writer__meta(rc->w, "start-monotonic-ns", buf);
-	rec_writer__meta(rc->w, "clock", "CLOCK_MONOTONIC");
-	if (rc->opts->cmdline)
-		rec_writer__meta(rc->w, "cmdline", rc->opts->cmdline);
-	snprintf(buf, sizeof(buf), "%zu", rc->ncpus);
-	rec_writer__meta(rc->w, "cpus", buf);
-	rec_writer__meta(rc->w, "event", rc->ev.name);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rc->ev.attr.sample_freq);
-	rec_writer__meta(rc->w, "frequency", buf);
-	if (rc->ustack.on && rc->ustack.dwarf) {
-		rec_writer__meta(rc->w, "call-graph", "dwarf");
-		snprintf(buf, sizeof(buf), "%u", rc->ustack.stack_size);
-		rec_writer__meta(rc->w, "stack-size", buf);
+	rec_writer__meta(rec->w, "start-monotonic-ns", buf);
+	rec_writer__meta(rec->w, "clock", "CLOCK_MONOTONIC");
+	if (rec->opts->cmdline)
+		rec_writer__meta(rec->w, "cmdline", rec->opts->cmdline);
+	snprintf(buf, sizeof(buf), "%zu", rec->ncpus);
+	rec_writer__meta(rec->w, "cpus", buf);
+	rec_writer__meta(rec->w, "event", rec->ev.name);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rec->ev.attr.sample_freq);
+	rec_writer__meta(rec->w, "frequency", buf);
+	if (rec->ustack.on && rec->ustack.dwarf) {
+		rec_writer__meta(rec->w, "call-graph", "dwarf");
+		snprintf(buf, sizeof(buf), "%u", rec->ustack.stack_size);
+		rec_writer__meta(rec->w, "stack-size", buf);
 	} else {
-		rec_writer__meta(rc->w, "call-graph", "fp");
-		rec_writer__meta(rc->w, "leaf-fix", !rc->ustack.on     ? "no"
-						    : rc->ustack.callsite ? "callsite"
+		rec_writer__meta(rec->w, "call-graph", "fp");
+		rec_writer__meta(rec->w, "leaf-fix", !rec->ustack.on     ? "no"
+						    : rec->ustack.callsite ? "callsite"
 									  : "stack");
 	}
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rc->max_stack);
-	rec_writer__meta(rc->w, "max-stack", buf);
-	if (rc->opts->no_symbolize)
-		rec_writer__meta(rc->w, "symbolize", "no");
-	rec_writer__meta(rc->w, "kernel-stacks", rc->ev.user_only ? "no" : "yes");
-	rec_writer__meta(rc->w, "sched", rc->sched.on ? "yes" : "no");
-	rec_writer__meta(rc->w, "scope", rc->cpu_wide ? "cpu-wide" : "per-thread");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rec->max_stack);
+	rec_writer__meta(rec->w, "max-stack", buf);
+	if (rec->opts->no_symbolize)
+		rec_writer__meta(rec->w, "symbolize", "no");
+	rec_writer__meta(rec->w, "kernel-stacks", rec->ev.user_only ? "no" : "yes");
+	rec_writer__meta(rec->w, "sched", rec->sched.on ? "yes" : "no");
+	rec_writer__meta(rec->w, "scope", rec->cpu_wide ? "cpu-wide" : "per-thread");
 }
 
 /* --sched: goes CPU-wide (see recorder.h) when the kernel lets us open a
  * CPU-wide sampling event and scheduler events; else stays per thread. */
-static void try_cpu_wide(struct recorder *rc)
+static void try_cpu_wide(struct recorder *rec)
 {
-	struct perf_event_attr a = rc->ev.attr;
+	struct perf_event_attr a = rec->ev.attr;
 	int fd;
 
 	a.inherit = 0;
 	a.enable_on_exec = 0;
 	a.disabled = 1;
-	fd = sys_perf_event_open(&a, -1, rc->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(&a, -1, rec->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return;
 	close(fd);
-	rc->heads = calloc(2 * rc->ncpus, sizeof(*rc->heads));
-	if (rc->heads && !sched_try_cpu_wide(rc))
-		rc->cpu_wide = 1;
+	rec->heads = calloc(2 * rec->ncpus, sizeof(*rec->heads));
+	if (rec->heads && !sched_try_cpu_wide(rec))
+		rec->cpu_wide = 1;
 }
 
 /* -e without cpu-clock (or --alloc alone): probe hits only. */
-static int probes_only(const struct recorder *rc)
+static int probes_only(const struct recorder *rec)
 {
-	const struct record_opts *o = rc->opts;
+	const struct record_opts *o = rec->opts;
 	size_t i;
 
 	if (!o->nevents && !o->alloc)
@@ -439,9 +417,9 @@ static int probes_only(const struct recorder *rc)
 	return 1;
 }
 
-static int setup_events(struct recorder *rc)
+static int setup_events(struct recorder *rec)
 {
-	uint64_t freq = rc->opts->freq ? rc->opts->freq : RECORD_DEFAULT_FREQ;
+	uint64_t freq = rec->opts->freq ? rec->opts->freq : RECORD_DEFAULT_FREQ;
 	uint64_t max_rate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 	struct rec_event_desc desc;
 	uint32_t id;
@@ -449,63 +427,66 @@ static int setup_events(struct recorder *rc)
 	int err;
 
 	if (freq > max_rate)
-		return fail(rc, -EINVAL, "lower -F, or raise kernel.perf_event_max_sample_rate",
-			    "-F %llu is above the kernel's limit of %llu Hz",
-			    (unsigned long long)freq, (unsigned long long)max_rate);
-	err = event_choice__probe(&rc->ev, freq, rc->opts->argv != NULL);
+		return prof_error_set(rec->err, -EINVAL,
+				      "lower -F, or raise kernel.perf_event_max_sample_rate",
+				      "-F %llu is above the kernel's limit of %llu Hz",
+				      (unsigned long long)freq, (unsigned long long)max_rate);
+	err = event_choice__probe(&rec->ev, freq, rec->opts->argv != NULL);
 	if (err == -EACCES || err == -EPERM)
-		return fail(rc, err, permission_hint(), "not allowed to use perf events: %s",
-			    strerror(-err));
+		return prof_error_set(rec->err, err, permission_hint(),
+				      "not allowed to use perf events: %s", strerror(-err));
 	if (err == -ENOENT || err == -ENOSYS)
-		return fail(rc, err, "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
-			    "cannot open a sampling event: %s", strerror(-err));
+		return prof_error_set(rec->err, err,
+				      "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
+				      "cannot open a sampling event: %s", strerror(-err));
 	if (err)
-		return fail(rc, err, NULL, "cannot open a sampling event: %s", strerror(-err));
-	if (!rc->opts->quiet) {
-		if (rc->ev.fell_back && !probes_only(rc))
+		return prof_error_set(rec->err, err, NULL, "cannot open a sampling event: %s",
+				      strerror(-err));
+	if (!rec->opts->quiet) {
+		if (rec->ev.fell_back && !probes_only(rec))
 			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
-		if (rc->ev.user_only)
+		if (rec->ev.user_only)
 			fprintf(stderr, "prof record: kernel sampling not allowed (%s, "
 				"perf_event_paranoid=%ld): recording user stacks only\n",
-				strerror(rc->ev.kernel_error), read_paranoid());
+				strerror(rec->ev.kernel_error), read_paranoid());
 	}
-	err = ustack_setup(rc);
+	err = ustack_setup(rec);
 	if (err)
 		return err;
 	/* Wake us when a ring is a quarter full, on top of the 100 ms tick. */
-	rc->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rc) * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	err = list_cpus(rc);
+	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	err = list_cpus(rec);
 	if (err)
-		return fail(rc, err, NULL, "out of memory");
-	rc->rings = calloc(rc->ncpus, sizeof(*rc->rings));
-	if (!rc->rings)
-		return fail(rc, -ENOMEM, NULL, "out of memory");
-	for (i = 0; i < rc->ncpus; i++)
-		rc->rings[i].fd = -1;
-	if (probes_only(rc)) {
+		return prof_error_set(rec->err, err, NULL, "out of memory");
+	rec->rings = calloc(rec->ncpus, sizeof(*rec->rings));
+	if (!rec->rings)
+		return prof_error_set(rec->err, -ENOMEM, NULL, "out of memory");
+	for (i = 0; i < rec->ncpus; i++)
+		rec->rings[i].fd = -1;
+	if (probes_only(rec)) {
 		/* The side-band records (names, mappings, threads) still come
 		 * from an event on every thread: one that never samples. */
-		rc->ev.attr.type = PERF_TYPE_SOFTWARE;
-		rc->ev.attr.config = PERF_COUNT_SW_DUMMY;
-		rc->ev.name = "none";
+		rec->ev.attr.type = PERF_TYPE_SOFTWARE;
+		rec->ev.attr.config = PERF_COUNT_SW_DUMMY;
+		rec->ev.name = "none";
 	} else {
 		memset(&desc, 0, sizeof(desc));
-		rec_writer__string(rc->w, rc->ev.name, strlen(rc->ev.name), &desc.name);
-		desc.type = rc->ev.attr.type;
-		desc.config = rc->ev.attr.config;
+		rec_writer__string(rec->w, rec->ev.name, strlen(rec->ev.name), &desc.name);
+		desc.type = rec->ev.attr.type;
+		desc.config = rec->ev.attr.config;
 		desc.freq = freq;
-		err = rec_writer__event(rc->w, &desc, &id);
+		err = rec_writer__event(rec->w, &desc, &id);
 		if (err)
-			return fail(rc, err, NULL, "out of memory");
+			return prof_error_set(rec->err, err, NULL, "out of memory");
 	}
-	err = probes_setup(rc);
+	err = probes_setup(rec);
 	if (err)
 		return err;
-	if (!rc->opts->sched)
+	if (!rec->opts->sched)
 		return 0;
-	err = sched_setup(rc);
-	if (!err && !rc->opts->sched_per_thread)
-		try_cpu_wide(rc);
+	err = sched_setup(rec);
+	if (!err && !rec->opts->sched_per_thread)
+		try_cpu_wide(rec);
 	return err;
 }
 
@@ -514,104 +495,110 @@ static int open_pidfd(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-static int start_attach(struct recorder *rc)
+static int start_attach(struct recorder *rec)
 {
 	size_t i;
 	int err;
 
-	for (i = 0; i < rc->opts->npids; i++) {
+	for (i = 0; i < rec->opts->npids; i++) {
 		/* -p may name a thread: its whole process is the target. */
-		pid_t pid = proc_tgid(rc->opts->pids[i]);
+		pid_t pid = proc_tgid(rec->opts->pids[i]);
 		uint64_t t0 = monotonic_ns();
 
-		err = keymap__set(&rc->target_pids, (uint64_t)pid, 0, 1);
-		if (!err && rc->cpu_wide)
-			err = open_cpu_events(rc);
+		err = keymap__set(&rec->target_pids, (uint64_t)pid, 0, 1);
+		if (!err && rec->cpu_wide)
+			err = open_cpu_events(rec);
 		if (!err)
-			err = attach_process(rc, pid);
+			err = attach_process(rec, pid);
 		if (err == -ESRCH)
-			return fail(rc, err, NULL, "process %d exited before sampling started",
-				    (int)pid);
+			return prof_error_set(rec->err, err, NULL,
+					      "process %d exited before sampling started",
+					      (int)pid);
 		if (err == -EACCES || err == -EPERM)
-			return fail(rc, err, permission_hint(), "cannot profile process %d: %s",
-				    (int)pid, strerror(-err));
+			return prof_error_set(rec->err, err, permission_hint(),
+					      "cannot profile process %d: %s", (int)pid,
+					      strerror(-err));
 		if (err == -EMFILE || err == -ENFILE)
-			return fail(rc, err, "raise the open file limit ('ulimit -n')",
-				    "too many threads to open events on: %s", strerror(-err));
+			return prof_error_set(
+			    rec->err, err, "raise the open file limit ('ulimit -n')",
+			    "too many threads to open events on: %s", strerror(-err));
 		if (err)
-			return fail(rc, err, NULL, "cannot profile process %d: %s", (int)pid,
-				    strerror(-err));
-		rc->targets[i].pid = pid;
-		rc->targets[i].pidfd = open_pidfd(pid);
-		synth_process(rc, pid, t0);
+			return prof_error_set(rec->err, err, NULL, "cannot profile process %d: %s",
+					      (int)pid, strerror(-err));
+		rec->targets[i].pid = pid;
+		rec->targets[i].pidfd = open_pidfd(pid);
+		synth_process(rec, pid, t0);
 	}
 	return 0;
 }
 
-static int start_launch(struct recorder *rc)
+static int start_launch(struct recorder *rec)
 {
-	char *const *argv = rc->opts->argv;
+	char *const *argv = rec->opts->argv;
 	const char *base = strrchr(argv[0], '/');
 	int go_fd, err_fd, err;
 	pid_t pid;
 
 	err = launch_prepare(argv, &pid, &go_fd, &err_fd);
 	if (err)
-		return fail(rc, err, NULL, "cannot start '%s': %s", argv[0], strerror(-err));
-	rc->child = pid;
-	err = keymap__set(&rc->target_pids, (uint64_t)pid, 0, 1);
-	if (!err && rc->cpu_wide)
-		err = open_cpu_events(rc);
+		return prof_error_set(rec->err, err, NULL, "cannot start '%s': %s", argv[0],
+				      strerror(-err));
+	rec->child = pid;
+	err = keymap__set(&rec->target_pids, (uint64_t)pid, 0, 1);
+	if (!err && rec->cpu_wide)
+		err = open_cpu_events(rec);
 	if (!err)
-		err = open_thread(rc, pid);
+		err = open_thread(rec, pid);
 	if (err) {
 		close(go_fd); /* the child exits without running the command */
 		close(err_fd);
 		waitpid(pid, NULL, 0);
-		rc->child = 0;
+		rec->child = 0;
 		if (err == -EACCES || err == -EPERM)
-			return fail(rc, err, permission_hint(), "cannot profile '%s': %s", argv[0],
-				    strerror(-err));
-		return fail(rc, err, NULL, "cannot profile '%s': %s", argv[0], strerror(-err));
+			return prof_error_set(rec->err, err, permission_hint(),
+					      "cannot profile '%s': %s", argv[0], strerror(-err));
+		return prof_error_set(rec->err, err, NULL, "cannot profile '%s': %s", argv[0],
+				      strerror(-err));
 	}
-	rc->targets[0].pid = pid;
-	rc->targets[0].pidfd = open_pidfd(pid);
-	recorder_thread_start(rc, monotonic_ns(), (uint32_t)pid, (uint32_t)pid,
+	rec->targets[0].pid = pid;
+	rec->targets[0].pidfd = open_pidfd(pid);
+	recorder_thread_start(rec, monotonic_ns(), (uint32_t)pid, (uint32_t)pid,
 			      base ? base + 1 : argv[0]);
-	if (rc->sched.on) /* it runs as soon as it is let go */
-		rec_writer__sched(rc->w, monotonic_ns(), (uint32_t)pid, 0, 0, REC_SCHED_INIT,
+	if (rec->sched.on) /* it runs as soon as it is let go */
+		rec_writer__sched(rec->w, monotonic_ns(), (uint32_t)pid, 0, 0, REC_SCHED_INIT,
 				  REC_STATE_RUNNING);
 	err = launch_go(go_fd, err_fd);
 	if (err) {
 		waitpid(pid, NULL, 0);
-		rc->child = 0;
-		return fail(rc, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
-			    "cannot run '%s': %s", argv[0], strerror(-err));
+		rec->child = 0;
+		return prof_error_set(
+		    rec->err, err, err == -ENOENT ? "check the command name and your PATH" : NULL,
+		    "cannot run '%s': %s", argv[0], strerror(-err));
 	}
 	return 0;
 }
 
 /* Has every target exited? Reaps the launched command. */
-static int targets_done(struct recorder *rc, const struct pollfd *pfds, size_t first)
+static int targets_done(struct recorder *rec, const struct pollfd *pfds, size_t first)
 {
 	size_t i, live = 0;
 
-	for (i = 0; i < rc->ntargets; i++) {
-		struct target *t = &rc->targets[i];
+	for (i = 0; i < rec->ntargets; i++) {
+		struct target *t = &rec->targets[i];
 
 		if (t->exited)
 			continue;
 		if (t->pidfd >= 0 ? (pfds[first + i].revents & (POLLIN | POLLHUP)) != 0
 				  : kill(t->pid, 0) && errno == ESRCH)
 			t->exited = 1;
-		if (t->pid == rc->child && rc->child) {
+		if (t->pid == rec->child && rec->child) {
 			int status;
 
-			if (waitpid(rc->child, &status, WNOHANG) == rc->child) {
+			if (waitpid(rec->child, &status, WNOHANG) == rec->child) {
 				t->exited = 1;
-				rc->sum->target_status = WIFEXITED(status) ? WEXITSTATUS(status)
+				rec->sum->target_status = WIFEXITED(status) ? WEXITSTATUS(status)
 									  : 128 + WTERMSIG(status);
-				rc->child = 0;
+				rec->child = 0;
 			}
 		}
 		if (!t->exited)
@@ -620,7 +607,7 @@ static int targets_done(struct recorder *rc, const struct pollfd *pfds, size_t f
 	return live == 0;
 }
 
-static int run_loop(struct recorder *rc, uint64_t start)
+static int run_loop(struct recorder *rec, uint64_t start)
 {
 	struct pollfd *pfds = NULL;
 	size_t cap = 0, i;
@@ -628,14 +615,14 @@ static int run_loop(struct recorder *rc, uint64_t start)
 	sigset_t unblocked;
 
 	sigemptyset(&unblocked);
-	while (!stop_requested && !rc->write_err) {
+	while (!stop_requested && !rec->write_err) {
 		size_t n = 0, first_target;
 		uint64_t now = monotonic_ns();
 		long timeout_ms = TICK_MS;
 		struct timespec ts;
 
-		if (rc->opts->duration_ns) {
-			uint64_t end = start + rc->opts->duration_ns;
+		if (rec->opts->duration_ns) {
+			uint64_t end = start + rec->opts->duration_ns;
 
 			if (now >= end)
 				break;
@@ -644,7 +631,7 @@ static int run_loop(struct recorder *rc, uint64_t start)
 		}
 		/* Wake for the next probe window to open or close. */
 		{
-			long w = probes_tick(rc, now);
+			long w = probes_tick(rec, now);
 
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
@@ -653,17 +640,17 @@ static int run_loop(struct recorder *rc, uint64_t start)
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)
 			timeout_ms = (long)((last_flush + FLUSH_NS - now) / 1000000) + 1;
-		if (GROW(pfds, cap, rc->nfds + rc->ntargets + 1)) {
+		if (GROW(pfds, cap, rec->nfds + rec->ntargets + 1)) {
 			free(pfds);
 			return -ENOMEM;
 		}
-		for (i = 0; i < rc->nfds; i++)
-			if (!rc->fds[i].hung_up)
-				pfds[n++] = (struct pollfd){.fd = rc->fds[i].fd, .events = POLLIN};
+		for (i = 0; i < rec->nfds; i++)
+			if (!rec->fds[i].hung_up)
+				pfds[n++] = (struct pollfd){.fd = rec->fds[i].fd, .events = POLLIN};
 		first_target = n;
-		for (i = 0; i < rc->ntargets; i++)
-			pfds[n++] = (struct pollfd){.fd = rc->targets[i].exited ? -1 :
-					rc->targets[i].pidfd, .events = POLLIN};
+		for (i = 0; i < rec->ntargets; i++)
+			pfds[n++] = (struct pollfd){.fd = rec->targets[i].exited ? -1 :
+					rec->targets[i].pidfd, .events = POLLIN};
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
 		/* Signals are blocked except inside ppoll: no lost wake-ups. */
@@ -671,23 +658,23 @@ static int run_loop(struct recorder *rc, uint64_t start)
 			free(pfds);
 			return -errno;
 		}
-		drain_all(rc);
-		recorder_resolve_pending(rc, 0);
+		drain_all(rec);
+		recorder_resolve_pending(rec, 0);
 		/* A thread that exited leaves its fd readable forever (POLLHUP):
 		 * stop polling it, or we would spin like perf record -p does. */
-		for (i = 0, n = 0; i < rc->nfds; i++) {
-			if (rc->fds[i].hung_up)
+		for (i = 0, n = 0; i < rec->nfds; i++) {
+			if (rec->fds[i].hung_up)
 				continue;
 			if (pfds[n++].revents & (POLLHUP | POLLERR))
-				rc->fds[i].hung_up = 1;
+				rec->fds[i].hung_up = 1;
 		}
-		if (targets_done(rc, pfds, first_target))
+		if (targets_done(rec, pfds, first_target))
 			break;
 		if (monotonic_ns() - last_flush >= FLUSH_NS) {
-			rc->write_err = defer_flush(rc);
-			if (!rc->write_err)
-				rc->write_err = rec_writer__flush(rc->w);
-			recorder_resolve_pending(rc, 1);
+			rec->write_err = defer_flush(rec);
+			if (!rec->write_err)
+				rec->write_err = rec_writer__flush(rec->w);
+			recorder_resolve_pending(rec, 1);
 			last_flush = monotonic_ns();
 		}
 	}
@@ -695,91 +682,22 @@ static int run_loop(struct recorder *rc, uint64_t start)
 	return 0;
 }
 
-static void stop_events(struct recorder *rc)
+static void stop_events(struct recorder *rec)
 {
 	size_t i;
 
-	probes_close_all(rc); /* closing the probes removes their breakpoints */
+	probes_close_all(rec); /* closing the probes removes their breakpoints */
 	probes_wait_closed();
-	for (i = 0; i < rc->nfds; i++)
-		ioctl(rc->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	drain_all(rc);
-	for (i = 0; i < rc->ncpus; i++)
-		ring__unmap(&rc->rings[i]);
-	for (i = 0; rc->sched.rings && i < rc->ncpus; i++)
-		ring__unmap(&rc->sched.rings[i]);
-	for (i = 0; i < rc->nfds; i++)
-		close(rc->fds[i].fd);
-	rc->nfds = 0;
-}
-
-void recorder_write_stats(struct recorder *rc, const struct symbolize_stats *ss)
-{
-	struct record_summary *s = rc->sum;
-
-	rec_writer__stat(rc->w, "samples", s->samples);
-	rec_writer__stat(rc->w, "lost", s->lost);
-	rec_writer__stat(rc->w, "throttled", s->throttled);
-	rec_writer__stat(rc->w, "threads", s->threads);
-	rec_writer__stat(rc->w, "processes", s->processes);
-	rec_writer__stat(rc->w, "duration-ns", s->duration_ns);
-	if (s->defer_ns)
-		rec_writer__stat(rc->w, "deferred-processing-ns", s->defer_ns);
-	rec_writer__stat(rc->w, "frames", rec_writer__nframes(rc->w));
-	if (ss) {
-		rec_writer__stat(rc->w, "frames-resolved", ss->resolved);
-		rec_writer__stat(rc->w, "frames-unresolved", ss->unresolved);
-		rec_writer__stat(rc->w, "binaries-missing", ss->binaries_missing);
-	}
-	if (rc->sched.on) {
-		rec_writer__stat(rc->w, "sched-switches", s->switches);
-		rec_writer__stat(rc->w, "sched-wakeups", s->wakeups);
-		rec_writer__stat(rc->w, "sched-lost", s->sched_lost);
-	}
-	if (rc->bad_ring)
-		rec_writer__stat(rc->w, "malformed-ring-data", 1);
-	ustack_write_stats(rc);
-	probes_write_stats(rc);
-}
-
-int recorder_init_tables(struct recorder *rc)
-{
-	if (addr_spaces__init(&rc->spaces) || keymap__init(&rc->opened_tids, 64) ||
-	    keymap__init(&rc->forked_tids, 64) || keymap__init(&rc->target_pids, 16) ||
-	    keymap__init(&rc->names, 64) || keymap__init(&rc->seen_tids, 64) ||
-	    keymap__init(&rc->seen_pids, 16) || keymap__init(&rc->chains, 4096))
-		return -ENOMEM;
-	return 0;
-}
-
-void recorder_release(struct recorder *rc)
-{
-	size_t i;
-
-	if (rc->nfds)
-		stop_events(rc);
-	for (i = 0; i < rc->ntargets; i++)
-		if (rc->targets[i].pidfd >= 0)
-			close(rc->targets[i].pidfd);
-	free(rc->targets);
-	free(rc->fds);
-	free(rc->rings);
-	free(rc->cpus);
-	free(rc->scratch);
-	free(rc->pending);
-	sched_release(rc);
-	probes_release(rc);
-	defer_release(rc);
-	ustack_release(rc);
-	keymap__release(&rc->opened_tids);
-	keymap__release(&rc->forked_tids);
-	keymap__release(&rc->target_pids);
-	free(rc->heads);
-	keymap__release(&rc->names);
-	keymap__release(&rc->seen_tids);
-	keymap__release(&rc->seen_pids);
-	keymap__release(&rc->chains);
-	addr_spaces__release(&rc->spaces);
+	for (i = 0; i < rec->nfds; i++)
+		ioctl(rec->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	drain_all(rec);
+	for (i = 0; i < rec->ncpus; i++)
+		ring__unmap(&rec->rings[i]);
+	for (i = 0; rec->sched.rings && i < rec->ncpus; i++)
+		ring__unmap(&rec->sched.rings[i]);
+	for (i = 0; i < rec->nfds; i++)
+		close(rec->fds[i].fd);
+	rec->nfds = 0;
 }
 
 static void raise_fd_limit(void)
@@ -792,115 +710,110 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int finish(struct recorder *rc, uint64_t start)
+static int finish(struct recorder *rec, uint64_t start)
 {
 	struct symbolize_stats ss = {0};
 	uint64_t t0 = monotonic_ns(), defer_ns = 0;
-	int err = 0, deferred = rc->defer.limit != 0; /* set up to defer */
+	int err = 0, deferred = rec->defer.limit != 0; /* set up to defer */
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
 	 * and what comes after is processed as it comes. The stat
 	 * deferred-processing-ns is written only for a deferred recording. */
-	if (!rc->write_err)
-		rc->write_err = defer_process(rc);
+	if (!rec->write_err)
+		rec->write_err = defer_process(rec);
 	if (deferred)
 		defer_ns = monotonic_ns() - t0;
-	recorder_jvm_step(rc); /* while the JVMs still run */
-	if (rc->child) {
+	recorder_jvm_step(rec); /* while the JVMs still run */
+	if (rec->child) {
 		/* Duration reached or we were told to stop: end the command
 		 * as perf does, so it does not outlive an interrupted recording. */
 		int status;
 
-		kill(rc->child, SIGTERM);
-		if (waitpid(rc->child, &status, 0) == rc->child)
-			rc->sum->target_status = WIFEXITED(status) ? WEXITSTATUS(status)
+		kill(rec->child, SIGTERM);
+		if (waitpid(rec->child, &status, 0) == rec->child)
+			rec->sum->target_status = WIFEXITED(status) ? WEXITSTATUS(status)
 								  : 128 + WTERMSIG(status);
-		rc->child = 0;
+		rec->child = 0;
 	}
-	stop_events(rc);
-	recorder_resolve_pending(rc, 0);
-	sched_finish(rc);
-	rc->sum->duration_ns = monotonic_ns() - start - defer_ns;
-	rc->sum->defer_ns = defer_ns;
-	if (!rc->write_err)
-		rc->write_err = rec_writer__flush(rc->w);
-	if (!rc->opts->no_symbolize && !rc->write_err) {
-		err = symbolize_recording(rc->w, NULL, &ss);
+	stop_events(rec);
+	recorder_resolve_pending(rec, 0);
+	sched_finish(rec);
+	rec->sum->duration_ns = monotonic_ns() - start - defer_ns;
+	rec->sum->defer_ns = defer_ns;
+	if (!rec->write_err)
+		rec->write_err = rec_writer__flush(rec->w);
+	if (!rec->opts->no_symbolize && !rec->write_err) {
+		err = symbolize_recording(rec->w, NULL, &ss);
 		if (err)
-			rc->write_err = err;
-		if (ss.kernel_hidden && !rc->opts->quiet)
+			rec->write_err = err;
+		if (ss.kernel_hidden && !rec->opts->quiet)
 			fprintf(stderr, "prof record: kernel symbols are hidden (kernel.kptr_restrict): "
 				"kernel frames keep raw addresses\n");
-		if (ss.notice[0] && !rc->opts->quiet) {
+		if (ss.notice[0] && !rec->opts->quiet) {
 			/* It quotes paths and names a target's owner chose. */
 			fputs("prof record: ", stderr);
 			text_put(stderr, ss.notice);
 			fputc('\n', stderr);
 		}
-	} else if (!rc->write_err) {
+	} else if (!rec->write_err) {
 		/* Build-ids only, so 'prof symbolize -i' can tell a changed binary. */
-		rc->write_err = symbolize_build_ids(rc->w, NULL);
+		rec->write_err = symbolize_build_ids(rec->w, NULL);
 	}
-	recorder_write_stats(rc, rc->opts->no_symbolize ? NULL : &ss);
-	rec_writer__meta(rc->w, "symbolized", rc->opts->no_symbolize ? "no" : "yes");
-	err = rc->write_err;
-	rc->sum->bytes = rec_writer__size(rc->w);
+	recorder_write_stats(rec, rec->opts->no_symbolize ? NULL : &ss);
+	rec_writer__meta(rec->w, "symbolized", rec->opts->no_symbolize ? "no" : "yes");
+	err = rec->write_err;
+	rec->sum->bytes = rec_writer__size(rec->w);
 	{
-		int cerr = rec_writer__close(rc->w);
+		int cerr = rec_writer__close(rec->w);
 
 		if (!err)
 			err = cerr;
 	}
-	rc->w = NULL;
+	rec->w = NULL;
 	return err;
 }
 
 int record_run(const struct record_opts *opts, struct record_summary *sum,
-	       struct record_error *errp)
+	       struct prof_error *errp)
 {
-	struct recorder rc;
+	struct recorder rec;
 	const char *out = opts->output ? opts->output : RECORD_DEFAULT_OUTPUT;
 	struct sigaction sa;
 	sigset_t block, old;
 	uint64_t start;
 	int err;
 
-	memset(&rc, 0, sizeof(rc));
-	memset(sum, 0, sizeof(*sum));
-	memset(errp, 0, sizeof(*errp));
-	rc.opts = opts;
-	rc.sum = sum;
-	rc.err = errp;
+	err = recorder_init(&rec, opts, sum, errp);
 	stop_requested = 0;
-	rc.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
-	rc.ntargets = opts->argv ? 1 : opts->npids;
-	rc.targets = calloc(rc.ntargets ? rc.ntargets : 1, sizeof(*rc.targets));
-	rc.scratch = malloc(RING_SCRATCH_SIZE);
-	if (!rc.targets || !rc.scratch || recorder_init_tables(&rc)) {
-		recorder_release(&rc);
-		return fail(&rc, -ENOMEM, NULL, "out of memory");
+	rec.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	rec.ntargets = opts->argv ? 1 : opts->npids;
+	rec.targets = calloc(rec.ntargets ? rec.ntargets : 1, sizeof(*rec.targets));
+	rec.scratch = malloc(RING_SCRATCH_SIZE);
+	if (err || !rec.targets || !rec.scratch) {
+		recorder_release(&rec);
+		return prof_error_set(rec.err, -ENOMEM, NULL, "out of memory");
 	}
-	for (size_t i = 0; i < rc.ntargets; i++)
-		rc.targets[i].pidfd = -1;
+	for (size_t i = 0; i < rec.ntargets; i++)
+		rec.targets[i].pidfd = -1;
 	raise_fd_limit();
 
 	for (size_t i = 0; i < opts->npids; i++) {
 		if (kill(opts->pids[i], 0) && errno == ESRCH) {
-			recorder_release(&rc);
-			return fail(&rc, -ESRCH, "check the PID with 'ps -e'", "no such process: %d",
-				    (int)opts->pids[i]);
+			recorder_release(&rec);
+			return prof_error_set(rec.err, -ESRCH, "check the PID with 'ps -e'",
+					      "no such process: %d", (int)opts->pids[i]);
 		}
 	}
-	rc.w = rec_writer__create(out, 0600);
-	if (!rc.w) {
+	rec.w = rec_writer__create(out, 0600);
+	if (!rec.w) {
 		err = -errno;
-		recorder_release(&rc);
-		return fail(&rc, err, "choose another path with -o",
-			    "cannot open '%s' for writing: %s", out, strerror(-err));
+		recorder_release(&rec);
+		return prof_error_set(rec.err, err, "choose another path with -o",
+				      "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
-	err = setup_events(&rc);
+	err = setup_events(&rec);
 	if (!err)
-		defer_setup(&rc);
+		defer_setup(&rec);
 	if (!err) {
 		/* Stop signals are held back except while we wait in ppoll. */
 		memset(&sa, 0, sizeof(sa));
@@ -913,8 +826,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		sigaddset(&block, SIGTERM);
 		sigaddset(&block, SIGHUP);
 		sigprocmask(SIG_BLOCK, &block, &old);
-		write_meta(&rc);
-		err = opts->argv ? start_launch(&rc) : start_attach(&rc);
+		write_meta(&rec);
+		err = opts->argv ? start_launch(&rec) : start_attach(&rec);
 		if (err) {
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
@@ -923,22 +836,24 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	 * killed from here on leaves a readable file there. Until now an
 	 * existing output was untouched. */
 	if (!err) {
-		err = rec_writer__commit(rc.w);
+		err = rec_writer__commit(rec.w);
 		if (err) {
 			sigprocmask(SIG_SETMASK, &old, NULL);
-			if (rc.child) { /* started: it must not run unrecorded */
-				kill(rc.child, SIGTERM);
-				waitpid(rc.child, NULL, 0);
-				rc.child = 0;
+			if (rec.child) { /* started: it must not run unrecorded */
+				kill(rec.child, SIGTERM);
+				waitpid(rec.child, NULL, 0);
+				rec.child = 0;
 			}
-			err = fail(&rc, err, "choose another path with -o",
-				   "cannot write '%s': %s", out, strerror(-err));
+			err = prof_error_set(rec.err, err, "choose another path with -o",
+					     "cannot write '%s': %s", out, strerror(-err));
 		}
 	}
 	if (err) {
 		/* Nothing was sampled: the new file goes, an old one stays. */
-		rec_writer__discard(rc.w);
-		recorder_release(&rc);
+		if (rec.nfds) /* closed before the file goes: they drain into it */
+			stop_events(&rec);
+		rec_writer__discard(rec.w);
+		recorder_release(&rec);
 		return err;
 	}
 	/* Switch events come at hundreds of thousands a second; with as many
@@ -949,30 +864,22 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	if (opts->sched)
 		setpriority(PRIO_PROCESS, 0, RECORD_SCHED_NICE);
 	start = monotonic_ns();
-	err = run_loop(&rc, start);
+	err = run_loop(&rec, start);
 	sum->stopped_by_signal = stop_requested;
 	{
-		int ferr = finish(&rc, start);
+		int ferr = finish(&rec, start);
 
 		if (!err)
 			err = ferr;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	recorder_release(&rc);
+	recorder_release(&rec); /* finish() closed the events */
 	if (err)
-		return fail(&rc, err, err == -ENOSPC ? "free some space or write elsewhere with -o"
-			    : NULL, "error writing '%s': %s (the file holds what was written "
-			    "before)", out, strerror(-err));
+		return prof_error_set(rec.err, err,
+				      err == -ENOSPC ? "free some space or write elsewhere with -o"
+						     : NULL,
+				      "error writing '%s': %s (the file holds what was written "
+				      "before)",
+				      out, strerror(-err));
 	return 0;
-}
-
-int recorder_fail(struct recorder *rc, int err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rc->err->msg, sizeof(rc->err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(rc->err->hint, sizeof(rc->err->hint), "%s", hint ? hint : "");
-	return err;
 }

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
-#include "record/callsite.h"
+#include "callsite.h"
 
 struct ustack_entry {
 	uint64_t time, ip;
@@ -78,14 +78,14 @@ int ustack_perf_to_dwarf(int perf_reg)
 
 static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m)
 {
-	struct recorder *rc = ctx;
-	uint32_t id = addr_spaces__find(&rc->spaces, pid, addr);
+	struct recorder *rec = ctx;
+	uint32_t id = addr_spaces__find(&rec->spaces, pid, addr);
 	const struct rec_mapping *mp;
 
-	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(rc->w))
+	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(rec->w))
 		return 0;
-	mp = &rec_writer__mappings(rc->w)[id];
-	m->path = rec_writer__str(rc->w, mp->path);
+	mp = &rec_writer__mappings(rec->w)[id];
+	m->path = rec_writer__str(rec->w, mp->path);
 	m->start = mp->start;
 	m->end = mp->end;
 	m->pgoff = mp->pgoff;
@@ -120,11 +120,11 @@ static void ustack_choose(struct ustack_rec *u, int dwarf, int callsite, uint32_
 }
 
 /* Makes the unwinder (and the call-site table) and turns the queue on. */
-static int ustack_start(struct recorder *rc)
+static int ustack_start(struct recorder *rec)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	struct unwind_opts uo = {
-	    .find_map = find_map, .ctx = rc, .map_generation = &rc->spaces.generation,
+	    .find_map = find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
 	};
 	int i;
 
@@ -133,53 +133,53 @@ static int ustack_start(struct recorder *rc)
 			u->reg_dwarf[u->nregs++] = (uint8_t)ustack_perf_to_dwarf(i);
 	u->unwinder = unwinder__new(&uo);
 	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {
-		snprintf(rc->err->msg, sizeof(rc->err->msg), "out of memory");
+		snprintf(rec->err->msg, sizeof(rec->err->msg), "out of memory");
 		return -ENOMEM;
 	}
 	u->on = 1;
 	if (!u->callsite)
-		rc->sum->stack_size = u->stack_size;
+		rec->sum->stack_size = u->stack_size;
 	return 0;
 }
 
-int ustack_setup(struct recorder *rc)
+int ustack_setup(struct recorder *rec)
 {
-	struct ustack_rec *u = &rc->ustack;
-	int dwarf = rc->opts->call_graph == RECORD_CALL_GRAPH_DWARF, err;
+	struct ustack_rec *u = &rec->ustack;
+	int dwarf = rec->opts->call_graph == RECORD_CALL_GRAPH_DWARF, err;
 
-	if (!dwarf && rc->opts->no_leaf_fix)
+	if (!dwarf && rec->opts->no_leaf_fix)
 		return 0;
-	ustack_choose(u, dwarf, rc->opts->leaf_fix == RECORD_LEAF_CALLSITE, rc->opts->stack_size);
+	ustack_choose(u, dwarf, rec->opts->leaf_fix == RECORD_LEAF_CALLSITE, rec->opts->stack_size);
 	if (u->callsite) /* samples as the kernel gives them (caller_from_callsite()) */
-		return ustack_start(rc);
-	err = event_choice__user_stack(&rc->ev, u->regs_mask, u->stack_size, u->dwarf);
+		return ustack_start(rec);
+	err = event_choice__user_stack(&rec->ev, u->regs_mask, u->stack_size, u->dwarf);
 	if (err) {
 		if (!u->dwarf) {
 			memset(u, 0, sizeof(*u));
 			return 0; /* no leaf fix on this kernel: plain frame pointers */
 		}
-		snprintf(rc->err->msg, sizeof(rc->err->msg),
+		snprintf(rec->err->msg, sizeof(rec->err->msg),
 			 "--call-graph dwarf: the kernel refuses user stack copies: %s",
 			 strerror(-err));
-		snprintf(rc->err->hint, sizeof(rc->err->hint),
+		snprintf(rec->err->hint, sizeof(rec->err->hint),
 			 "try a smaller size (--call-graph dwarf,8192), or frame pointers "
 			 "(--call-graph fp)");
 		return err;
 	}
-	return ustack_start(rc);
+	return ustack_start(rec);
 }
 
-int ustack_setup_replay(struct recorder *rc, int dwarf, int callsite, uint32_t stack_size)
+int ustack_setup_replay(struct recorder *rec, int dwarf, int callsite, uint32_t stack_size)
 {
-	ustack_choose(&rc->ustack, dwarf, callsite, stack_size);
-	return ustack_start(rc);
+	ustack_choose(&rec->ustack, dwarf, callsite, stack_size);
+	return ustack_start(rec);
 }
 
-void ustack_add(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+void ustack_add(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	struct ustack_entry e = {
 	    .time = time,
 	    .ip = ip,
@@ -234,7 +234,7 @@ plain:
 	need = sizeof(e) + nr * 8 + ((e.stack_len + 7u) & ~7u);
 	if (GROW(u->queue, u->cap, u->len + need)) {
 		/* No memory for the queue: keep the sample as the kernel gave it. */
-		recorder_add_stack_sample(rc, pid, tid, time, cpu, ip, misc, chain, nr, 0);
+		recorder_add_stack_sample(rec, pid, tid, time, cpu, ip, misc, chain, nr, 0);
 		return;
 	}
 	memcpy(u->queue + u->len, &e, sizeof(e));
@@ -255,10 +255,10 @@ static size_t user_marker(const uint64_t *chain, size_t n)
 	return n;
 }
 
-static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
+static void process_dwarf(struct recorder *rec, const struct ustack_entry *e, const uint64_t *chain,
 			  const struct unwind_stack *st, uint8_t event)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	size_t k = user_marker(chain, e->nchain), n = 0, real = 0, i;
 	enum unwind_status s;
 	int trunc;
@@ -268,7 +268,7 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 	memcpy(u->ips, chain, k * 8);
 	for (i = 0; i < k; i++)
 		real += chain[i] < PERF_CONTEXT_MAX;
-	trunc = real >= rc->max_stack;
+	trunc = real >= rec->max_stack;
 	if (e->has_regs) {
 		u->ips[k] = PERF_CONTEXT_USER;
 		s = unwinder__unwind(u->unwinder, e->pid, &e->regs, st, u->ips + k + 1,
@@ -279,12 +279,12 @@ static void process_dwarf(struct recorder *rc, const struct ustack_entry *e, con
 			trunc = 1;
 		n = n ? n + 1 : 0;
 	}
-	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips, k + n, event,
+	recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips, k + n, event,
 			   trunc);
 }
 
 struct target_read {
-	struct recorder *rc;
+	struct recorder *rec;
 	uint32_t pid;
 };
 
@@ -309,11 +309,11 @@ static int read_target(void *ctx, uint64_t addr, void *buf, size_t n)
 
 	if (process_vm_readv((pid_t)t->pid, &local, 1, &remote, 1, 0) == (ssize_t)n)
 		return 0;
-	id = addr_spaces__find(&t->rc->spaces, t->pid, addr);
-	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(t->rc->w))
+	id = addr_spaces__find(&t->rec->spaces, t->pid, addr);
+	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(t->rec->w))
 		return -1;
-	mp = &rec_writer__mappings(t->rc->w)[id];
-	path = rec_writer__str(t->rc->w, mp->path);
+	mp = &rec_writer__mappings(t->rec->w)[id];
+	path = rec_writer__str(t->rec->w, mp->path);
 	if (!path || path[0] != '/' || addr + n > mp->end)
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -327,21 +327,21 @@ static int read_target(void *ctx, uint64_t addr, void *buf, size_t n)
 /* The function called by the call before return address ra in pid
  * (callsite.h), when it is in a mapping of pid's code; 0 otherwise.
  * Remembered per (pid, ra) until pid's mappings change. */
-static uint64_t callee_of(struct recorder *rc, uint32_t pid, uint64_t ra)
+static uint64_t callee_of(struct recorder *rec, uint32_t pid, uint64_t ra)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	uint64_t to;
 	uint32_t i;
 
-	if (u->callsites_generation != rc->spaces.generation) {
+	if (u->callsites_generation != rec->spaces.generation) {
 		keymap__clear(&u->callsites);
 		u->ncallees = 0;
-		u->callsites_generation = rc->spaces.generation;
+		u->callsites_generation = rec->spaces.generation;
 	}
 	if (keymap__get(&u->callsites, pid, ra, &i))
 		return u->callees[i];
-	to = callsite_target(ra, read_target, &(struct target_read){.rc = rc, .pid = pid});
-	if (to && addr_spaces__find(&rc->spaces, pid, to) == REC_NO_MAPPING)
+	to = callsite_target(ra, read_target, &(struct target_read){.rec = rec, .pid = pid});
+	if (to && addr_spaces__find(&rec->spaces, pid, to) == REC_NO_MAPPING)
 		to = 0;
 	if (!GROW(u->callees, u->callees_cap, u->ncallees + 1) &&
 	    keymap__set(&u->callsites, pid, ra, (uint32_t)u->ncallees) == 0)
@@ -373,53 +373,53 @@ static uint64_t caller_from_stack(struct ustack_rec *u, const struct ustack_entr
  * what the call before R entered. Returned as X's entry + 1, a return
  * address like the others (frames after the leaf are stepped back by
  * one), so that the frame names X; else 0. */
-static uint64_t caller_from_callsite(struct recorder *rc, const struct ustack_entry *e,
+static uint64_t caller_from_callsite(struct recorder *rec, const struct ustack_entry *e,
 				     const uint64_t *chain, size_t k)
 {
 	uint64_t to;
 
 	if (k + 2 >= e->nchain || chain[k + 2] >= PERF_CONTEXT_MAX)
 		return 0;
-	rc->ustack.leaf_checked++;
-	if (!unwinder__frameless(rc->ustack.unwinder, e->pid, chain[k + 1]))
+	rec->ustack.leaf_checked++;
+	if (!unwinder__frameless(rec->ustack.unwinder, e->pid, chain[k + 1]))
 		return 0;
-	to = callee_of(rc, e->pid, chain[k + 2]);
+	to = callee_of(rec, e->pid, chain[k + 2]);
 	return to ? to + 1 : 0;
 }
 
 /* Frame-pointer stacks: the kernel's chain, with the caller of a frameless
  * leaf put back after the leaf when a leaf fix finds it. */
-static void process_fp(struct recorder *rc, const struct ustack_entry *e, const uint64_t *chain,
+static void process_fp(struct recorder *rec, const struct ustack_entry *e, const uint64_t *chain,
 		       const struct unwind_stack *st, uint8_t event)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	size_t k = user_marker(chain, e->nchain);
 	uint64_t ra = 0;
 
 	if (k + 1 < e->nchain && e->nchain < MAX_FRAMES)
-		ra = u->callsite ? caller_from_callsite(rc, e, chain, k)
+		ra = u->callsite ? caller_from_callsite(rec, e, chain, k)
 				 : caller_from_stack(u, e, chain, k, st);
 	if (ra) {
 		memcpy(u->ips, chain, (k + 2) * 8);
 		u->ips[k + 2] = ra;
 		memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
 		u->leaf_fixed++;
-		recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips,
+		recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips,
 				   e->nchain + 1, event, -1);
 		return;
 	}
-	recorder_add_chain(rc, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
+	recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
 			   event, -1);
 }
 
-void ustack_process(struct recorder *rc)
+void ustack_process(struct recorder *rec)
 {
-	ustack_process_pid(rc, 0, 0);
+	ustack_process_pid(rec, 0, 0);
 }
 
-void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
+void ustack_process_pid(struct recorder *rec, uint32_t pid, uint64_t before)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	size_t off = 0, kept = 0;
 	uint64_t t0;
 
@@ -449,16 +449,16 @@ void ustack_process_pid(struct recorder *rc, uint32_t pid, uint64_t before)
 		    .cut = e.cut,
 		};
 		if (u->dwarf)
-			process_dwarf(rc, &e, chain, &st, 0);
+			process_dwarf(rec, &e, chain, &st, 0);
 		else
-			process_fp(rc, &e, chain, &st, 0);
+			process_fp(rec, &e, chain, &st, 0);
 		off += len;
 	}
 	u->len = kept;
 	u->ns += monotonic_ns() - t0;
 }
 
-void ustack_sample_now(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t time,
+void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
 		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
 		       uint8_t event)
@@ -469,60 +469,60 @@ void ustack_sample_now(struct recorder *rc, uint32_t pid, uint32_t tid, uint64_t
 	};
 	struct unwind_stack none = {0};
 
-	if (!rc->ustack.on || !regs) {
-		recorder_add_chain(rc, pid, tid, time, cpu, ip, misc, chain, nr, event, -1);
+	if (!rec->ustack.on || !regs) {
+		recorder_add_chain(rec, pid, tid, time, cpu, ip, misc, chain, nr, event, -1);
 		return;
 	}
 	e.regs = *regs;
 	e.has_regs = 1;
-	if (rc->ustack.dwarf)
-		process_dwarf(rc, &e, chain, st ? st : &none, event);
+	if (rec->ustack.dwarf)
+		process_dwarf(rec, &e, chain, st ? st : &none, event);
 	else
-		process_fp(rc, &e, chain, st ? st : &none, event);
+		process_fp(rec, &e, chain, st ? st : &none, event);
 }
 
-void ustack_write_stats(struct recorder *rc)
+void ustack_write_stats(struct recorder *rec)
 {
-	struct ustack_rec *u = &rc->ustack;
+	struct ustack_rec *u = &rec->ustack;
 	char key[64];
 	int s;
 
 	if (!u->on)
 		return;
 	if (!u->dwarf) {
-		rec_writer__stat(rc->w, "leaf-checked", u->leaf_checked);
-		rec_writer__stat(rc->w, "leaf-fixed", u->leaf_fixed);
-		rec_writer__stat(rc->w, "leaf-fix-ns", u->ns);
+		rec_writer__stat(rec->w, "leaf-checked", u->leaf_checked);
+		rec_writer__stat(rec->w, "leaf-fixed", u->leaf_fixed);
+		rec_writer__stat(rec->w, "leaf-fix-ns", u->ns);
 		/* which fix: 1 the call-site one, 0 registers and stack */
-		rec_writer__stat(rc->w, "leaf-fix-callsite", (uint64_t)u->callsite);
-		rc->sum->leaf_checked = u->leaf_checked;
-		rc->sum->leaf_fixed = u->leaf_fixed;
-		rc->sum->leaf_ns = u->ns;
+		rec_writer__stat(rec->w, "leaf-fix-callsite", (uint64_t)u->callsite);
+		rec->sum->leaf_checked = u->leaf_checked;
+		rec->sum->leaf_fixed = u->leaf_fixed;
+		rec->sum->leaf_ns = u->ns;
 		return;
 	}
-	rec_writer__stat(rc->w, "unwind-stacks", u->stacks);
-	rec_writer__stat(rc->w, "unwind-root", u->fail[UNWIND_OK_ROOT]);
-	rec_writer__stat(rc->w, "unwind-stack-cut", u->cut);
-	rec_writer__stat(rc->w, "unwind-ns", u->ns);
+	rec_writer__stat(rec->w, "unwind-stacks", u->stacks);
+	rec_writer__stat(rec->w, "unwind-root", u->fail[UNWIND_OK_ROOT]);
+	rec_writer__stat(rec->w, "unwind-stack-cut", u->cut);
+	rec_writer__stat(rec->w, "unwind-ns", u->ns);
 	for (s = 1; s < UNWIND_NSTATUS; s++) {
 		if (!u->fail[s])
 			continue;
 		snprintf(key, sizeof(key), "unwind-failed-%s", unwind_status_name(s));
-		rec_writer__stat(rc->w, key, u->fail[s]);
+		rec_writer__stat(rec->w, key, u->fail[s]);
 	}
-	rc->sum->unwind_stacks = u->stacks;
-	rc->sum->unwind_root = u->fail[UNWIND_OK_ROOT];
-	rc->sum->unwind_cut = u->cut;
-	rc->sum->unwind_ns = u->ns;
+	rec->sum->unwind_stacks = u->stacks;
+	rec->sum->unwind_root = u->fail[UNWIND_OK_ROOT];
+	rec->sum->unwind_cut = u->cut;
+	rec->sum->unwind_ns = u->ns;
 }
 
-void ustack_release(struct recorder *rc)
+void ustack_release(struct recorder *rec)
 {
-	unwinder__free(rc->ustack.unwinder);
-	rc->ustack.unwinder = NULL;
-	free(rc->ustack.queue);
-	rc->ustack.queue = NULL;
-	keymap__release(&rc->ustack.callsites);
-	free(rc->ustack.callees);
-	rc->ustack.callees = NULL;
+	unwinder__free(rec->ustack.unwinder);
+	rec->ustack.unwinder = NULL;
+	free(rec->ustack.queue);
+	rec->ustack.queue = NULL;
+	keymap__release(&rec->ustack.callsites);
+	free(rec->ustack.callees);
+	rec->ustack.callees = NULL;
 }

@@ -13,29 +13,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct record_opts opts = {.quiet = 1};
-	struct record_summary sum = {0};
-	struct record_error err = {0};
-	struct recorder rc;
+	struct record_summary sum;
+	struct prof_error err;
+	struct recorder rec;
 	unsigned char *copy;
 
 	if (!size)
 		return 0;
-	memset(&rc, 0, sizeof(rc));
-	rc.opts = &opts;
-	rc.sum = &sum;
-	rc.err = &err;
-	rc.max_stack = 127;
 	copy = malloc(size); /* aligned, as the replay's buffer is */
-	rc.w = rec_writer__open("/dev/null");
-	if (copy && rc.w && !recorder_init_tables(&rc) &&
-	    (data[0] % 3 == 0 || !ustack_setup_replay(&rc, data[0] % 3 == 2, 0, 512))) {
+	if (!recorder_init(&rec, &opts, &sum, &err))
+		rec.w = rec_writer__open("/dev/null");
+	if (copy && rec.w &&
+	    (data[0] % 3 == 0 || !ustack_setup_replay(&rec, data[0] % 3 == 2, 0, 512))) {
 		memcpy(copy, data + 1, size - 1);
-		defer_replay(&rc, copy, size - 1);
+		defer_replay(&rec, copy, size - 1);
 	}
 	free(copy);
-	if (rc.w)
-		rec_writer__abandon(rc.w);
-	rc.w = NULL;
-	recorder_release(&rc);
+	if (rec.w)
+		rec_writer__abandon(rec.w);
+	rec.w = NULL;
+	recorder_release(&rec);
 	return 0;
 }

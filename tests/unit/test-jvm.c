@@ -269,17 +269,17 @@ static void test_full_names(void **state)
 
 static void test_not_a_jvm(void **state)
 {
-	char err[256], hint[256], *out = (char *)"x";
+	struct prof_error err;
+	char *out = (char *)"x";
 	size_t len = 1;
 
 	(void)state;
 	/* This test process maps no libjvm.so: refused before any signal
 	 * (SIGQUIT would end the test here). */
 	assert_int_equal(jvm_is_jvm(getpid()), 0);
-	assert_int_equal(jvm_jcmd(getpid(), "VM.version", NULL, &out, &len, err, sizeof(err), hint,
-				  sizeof(hint)), -ENOEXEC);
+	assert_int_equal(jvm_jcmd(getpid(), "VM.version", NULL, &out, &len, &err), -ENOEXEC);
 	assert_null(out);
-	assert_non_null(strstr(err, "not a JVM"));
+	assert_non_null(strstr(err.msg, "not a JVM"));
 	assert_int_equal(jvm_has_flag(getpid(), "PreserveFramePointer"), -ENOEXEC);
 	assert_int_equal(jvm_option_set(getpid(), "-XX:+PreserveFramePointer"), 0);
 	/* A pid that does not exist. */
