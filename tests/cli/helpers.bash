@@ -37,21 +37,65 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f\n", a / b }'
 }
 
+# wait_until SECONDS CMD...: runs CMD every 50 ms until it succeeds (0), or
+# fails (1) once SECONDS of wall clock passed: a bound for a hang, not a
+# timing requirement (a count of tries would stretch on a loaded machine).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
+
+# wait_ready LOG PID [WORD]: waits until LOG has a line with WORD ("ready")
+# (60 s at most), and gives up at once when PID exits first; fails with
+# LOG's text.
+wait_ready() {
+	local log=$1 pid=$2 word=${3:-ready}
+	wait_until 60 eval 'grep -q "$word" "$log" 2>/dev/null || ! kill -0 "$pid" 2>/dev/null' || true
+	grep -q "$word" "$log" 2>/dev/null && return 0
+	echo "process $pid did not print '$word': $(cat "$log" 2>/dev/null)" >&2
+	return 1
+}
+
 # Starts an example in the background, waits until it prints "ready" on
-# stderr (30 s at most: a bound for a hang, generous for a loaded machine),
-# and sets EXAMPLE_PID.
+# stderr (wait_ready), and sets EXAMPLE_PID.
 start_example() {
 	local name=$1
 	shift
 	local log="$BATS_FILE_TMPDIR/$name.log"
 	"$EXAMPLES/$name" "$@" 2>"$log" &
 	EXAMPLE_PID=$!
-	for _ in $(seq 600); do
-		grep -q ready "$log" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "example $name did not get ready" >&2
-	return 1
+	wait_ready "$log" "$EXAMPLE_PID"
+}
+
+JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+
+# start_jvm [as USER] JAVA-OPTIONS... -- SECONDS HANDLERS: starts the example
+# JVM (examples/java/Service, run SECONDS with HANDLERS request handlers) in
+# the background, as USER with `as`, and waits until it prints "ready"
+# (wait_ready); sets JVM_PID, JVM_LOG (its stderr) and JVM_OUT (its stdout),
+# and adds the pid to $BATS_FILE_TMPDIR/jvm-pids (whose /tmp/perf-PID.map a
+# teardown_file removes).
+start_jvm() {
+	local opts=() run=()
+	if [ "$1" = as ]; then
+		# setpriv execs the JVM itself: runuser would stay as its parent,
+		# stop itself when the test stops the JVM (as su does), and then
+		# never reap it, holding the test's output open.
+		run=(setpriv --reuid="$(id -u "$2")" --regid="$(id -g "$2")" --clear-groups --)
+		shift 2
+	fi
+	while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+	shift
+	JVM_LOG="${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/jvm.$RANDOM.log"
+	JVM_OUT="$JVM_LOG.out"
+	"${run[@]}" "$JAVA" "${opts[@]}" -cp "$EXAMPLES/java" Service "$@" 2>"$JVM_LOG" >"$JVM_OUT" &
+	JVM_PID=$!
+	echo "$JVM_PID" >>"$BATS_FILE_TMPDIR/jvm-pids"
+	wait_ready "$JVM_LOG" "$JVM_PID"
 }
 
 # The CPU time a process's threads used, as the kernel counts it: what a
