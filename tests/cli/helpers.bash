@@ -124,6 +124,16 @@ example_cpu() {
 	N="$1" awk '$1 == "cpu" && $2 == ENVIRON["N"] { print $3; f = 1 } END { exit !f }'
 }
 
+# TIMED: a prefix for a launched command, `prof record -- "${TIMED[@]}"
+# FILE CMD...`: runs CMD under sh, then writes the CPU CMD and its children
+# used (the shell's `times`: user and system) to FILE, what a launched
+# workload measured itself; timed_cpu FILE gives it in seconds.
+TIMED=(sh -c '"$@"; s=$?; times >"$0"; exit $s')
+timed_cpu() {
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+		END { printf "%.4f\n", s }' "$1"
+}
+
 # readable FILE: the samples `prof report` reads from FILE now (0 if none),
 # also while a recorder writes it.
 readable() {
