@@ -184,16 +184,21 @@ record_stop() {
 	wait "$REC_PID" || true
 }
 
-# record_killed OUT MIN ARGS...: records the example started last (-p
-# EXAMPLE_PID -o OUT ARGS...), SIGKILLs the recorder once MIN samples are
-# readable in OUT (wait_readable: READABLE is what was read then), then ends
-# the example. cpu_during COMM OUT.cpu-before OUT.cpu-after gives the CPU its
-# threads used while recorded.
+# record_killed OUT FLUSHES ARGS...: records the example started last (-p
+# EXAMPLE_PID -o OUT ARGS...), SIGKILLs the recorder once FLUSHES flushes
+# made samples readable in OUT (each wait_readable for more than the last
+# read: a condition, not a count of samples a loaded machine may never
+# reach; READABLE is what was read last), then ends the example.
+# cpu_during COMM OUT.cpu-before OUT.cpu-after gives the CPU its threads
+# used while recorded.
 record_killed() {
-	local out=$1 min=$2
+	local out=$1 flushes=$2 i
 	shift 2
 	record_start "$out" "$@"
-	wait_readable "$out" "$min" || return 1
+	READABLE=0
+	for ((i = 0; i < flushes; i++)); do
+		wait_readable "$out" $((READABLE + 1)) || return 1
+	done
 	record_stop KILL "$out"
 	kill "$EXAMPLE_PID"
 }
