@@ -125,10 +125,11 @@ example_cpu() {
 }
 
 # TIMED: a prefix for a launched command, `prof record -- "${TIMED[@]}"
-# FILE CMD...`: runs CMD under sh, then writes the CPU CMD and its children
-# used (the shell's `times`: user and system) to FILE, what a launched
-# workload measured itself; timed_cpu FILE gives it in seconds.
-TIMED=(sh -c '"$@"; s=$?; times >"$0"; exit $s')
+# FILE CMD...`: runs CMD under bash, then writes the CPU CMD and its
+# children used (bash's `times`: user and system, to the millisecond; dash's
+# counts 10 ms ticks, too coarse for a starved workload) to FILE, what a
+# launched workload measured itself; timed_cpu FILE gives it in seconds.
+TIMED=(bash -c '"$@"; s=$?; times >"$0"; exit $s')
 timed_cpu() {
 	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
 		END { printf "%.4f\n", s }' "$1"
