@@ -79,6 +79,19 @@ teardown() {
 	[ -z "${UNSHARE_PID:-}" ] || stop_container
 }
 
+# record_container OUT ARGS...: records both of the container's programs
+# into OUT until 60 samples are readable (enough for the shares below; a
+# second or so here, longer on a loaded machine), then stops with SIGINT.
+record_container() {
+	local out=$1
+	shift
+	"$PROF" record -q -F 499 -o "$out" -p "$JIT_PID,$HOT_PID" "$@" &
+	REC_PID=$!
+	wait_readable "$out" 60
+	kill -INT "$REC_PID"
+	wait "$REC_PID"
+}
+
 # The shares of the container's two programs in folded stacks ($1).
 expect_container_names() {
 	local folded=$1 total hot jit
@@ -104,7 +117,7 @@ expect_container_names() {
 	[ ! -e /tmp/perf-1.map ] || skip "the host has a /tmp/perf-1.map of its own"
 	[ ! -e "/tmp/perf-$JIT_PID.map" ]
 	[ -f "/proc/$JIT_PID/root/tmp/perf-1.map" ]
-	"$PROF" record -q -F 499 -d 1 -o "$D/ctr.data" -p "$JIT_PID,$HOT_PID"
+	record_container "$D/ctr.data"
 	folded=$("$PROF" report -i "$D/ctr.data")
 	stop_container
 	expect_container_names "$folded"
@@ -112,7 +125,7 @@ expect_container_names() {
 
 @test "prof symbolize -i on a --no-symbolize recording of the container, while it runs" {
 	start_container
-	"$PROF" record -q -F 499 -d 1 --no-symbolize -o "$D/ctr-raw.data" -p "$JIT_PID,$HOT_PID"
+	record_container "$D/ctr-raw.data" --no-symbolize
 	! "$PROF" report -i "$D/ctr-raw.data" | grep -q 'hot_function'
 	# The host's files (--root /) are not the container's: no names.
 	cp "$D/ctr-raw.data" "$D/ctr-host.data"
