@@ -30,6 +30,8 @@ EOF
 	# Run inside the namespaces (sh is their pid 1, then execs jit): keep
 	# a way to the test's files, give the container its own /tmp, put the
 	# real binary at the impostor's path there, start it, become the JIT.
+	# (Both run long enough for prof to name them on a loaded machine: the
+	# tests end the container.)
 	cat > "$D/container.sh" <<'EOF'
 set -e
 dir=$1
@@ -37,8 +39,8 @@ mount --bind "$dir" /mnt
 mount -t tmpfs container-tmp /tmp
 mkdir -p "$dir/app"
 cp /mnt/real/hotloop "$dir/app/hotloop"
-"$dir/app/hotloop" 20 > /dev/null &
-exec /mnt/real/jit 20
+"$dir/app/hotloop" 120 > /dev/null &
+exec /mnt/real/jit 120
 EOF
 }
 
