@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-tests.sh: the whole test suite (what `make test` and CI run):
 #   1. build prof, the examples, the unit tests and the fuzz targets;
-#   2. run unit tests (cmocka, TAP), bounded fuzzing, the end-to-end CLI
+#   2. run unit tests (cmocka, TAP), fuzzing bounded in time and runs
+#      (FUZZ_SECONDS a target, FUZZ_RUNS inputs at most), the end-to-end CLI
 #      tests (bats) that record the example workloads for real, and the
 #      real-browser tests of `prof svg` (tests/browser/run.sh: headless
 #      chromium through playwright-core, node's TAP reporter; plain build
@@ -24,7 +25,7 @@ make -s -j"$JOBS" SANITIZE=address,undefined all unit
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export FUZZ_RUNS=${FUZZ_RUNS:-200000}
+export FUZZ_RUNS=${FUZZ_RUNS:-200000} FUZZ_SECONDS=${FUZZ_SECONDS:-8}
 
 LOGS=$PWD/build/test-logs
 rm -rf "$LOGS"

@@ -37,21 +37,65 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f\n", a / b }'
 }
 
+# wait_until SECONDS CMD...: runs CMD every 50 ms until it succeeds (0), or
+# fails (1) once SECONDS of wall clock passed: a bound for a hang, not a
+# timing requirement (a count of tries would stretch on a loaded machine).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.05
+	done
+}
+
+# wait_ready LOG PID [WORD]: waits until LOG has a line with WORD ("ready")
+# (60 s at most), and gives up at once when PID exits first; fails with
+# LOG's text.
+wait_ready() {
+	local log=$1 pid=$2 word=${3:-ready}
+	wait_until 60 eval 'grep -q "$word" "$log" 2>/dev/null || ! kill -0 "$pid" 2>/dev/null' || true
+	grep -q "$word" "$log" 2>/dev/null && return 0
+	echo "process $pid did not print '$word': $(cat "$log" 2>/dev/null)" >&2
+	return 1
+}
+
 # Starts an example in the background, waits until it prints "ready" on
-# stderr (30 s at most: a bound for a hang, generous for a loaded machine),
-# and sets EXAMPLE_PID.
+# stderr (wait_ready), and sets EXAMPLE_PID.
 start_example() {
 	local name=$1
 	shift
 	local log="$BATS_FILE_TMPDIR/$name.log"
 	"$EXAMPLES/$name" "$@" 2>"$log" &
 	EXAMPLE_PID=$!
-	for _ in $(seq 600); do
-		grep -q ready "$log" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "example $name did not get ready" >&2
-	return 1
+	wait_ready "$log" "$EXAMPLE_PID"
+}
+
+JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
+
+# start_jvm [as USER] JAVA-OPTIONS... -- SECONDS HANDLERS: starts the example
+# JVM (examples/java/Service, run SECONDS with HANDLERS request handlers) in
+# the background, as USER with `as`, and waits until it prints "ready"
+# (wait_ready); sets JVM_PID, JVM_LOG (its stderr) and JVM_OUT (its stdout),
+# and adds the pid to $BATS_FILE_TMPDIR/jvm-pids (whose /tmp/perf-PID.map a
+# teardown_file removes).
+start_jvm() {
+	local opts=() run=()
+	if [ "$1" = as ]; then
+		# setpriv execs the JVM itself: runuser would stay as its parent,
+		# stop itself when the test stops the JVM (as su does), and then
+		# never reap it, holding the test's output open.
+		run=(setpriv --reuid="$(id -u "$2")" --regid="$(id -g "$2")" --clear-groups --)
+		shift 2
+	fi
+	while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+	shift
+	JVM_LOG="${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/jvm.$RANDOM.log"
+	JVM_OUT="$JVM_LOG.out"
+	"${run[@]}" "$JAVA" "${opts[@]}" -cp "$EXAMPLES/java" Service "$@" 2>"$JVM_LOG" >"$JVM_OUT" &
+	JVM_PID=$!
+	echo "$JVM_PID" >>"$BATS_FILE_TMPDIR/jvm-pids"
+	wait_ready "$JVM_LOG" "$JVM_PID"
 }
 
 # The CPU time a process's threads used, as the kernel counts it: what a
@@ -78,6 +122,17 @@ cpu_during() {
 # SECONDS" lines examples/threads prints at exit (text on stdin).
 example_cpu() {
 	N="$1" awk '$1 == "cpu" && $2 == ENVIRON["N"] { print $3; f = 1 } END { exit !f }'
+}
+
+# TIMED: a prefix for a launched command, `prof record -- "${TIMED[@]}"
+# FILE CMD...`: runs CMD under bash, then writes the CPU CMD and its
+# children used (bash's `times`: user and system, to the millisecond; dash's
+# counts 10 ms ticks, too coarse for a starved workload) to FILE, what a
+# launched workload measured itself; timed_cpu FILE gives it in seconds.
+TIMED=(bash -c '"$@"; s=$?; times >"$0"; exit $s')
+timed_cpu() {
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+		END { printf "%.4f\n", s }' "$1"
 }
 
 # readable FILE: the samples `prof report` reads from FILE now (0 if none),
@@ -130,18 +185,23 @@ record_stop() {
 	wait "$REC_PID" || true
 }
 
-# record_killed OUT MIN ARGS...: records the example started last (-p
-# EXAMPLE_PID -o OUT ARGS...), SIGKILLs the recorder once MIN samples are
-# readable in OUT (wait_readable: READABLE is what was read then), then ends
-# the example. cpu_during COMM OUT.cpu-before OUT.cpu-after gives the CPU its
-# threads used while recorded.
+# record_killed OUT FLUSHES ARGS...: records the example started last (-p
+# EXAMPLE_PID -o OUT ARGS...), SIGKILLs the recorder once FLUSHES flushes
+# made samples readable in OUT (each wait_readable for more than the last
+# read: a condition, not a count of samples a loaded machine may never
+# reach; READABLE is what was read last), then ends the example.
+# cpu_during COMM OUT.cpu-before OUT.cpu-after gives the CPU its threads
+# used while recorded.
 record_killed() {
-	local out=$1 min=$2
+	local out=$1 flushes=$2 i
 	shift 2
 	record_start "$out" "$@"
-	wait_readable "$out" "$min" || return 1
+	READABLE=0
+	for ((i = 0; i < flushes; i++)); do
+		wait_readable "$out" $((READABLE + 1)) || return 1
+	done
 	record_stop KILL "$out"
-	kill "$EXAMPLE_PID"
+	kill "$EXAMPLE_PID" 2>/dev/null || true # (it may have ended: a slow machine)
 }
 
 # Every STEP-th address of BINARY's .text, one per line.

@@ -6,11 +6,29 @@
 load helpers
 
 setup_file() {
-	export REC="$BATS_FILE_TMPDIR/churn.data"
+	export REC="$BATS_FILE_TMPDIR/churn.data" CPU="$BATS_FILE_TMPDIR/churn.cpu"
 	start_example churn 4
+	# churn's schedule is in wall-clock time: on a loaded machine a thread
+	# may get little CPU under a name, or none. What each name used, from
+	# task_cpu snapshots every 0.1 s while it runs.
+	while kill -0 "$EXAMPLE_PID" 2>/dev/null; do task_cpu "$EXAMPLE_PID" >>"$CPU"; sleep 0.1; done &
 	"$PROF" record -F 499 -p "$EXAMPLE_PID" -o "$REC" 2>"$BATS_FILE_TMPDIR/record.err"
 	echo $? >"$BATS_FILE_TMPDIR/record.rc"
 	wait "$EXAMPLE_PID" || true
+	wait
+}
+
+# name_cpu NAME: the most CPU seconds task_cpu saw threads named NAME use
+# (cumulative: a renamed thread's counts its time under the old name too).
+name_cpu() {
+	N="$1" awk -F'\t' '$1 == ENVIRON["N"] && $2 > m { m = $2 } END { printf "%.4f\n", m / 1e9 }' "$CPU"
+}
+
+# used NAME SECONDS: true when SECONDS is 20 ms of CPU or more (10 samples'
+# worth at 499 Hz); else the test is skipped: nothing to sample.
+used() {
+	awk -v s="$2" 'BEGIN { exit !(s >= 0.02) }' ||
+		skip "$1 used $2 s of CPU while recorded (a loaded machine)"
 }
 
 @test "attach records until the target exits, and exits 0" {
@@ -26,15 +44,29 @@ setup_file() {
 }
 
 @test "a thread created a second in appears with its name" {
+	used late-thread "$(name_cpu late-thread)"
 	"$PROF" report -i "$REC" --threads | grep -q '^late-thread;.*late_work'
+}
+
+# at_least_half NAME SAMPLES SECONDS: SAMPLES is half of 499 a second of
+# SECONDS or more.
+at_least_half() {
+	awk -v n="$2" -v c="$3" 'BEGIN { exit !(n >= c * 499 / 2) }' ||
+		{ echo "$1: $2 samples for $3 s of CPU" >&2; return 1; }
 }
 
 @test "a thread renamed mid-run appears under both names" {
 	folded=$("$PROF" report -i "$REC" --threads)
 	before=$(echo "$folded" | folded_sum '^before-rename;.*rename_work')
 	after=$(echo "$folded" | folded_sum '^after-rename;.*rename_work')
-	[ "$before" -gt 10 ]
-	[ "$after" -gt 10 ]
+	# Under each name, at least half of 499 samples a CPU second it used
+	# (the snapshots are 0.1 s apart and begin before prof attaches).
+	cpu_before=$(name_cpu before-rename)
+	cpu_after=$(awk -v a="$(name_cpu after-rename)" -v b="$cpu_before" 'BEGIN { print a - b }')
+	used before-rename "$cpu_before"
+	used after-rename "$cpu_after"
+	at_least_half before-rename "$before" "$cpu_before"
+	at_least_half after-rename "$after" "$cpu_after"
 }
 
 @test "--merge-pools merges the numbered short-lived threads" {

@@ -13,7 +13,7 @@ load helpers
 	record_start "$BATS_TEST_TMPDIR/int.data"
 	wait_readable "$BATS_TEST_TMPDIR/int.data" 1
 	record_stop INT "$BATS_TEST_TMPDIR/int.data"
-	kill "$EXAMPLE_PID"
+	kill "$EXAMPLE_PID" 2>/dev/null || true # (it may have ended: a slow machine)
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/int.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" != *incomplete* ]]
@@ -27,7 +27,7 @@ load helpers
 	record_start "$BATS_TEST_TMPDIR/term.data"
 	wait_readable "$BATS_TEST_TMPDIR/term.data" 50
 	record_stop TERM "$BATS_TEST_TMPDIR/term.data"
-	kill "$EXAMPLE_PID"
+	kill "$EXAMPLE_PID" 2>/dev/null || true # (it may have ended: a slow machine)
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/term.data"
 	[ "$status" -eq 0 ]
 	[[ "$output" != *incomplete* ]]
@@ -36,8 +36,8 @@ load helpers
 
 @test "SIGKILL of the recorder: readable up to the last flush, reported incomplete" {
 	start_example threads 30
-	# killed once two flushes or so (1000 samples at 999 Hz) are readable
-	record_killed "$BATS_TEST_TMPDIR/kill.data" 1000 -F 999
+	# killed once two flushes are readable
+	record_killed "$BATS_TEST_TMPDIR/kill.data" 2 -F 999
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/kill.data" --threads
 	[ "$status" -eq 0 ]
 	[[ "$output" == *incomplete* ]]

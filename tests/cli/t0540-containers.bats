@@ -30,6 +30,8 @@ EOF
 	# Run inside the namespaces (sh is their pid 1, then execs jit): keep
 	# a way to the test's files, give the container its own /tmp, put the
 	# real binary at the impostor's path there, start it, become the JIT.
+	# (Both run long enough for prof to name them on a loaded machine: the
+	# tests end the container.)
 	cat > "$D/container.sh" <<'EOF'
 set -e
 dir=$1
@@ -37,8 +39,8 @@ mount --bind "$dir" /mnt
 mount -t tmpfs container-tmp /tmp
 mkdir -p "$dir/app"
 cp /mnt/real/hotloop "$dir/app/hotloop"
-"$dir/app/hotloop" 20 > /dev/null &
-exec /mnt/real/jit 20
+"$dir/app/hotloop" 120 > /dev/null &
+exec /mnt/real/jit 120
 EOF
 }
 
@@ -79,6 +81,19 @@ teardown() {
 	[ -z "${UNSHARE_PID:-}" ] || stop_container
 }
 
+# record_container OUT ARGS...: records both of the container's programs
+# into OUT until 60 samples are readable (enough for the shares below; a
+# second or so here, longer on a loaded machine), then stops with SIGINT.
+record_container() {
+	local out=$1
+	shift
+	"$PROF" record -q -F 499 -o "$out" -p "$JIT_PID,$HOT_PID" "$@" &
+	REC_PID=$!
+	wait_readable "$out" 60
+	kill -INT "$REC_PID"
+	wait "$REC_PID"
+}
+
 # The shares of the container's two programs in folded stacks ($1).
 expect_container_names() {
 	local folded=$1 total hot jit
@@ -104,7 +119,7 @@ expect_container_names() {
 	[ ! -e /tmp/perf-1.map ] || skip "the host has a /tmp/perf-1.map of its own"
 	[ ! -e "/tmp/perf-$JIT_PID.map" ]
 	[ -f "/proc/$JIT_PID/root/tmp/perf-1.map" ]
-	"$PROF" record -q -F 499 -d 1 -o "$D/ctr.data" -p "$JIT_PID,$HOT_PID"
+	record_container "$D/ctr.data"
 	folded=$("$PROF" report -i "$D/ctr.data")
 	stop_container
 	expect_container_names "$folded"
@@ -112,7 +127,7 @@ expect_container_names() {
 
 @test "prof symbolize -i on a --no-symbolize recording of the container, while it runs" {
 	start_container
-	"$PROF" record -q -F 499 -d 1 --no-symbolize -o "$D/ctr-raw.data" -p "$JIT_PID,$HOT_PID"
+	record_container "$D/ctr-raw.data" --no-symbolize
 	! "$PROF" report -i "$D/ctr-raw.data" | grep -q 'hot_function'
 	# The host's files (--root /) are not the container's: no names.
 	cp "$D/ctr-raw.data" "$D/ctr-host.data"

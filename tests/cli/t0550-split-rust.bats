@@ -130,10 +130,12 @@ build_split() {
 
 @test "split DWARF: a recording has inlined frames (_[i]) and lines from the .dwo" {
 	rec=$BATS_TEST_TMPDIR/split.data
-	"$PROF" record -F 499 -o "$rec" -- "$SPLIT/cxx-inline-dwarf5" 2 2>/dev/null
+	"$PROF" record -F 499 -o "$rec" -- "${TIMED[@]}" "$BATS_TEST_TMPDIR/cpu" \
+		"$SPLIT/cxx-inline-dwarf5" 2 2>/dev/null
 	folded=$("$PROF" report -i "$rec")
 	total=$(echo "$folded" | folded_total)
-	[ "$total" -gt 300 ]
+	# 499 samples a second of the CPU it used (-20%, +15%).
+	assert_between "samples per CPU second" "$(ratio "$total" "$(timed_cpu "$BATS_TEST_TMPDIR/cpu")")" 400 575
 	chain='hot_loop\(unsigned long, long\);operator\(\)_\[i\];unsigned long shapes::fold<unsigned long, 8>\(shapes::mixer&\)_\[i\]'
 	assert_between "share under the inlined chain" \
 		"$(ratio "$(echo "$folded" | folded_sum "$chain")" "$total")" 0.5 1
@@ -179,10 +181,11 @@ build_split() {
 @test "Rust: a recording shows demangled paths, inlined frames and the named thread" {
 	for bin in "$RUST_LEGACY" "$RUST_V0"; do
 		rec=$BATS_TEST_TMPDIR/rust.data
-		"$PROF" record -F 499 -o "$rec" -- "$bin" 2 2>/dev/null
+		"$PROF" record -F 499 -o "$rec" -- "${TIMED[@]}" "$BATS_TEST_TMPDIR/cpu" "$bin" 2 2>/dev/null
 		folded=$("$PROF" report --threads -i "$rec")
 		total=$(echo "$folded" | folded_total)
-		[ "$total" -gt 300 ]
+		# 499 samples a second of the CPU it used (-20%, +15%).
+		assert_between "samples per CPU second" "$(ratio "$total" "$(timed_cpu "$BATS_TEST_TMPDIR/cpu")")" 400 575
 		# Two roots: the main thread (its command name) and rs-worker, each
 		# about half of the samples (two busy threads on 2+ CPUs).
 		worker=$(echo "$folded" | folded_sum '^rs-worker;')

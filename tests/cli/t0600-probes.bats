@@ -86,10 +86,7 @@ report_ticks() {
 	local log=$1 pid=$2 before
 	before=$(grep -c ticks= "$log")
 	kill -USR1 "$pid"
-	for _ in $(seq 100); do
-		[ "$(grep -c ticks= "$log")" -gt "$before" ] && break
-		sleep 0.02
-	done
+	wait_until 60 eval '[ "$(grep -c ticks= "$log")" -gt "$before" ]' || true
 	grep ticks= "$log" | tail -1
 }
 
@@ -154,8 +151,9 @@ ticks_of() { echo "$1" | sed 's/ticks=\([0-9]*\).*/\1/'; }
 	before=$(report_ticks "$log" "$EXAMPLE_PID")
 	run "$PROF" record -p "$EXAMPLE_PID" -e usdt:usdt_demo:gated -d 1 -o s.data
 	during=$(report_ticks "$log" "$EXAMPLE_PID")
-	sleep 0.3
-	after=$(report_ticks "$log" "$EXAMPLE_PID")
+	# The first report after the example ticked on without prof.
+	wait_until 60 eval 'after=$(report_ticks "$log" "$EXAMPLE_PID");
+		[ "$(ticks_of "$after")" -gt "$(ticks_of "$during")" ]' || true
 	kill "$EXAMPLE_PID"
 	wait "$EXAMPLE_PID" || true
 	[ "$status" -eq 0 ]
@@ -179,16 +177,16 @@ killed_prof_leaves_nothing() {
 	log="$BATS_FILE_TMPDIR/usdt-app.log"
 	"$PROF" record -p "$EXAMPLE_PID" -e usdt:usdt_demo:gated $1 -o k.data 2>/dev/null &
 	rec=$!
-	for _ in $(seq 100); do
-		[ "$(enabled_of "$(report_ticks "$log" "$EXAMPLE_PID")")" -gt 0 ] && break
-		sleep 0.05
-	done
+	wait_until 60 eval '[ "$(enabled_of "$(report_ticks "$log" "$EXAMPLE_PID")")" -gt 0 ]' || true
 	kill -KILL "$rec"
 	wait "$rec" || true
-	sleep 0.5 # the kernel closes the dead recorder's events
+	# The kernel closes the dead recorder's events: wait until the count
+	# of enabled ticks stays put while the example ticks on (one, then
+	# two); it never does if the probe stays enabled.
 	one=$(report_ticks "$log" "$EXAMPLE_PID")
-	sleep 0.3
-	two=$(report_ticks "$log" "$EXAMPLE_PID")
+	wait_until 60 eval 'two=$(report_ticks "$log" "$EXAMPLE_PID")
+		[ "$(ticks_of "$two")" -gt "$(ticks_of "$one")" ] &&
+			[ "$(enabled_of "$two")" -eq "$(enabled_of "$one")" ] || { one=$two; false; }' || true
 	kill "$EXAMPLE_PID"
 	wait "$EXAMPLE_PID" || true
 	[ "$(enabled_of "$one")" -gt 0 ]
