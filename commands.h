@@ -3,14 +3,24 @@
 #ifndef PROF_COMMANDS_H
 #define PROF_COMMANDS_H
 
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_svg(int argc, char **argv);
-int cmd_sched(int argc, char **argv);
-int cmd_annotate(int argc, char **argv);
-int cmd_symbolize(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_probes(int argc, char **argv);
+#include "lib/recording.h"
+
+/* What prof.c hands every command: the pieces one module needs from
+ * another that its dependencies may not reach (STYLE.md's one-way rule). */
+struct prof_env {
+	/* Processes the kernel records a killed recorder left (record/'s),
+	 * for the readers of recordings in report/, svg/ and symbolize/. */
+	recording_replay_fn replay;
+};
+
+int cmd_record(int argc, char **argv, const struct prof_env *env);
+int cmd_report(int argc, char **argv, const struct prof_env *env);
+int cmd_svg(int argc, char **argv, const struct prof_env *env);
+int cmd_sched(int argc, char **argv, const struct prof_env *env);
+int cmd_annotate(int argc, char **argv, const struct prof_env *env);
+int cmd_symbolize(int argc, char **argv, const struct prof_env *env);
+int cmd_check(int argc, char **argv, const struct prof_env *env);
+int cmd_diff(int argc, char **argv, const struct prof_env *env);
+int cmd_probes(int argc, char **argv, const struct prof_env *env);
 
 #endif

@@ -11,7 +11,7 @@
 
 struct command {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(int argc, char **argv, const struct prof_env *env);
 	const char *summary;
 };
 
@@ -38,7 +38,8 @@ static void usage(FILE *out)
 	fprintf(out, "\nSee 'prof <command> -h' for a command's options, docs/ for its manual.\n");
 }
 
-/* Readers process the records a killed recorder left (lib/recording.h). */
+/* Readers process the records a killed recorder left (lib/recording.h),
+ * with the recorder's own code, handed to them through struct prof_env. */
 static int replay_raw(const struct recording *in, const char *out, uint64_t *samples, char *msg,
 		      size_t msglen)
 {
@@ -54,9 +55,9 @@ static int replay_raw(const struct recording *in, const char *out, uint64_t *sam
 
 int main(int argc, char **argv)
 {
+	static const struct prof_env env = {.replay = replay_raw};
 	size_t i;
 
-	recording_set_replay(replay_raw);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
 
 			snprintf(prefix, sizeof(prefix), "prof %s", commands[i].name);
 			cli_set_command(prefix);
-			return commands[i].fn(argc - 1, argv + 1);
+			return commands[i].fn(argc - 1, argv + 1, &env);
 		}
 	}
 	fprintf(stderr, "prof: '%s' is not a prof command\nhint: see 'prof --help'\n", argv[1]);

@@ -1,8 +1,8 @@
 /* recording-replay.c: a recording whose recorder was killed while it
  * deferred its processing holds the kernel's records in RAW chunks; the
  * code that processes them is the recorder's (record/), which lib/ cannot
- * reach, so prof.c hands it over as a hook. The result goes through a
- * memfd and is parsed back in place of the original. */
+ * reach, so the command layer passes it in (lib/recording.h). The result
+ * goes through a memfd and is parsed back in place of the original. */
 #include "recording.h"
 
 #include <errno.h>
@@ -11,21 +11,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static recording_replay_fn replay_hook;
-
-void recording_set_replay(recording_replay_fn fn)
-{
-	replay_hook = fn;
-}
-
-int recording__replay(struct recording *r, uint64_t *samples, char *msg, size_t msglen)
+int recording__replay(struct recording *r, recording_replay_fn replay, uint64_t *samples,
+		      char *msg, size_t msglen)
 {
 	unsigned char *data;
 	char path[64];
 	size_t size;
 	int fd, err;
 
-	if (!replay_hook) {
+	if (!replay) {
 		snprintf(msg, msglen, "this program cannot process kernel records");
 		return -ENOTSUP;
 	}
@@ -36,7 +30,7 @@ int recording__replay(struct recording *r, uint64_t *samples, char *msg, size_t 
 		return err;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	err = replay_hook(r, path, samples, msg, msglen);
+	err = replay(r, path, samples, msg, msglen);
 	if (!err) {
 		err = read_whole_file(path, &data, &size);
 		if (err)

@@ -152,14 +152,17 @@ int recording__find_event(const struct recording *r, const char *name);
 /* The arguments of sample index `sample`, or NULL (binary search). */
 const struct rec_args_ref *recording__args(const struct recording *r, size_t sample);
 
-/* Recordings with RAW chunks (see struct recording): the hook writes the
- * processed recording of `in` to `out` (0, or -errno with msg filled);
- * prof.c sets it to record/'s. recording__replay runs it and replaces r with
- * its result: 0 (*samples: the samples processed), or -errno with msg. */
+/* Recordings with RAW chunks (see struct recording): a replay function
+ * writes the processed recording of `in` to `out` (0, or -errno with msg
+ * filled). The recorder's (record/) is the only one; lib/ cannot reach it,
+ * so prof.c hands it to each command (commands.h) and the command to its
+ * reader. recording__replay runs `replay` and replaces r with its result:
+ * 0 (*samples: the samples processed), or -errno with msg (-ENOTSUP when
+ * replay is NULL). */
 typedef int (*recording_replay_fn)(const struct recording *in, const char *out,
 				   uint64_t *samples, char *msg, size_t msglen);
-void recording_set_replay(recording_replay_fn fn);
-int recording__replay(struct recording *r, uint64_t *samples, char *msg, size_t msglen);
+int recording__replay(struct recording *r, recording_replay_fn replay, uint64_t *samples,
+		      char *msg, size_t msglen);
 
 /* Reads a whole file ("-" = stdin) into a malloc'ed buffer. 0 or -errno. */
 int read_whole_file(const char *path, unsigned char **data, size_t *size);

@@ -182,7 +182,7 @@ static int list_pid(struct listing *l, const char *arg, char ***shown_out, size_
 	return 0;
 }
 
-int cmd_probes(int argc, char **argv)
+int cmd_probes(int argc, char **argv, const struct prof_env *env)
 {
 	static const struct option longopts[] = {
 		{"pid", required_argument, NULL, 'p'},
@@ -196,6 +196,7 @@ int cmd_probes(int argc, char **argv)
 	size_t nshown = 0;
 	int c, rc = EXIT_OK;
 
+	(void)env; /* no recording is read */
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {

@@ -219,7 +219,7 @@ static char *join_args(int argc, char **argv)
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT }; /* long options without a short one */
 
-int cmd_record(int argc, char **argv)
+int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
 	static const struct option longopts[] = {
 		{"pid", required_argument, NULL, 'p'},
@@ -256,6 +256,7 @@ int cmd_record(int argc, char **argv)
 	int c, rc;
 	uint64_t v;
 
+	(void)env; /* no recording is read */
 	memset(&opts, 0, sizeof(opts));
 	opterr = 0;
 	optind = 1;

@@ -13,6 +13,7 @@
 
 #include "lib/grow.h"
 #include "proc-scan.h"
+#include "lib/path-buf.h"
 
 struct collect {
 	pid_t pid;
@@ -25,7 +26,7 @@ static void on_map(void *ctx, const struct proc_map *m)
 {
 	struct collect *c = ctx;
 	struct probe_binary *b;
-	char open_path[4200];
+	char open_path[PATH_BUF];
 
 	if (c->err || m->path[0] != '/')
 		return; /* [vdso], anonymous memory */

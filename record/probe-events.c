@@ -31,6 +31,7 @@
 
 #include "lib/grow.h"
 #include "proc-scan.h"
+#include "lib/path-buf.h"
 
 #define UPROBE_PMU "/sys/bus/event_source/devices/uprobe"
 #define PROBE_STACK_SLICE 512 /* bytes of stack for stack-based arguments */
@@ -314,7 +315,7 @@ static void new_periods(struct recorder *rec);
 static int self_maps(const char *path)
 {
 	struct stat want;
-	char line[4400];
+	char line[PATH_LINE_BUF];
 	FILE *f;
 	int hit = 0;
 

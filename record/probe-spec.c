@@ -22,6 +22,7 @@
 
 #include "lib/grow.h"
 #include "lib/prof-error.h"
+#include "lib/path-buf.h"
 
 int probe_spec_is_probe(const char *spec)
 {
@@ -140,7 +141,7 @@ static int mapped_by(const char *path, const pid_t *pids, size_t npids, pid_t *m
 static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const char *cmd,
 			struct probe_def **defs, size_t *ndefs, size_t *cap, struct prof_error *w)
 {
-	char *copy = strdup(rest), *name, *provider, event[512], prog[4200];
+	char *copy = strdup(rest), *name, *provider, event[512], prog[PATH_BUF];
 	const char *path = NULL;
 	int err = 0, found = 0;
 	pid_t missing = 0;

@@ -25,10 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/path-buf.h"
 
 static int write_line(const char *dir, const char *line)
 {
-	char path[4200];
+	char path[PATH_BUF];
 	int fd, err = 0;
 	size_t len = strlen(line);
 
@@ -45,7 +46,7 @@ static int write_line(const char *dir, const char *line)
 /* Removes the definitions of prof processes that no longer run. */
 static void remove_stale(const char *dir)
 {
-	char path[4200], line[4400], del[128];
+	char path[PATH_BUF], line[PATH_LINE_BUF], del[128];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
@@ -71,7 +72,7 @@ int probe_tracefs_define(struct recorder *rec, size_t k, uint64_t *id)
 	struct probe_rec *p = &rec->probes;
 	struct probe_site *s = &p->sites[k];
 	static const char *const no_fields[] = {NULL};
-	char line[4400], group[32], name[16], why[256];
+	char line[PATH_LINE_BUF], group[32], name[16], why[256];
 	struct tracepoint tp;
 	int err;
 

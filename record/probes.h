@@ -20,6 +20,7 @@
 #include "lib/keymap.h"
 #include "lib/prof-error.h"
 #include "symbolize/usdt.h"
+#include "lib/path-buf.h"
 
 /* One file a process maps with execute permission. */
 struct probe_binary {
@@ -49,7 +50,7 @@ struct probe_def {
 	char event[512];    /* name in the recording: "usdt:PROVIDER:NAME", ... */
 	enum probe_kind kind;
 	enum probe_role role;
-	char path[4200];    /* the binary, as prof opens it */
+	char path[PATH_BUF];    /* the binary, as prof opens it */
 	uint64_t offset;    /* file offset of the probed instruction */
 	uint64_t ref_ctr;   /* file offset of the USDT semaphore, 0: none */
 	int nargs;

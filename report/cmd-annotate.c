@@ -86,6 +86,7 @@ enum tristate { AUTO = 0, ON, OFF };
 
 /* Everything `prof annotate` holds while it runs. */
 struct annotate_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	const char *input;
 	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	const char *symbol;
@@ -191,7 +192,7 @@ static int load_recording(struct annotate_cmd *c)
 		return EXIT_FAIL;
 	}
 	c->have_rec = 1;
-	if (profile_input__parse_recording(&c->rec, data, size, c->shown))
+	if (profile_input__parse_recording(&c->rec, data, size, c->shown, c->replay))
 		return EXIT_FAIL;
 	if (!c->rec.nsamples) {
 		cli_error("%s holds no samples", c->shown);
@@ -590,13 +591,14 @@ static int run(struct annotate_cmd *c, int argc, char **argv)
 	return status;
 }
 
-int cmd_annotate(int argc, char **argv)
+int cmd_annotate(int argc, char **argv, const struct prof_env *env)
 {
 	struct annotate_cmd c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	annot_set__release(&c.set);
 	annot_sources__free(c.sources);

@@ -79,6 +79,7 @@ struct rule_src {
 
 /* Everything `prof check` holds while it runs. */
 struct check_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in;   /* options, input, the filtered profile */
 	struct profile_input base; /* the baseline, same options */
 	/* alloc: rules: the allocation profiles (prof report --alloc) of the
@@ -185,6 +186,7 @@ static int parse_options(struct check_cmd *c, int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	profile_input__options_done(&c->in);
@@ -375,7 +377,7 @@ static int run(struct check_cmd *c, int argc, char **argv)
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_check(int argc, char **argv, const struct prof_env *env)
 {
 	struct check_cmd c;
 	size_t i;
@@ -383,6 +385,7 @@ int cmd_check(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	for (i = 0; i < c.nrules; i++)
 		check_rule__release(&c.rules[i]);

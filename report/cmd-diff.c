@@ -48,6 +48,7 @@ static const struct option long_options[] = {
 
 /* Everything `prof diff` holds while it runs. */
 struct diff_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in;  /* NEW: options, input, the filtered profile */
 	struct profile_input old; /* OLD, with the same options */
 	const char *old_path;
@@ -78,6 +79,7 @@ static int parse_options(struct diff_cmd *c, int argc, char **argv)
 	};
 	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
+	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (argc - optind != 2)
@@ -138,13 +140,14 @@ static int run(struct diff_cmd *c, int argc, char **argv)
 	return rc;
 }
 
-int cmd_diff(int argc, char **argv)
+int cmd_diff(int argc, char **argv, const struct prof_env *env)
 {
 	struct diff_cmd c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	profile_diff__release(&c.diff);
 	profile_input__release(&c.old);

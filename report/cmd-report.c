@@ -74,6 +74,7 @@ static const struct option long_options[] = {
 
 /* Everything `prof report` holds while it runs. */
 struct report_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in; /* options, input, the filtered profile */
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
@@ -118,6 +119,7 @@ static int parse_options(struct report_cmd *c, int argc, char **argv)
 	};
 	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
+	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (optind < argc)
@@ -219,7 +221,7 @@ static int run(struct report_cmd *c, int argc, char **argv)
 	return c->in.grep && !c->in.prof.total ? EXIT_FAIL : EXIT_OK;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, const struct prof_env *env)
 {
 	struct report_cmd c;
 	int rc;
@@ -227,6 +229,7 @@ int cmd_report(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	/* Output goes out in large writes, also to a terminal. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	profile_input__release(&c.in);
 	return rc;

@@ -26,6 +26,7 @@ int profile_input__clone(struct profile_input *dst, const struct profile_input *
 	dst->npids = src->npids;
 	dst->ntids = src->ntids;
 	dst->input = path;
+	dst->replay = src->replay;
 	dst->roots = src->roots;
 	dst->roots_asked = src->roots_asked;
 	dst->merge_pools = src->merge_pools;

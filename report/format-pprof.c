@@ -23,6 +23,7 @@
 #include "lib/grow.h"
 #include "lib/keymap.h"
 #include "lib/strtab.h"
+#include "lib/path-buf.h"
 
 #define MAX_INLINE_FRAMES 64 /* as builder.c: names shown per address */
 
@@ -188,7 +189,7 @@ static int emit_mapping(struct pprof *w, uint32_t m)
 		return 0;
 	w->mapping_used[m] = 1;
 	const char *bid = mp->build_id ? recording__str(r, mp->build_id) : NULL;
-	char key[4200];
+	char key[PATH_BUF];
 
 	if (!bid || !*bid) {
 		/* The symbolizer's META "build-id:PATH" entries. */

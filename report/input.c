@@ -222,13 +222,13 @@ static int read_input(struct profile_input *in)
 /* A recorder killed while it deferred its processing left the kernel's
  * records unprocessed (RAW chunks): they are processed here, into memory,
  * and r becomes the result. */
-static int replay_raw(struct recording *r, const char *shown)
+static int replay_raw(struct recording *r, const char *shown, recording_replay_fn replay)
 {
 	size_t nraw = r->nraw;
 	uint64_t samples = 0;
 	char msg[512];
 
-	if (recording__replay(r, &samples, msg, sizeof(msg))) {
+	if (recording__replay(r, replay, &samples, msg, sizeof(msg))) {
 		cli_error("%s: cannot process the kernel records its recorder left: %s", shown, msg);
 		return EXIT_FAIL;
 	}
@@ -241,7 +241,7 @@ static int replay_raw(struct recording *r, const char *shown)
 }
 
 int profile_input__parse_recording(struct recording *r, unsigned char *data, size_t size,
-				   const char *shown)
+				   const char *shown, recording_replay_fn replay)
 {
 	char msg[512];
 	int err = recording__parse(r, data, size, msg, sizeof(msg));
@@ -271,7 +271,7 @@ int profile_input__parse_recording(struct recording *r, unsigned char *data, siz
 			 shown, r->duplicates, r->duplicates == 1 ? "" : "s", r->duplicate_at,
 			 r->duplicate_of);
 	if (r->nraw)
-		return replay_raw(r, shown);
+		return replay_raw(r, shown, replay);
 	return 0;
 }
 
@@ -290,7 +290,7 @@ static int build_from_recording(struct profile_input *in)
 	int err;
 
 	in->is_recording = 1;
-	err = profile_input__parse_recording(&in->rec, in->data, in->size, in->shown);
+	err = profile_input__parse_recording(&in->rec, in->data, in->size, in->shown, in->replay);
 	in->data = NULL; /* owned by the recording now */
 	if (err)
 		return err;

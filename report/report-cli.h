@@ -19,9 +19,10 @@
 #include "lib/out-file.h"
 #include "lib/recording.h"
 #include "report/report.h"
+#include "lib/path-buf.h"
 
 /* Room for an input's name in messages: a path and its quotes. */
-#define PROFILE_SHOWN_MAX 4200
+#define PROFILE_SHOWN_MAX PATH_BUF
 
 /* ---- the input (input.c) ----
  *
@@ -119,6 +120,7 @@ struct profile_input {
 	uint32_t *pids, *tids;
 	size_t npids, ntids;
 
+	recording_replay_fn replay; /* the command's (commands.h): for a killed recorder's file */
 	unsigned char *data; /* the input's bytes until a recording owns them */
 	size_t size;
 	int is_recording;
@@ -178,9 +180,10 @@ int profile_input__load(struct profile_input *in);
 /* Parses a recording's bytes (data, size bytes: the recording owns them
  * from now on, even on failure) into r, for the commands that read one:
  * says on stderr when it is corrupt (or memory ran out) and warns when it is
- * incomplete. 0, or EXIT_FAIL after printing. */
+ * incomplete; the kernel records a killed recorder left are processed with
+ * `replay` (struct prof_env's). 0, or EXIT_FAIL after printing. */
 int profile_input__parse_recording(struct recording *r, unsigned char *data, size_t size,
-				   const char *shown);
+				   const char *shown, recording_replay_fn replay);
 
 /* ---- a second input (diff-input.c) ---- */
 

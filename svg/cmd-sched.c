@@ -68,6 +68,7 @@ enum sched_format {
 
 /* Everything `prof sched` holds while it runs. */
 struct sched_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	const char *input;
 	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	const char *output; /* NULL: the format's default; "-": standard output */
@@ -186,7 +187,7 @@ static int load(struct sched_cmd *c)
 		return EXIT_FAIL;
 	}
 	c->have_rec = 1;
-	if (profile_input__parse_recording(&c->rec, data, size, c->shown))
+	if (profile_input__parse_recording(&c->rec, data, size, c->shown, c->replay))
 		return EXIT_FAIL;
 	err = sched_profile__from_recording(&c->sp, &c->rec);
 	if (err == -ENODATA) {
@@ -306,7 +307,7 @@ static int run(struct sched_cmd *c, int argc, char **argv)
 	return write_output(c);
 }
 
-int cmd_sched(int argc, char **argv)
+int cmd_sched(int argc, char **argv, const struct prof_env *env)
 {
 	struct sched_cmd c;
 	size_t i;
@@ -314,6 +315,7 @@ int cmd_sched(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	profile_output__close(&c.out, -ECANCELED);
 	for (i = 0; i < c.nres; i++)

@@ -132,6 +132,7 @@ static const struct option long_options[] = {
 
 /* Everything `prof svg` holds while it runs. */
 struct svg_cmd {
+	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in; /* options, input, the filtered profile */
 	struct svg_opts opts;
 	const char *output;       /* NULL or "-": standard output */
@@ -324,6 +325,7 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv)
 	};
 	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
 
+	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (c->is_diff && argc - optind == 2 && !c->in.input) {
@@ -530,13 +532,14 @@ static int run(struct svg_cmd *c, int argc, char **argv)
 	return EXIT_OK;
 }
 
-int cmd_svg(int argc, char **argv)
+int cmd_svg(int argc, char **argv, const struct prof_env *env)
 {
 	struct svg_cmd c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	c.replay = env->replay;
 	rc = run(&c, argc, argv);
 	profile_output__close(&c.out, -ECANCELED);
 	free(c.lines);

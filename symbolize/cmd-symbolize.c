@@ -264,14 +264,14 @@ static int from_stdin(struct symbolize_cmd *c)
 	}
 }
 
-int cmd_symbolize(int argc, char **argv)
+int cmd_symbolize(int argc, char **argv, const struct prof_env *env)
 {
 	struct symbolize_cmd c = {0};
 	uint64_t *addrs = NULL;
 	int rc, i, n;
 
 	if (wants_recording(argc, argv))
-		return symbolize_recording_main(argc, argv);
+		return symbolize_recording_main(argc, argv, env->replay);
 	rc = parse_options(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;

@@ -72,6 +72,7 @@ static const struct option long_options[] = {
 
 /* Everything `prof symbolize -i` holds while it runs. */
 struct resym {
+	recording_replay_fn replay; /* for a killed recorder's file */
 	const char *input, *output;
 	int quiet, incomplete;
 	struct symbolize_opts sopts;
@@ -455,7 +456,7 @@ static int run(struct resym *c)
 		size_t nraw = c->r.nraw;
 		uint64_t samples = 0;
 
-		if (recording__replay(&c->r, &samples, reason, sizeof(reason))) {
+		if (recording__replay(&c->r, c->replay, &samples, reason, sizeof(reason))) {
 			cli_error("'%s': cannot process the kernel records its recorder left: %s",
 				  c->input, reason);
 			return EXIT_FAIL;
@@ -501,12 +502,13 @@ fail:
 	return EXIT_FAIL;
 }
 
-int symbolize_recording_main(int argc, char **argv)
+int symbolize_recording_main(int argc, char **argv, recording_replay_fn replay)
 {
 	struct resym c;
 	int rc;
 
 	memset(&c, 0, sizeof(c));
+	c.replay = replay;
 	rc = parse_options(&c, argc, argv);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;

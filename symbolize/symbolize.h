@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/rec-writer.h"
+#include "lib/recording.h"
 
 /* ---- one ELF binary's function symbols ---- */
 struct elf_symtab;
@@ -118,7 +119,8 @@ int symbolize_recording(struct rec_writer *w, const struct symbolize_opts *opts,
 int symbolize_build_ids(struct rec_writer *w, const struct symbolize_opts *opts);
 
 /* `prof symbolize -i RECORDING [-o OUT]` (resymbolize.c): argv[0] is
- * "symbolize". Returns the exit status. */
-int symbolize_recording_main(int argc, char **argv);
+ * "symbolize"; `replay` processes the kernel records a killed recorder
+ * left (lib/recording.h). Returns the exit status. */
+int symbolize_recording_main(int argc, char **argv, recording_replay_fn replay);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "lib/path-buf.h"
 
 #define DELETED_SUFFIX	 " (deleted)"
 #define MAX_OPS_PER_RULE 64
@@ -182,7 +183,7 @@ static int pseudo_path(const char *p)
 
 static int open_file(const struct unwinder *u, uint32_t pid, const char *path)
 {
-	char clean[4096], file[4200];
+	char clean[4096], file[PATH_BUF];
 	size_t len = strlen(path), sl = strlen(DELETED_SUFFIX);
 	int fd;
 

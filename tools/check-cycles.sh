@@ -17,6 +17,8 @@ if [ -z "$objs" ]; then
 fi
 for o in $objs; do
 	name=${o#"$build"/}
+	# an object left behind by a source file since renamed or removed
+	[ -e "${name%.o}.c" ] || continue
 	nm "$o" | sed "s|^|${name%.o} |"
 done | awk '
 # input: FILE [ADDR] TYPE SYMBOL

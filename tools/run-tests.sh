@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-tests.sh: the whole test suite (what `make test` and CI run):
-#   1. build prof, the examples, the unit tests and the fuzz targets;
+#   1. build prof, the examples, the unit tests and the fuzz targets, and
+#      check the code's shape (tools/check-includes.sh, tools/check-cycles.sh);
 #   2. run unit tests (cmocka, TAP), fuzzing bounded in time and runs
 #      (FUZZ_SECONDS a target, FUZZ_RUNS inputs at most), the end-to-end CLI
 #      tests (bats) that record the example workloads for real, and the
@@ -20,6 +21,7 @@ JOBS=${JOBS:-2}
 
 sh tools/check-includes.sh
 make -s -j"$JOBS" all unit fuzz
+sh tools/check-cycles.sh build
 make -s -j"$JOBS" SANITIZE=address,undefined all unit
 
 export CMOCKA_MESSAGE_OUTPUT=TAP
