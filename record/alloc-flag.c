@@ -9,32 +9,20 @@
  * those, the answer is "cannot tell". */
 #include "probes.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "lib/procfs.h"
 
 #define FLAG "DTraceAllocProbes"
 
 static int read_proc(pid_t pid, const char *what, char *buf, size_t len, size_t *n)
 {
 	char path[64];
-	int fd;
-	ssize_t r;
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, len - 1);
-	close(fd);
-	if (r < 0)
-		return -errno;
-	buf[r] = '\0';
-	*n = (size_t)r;
-	return 0;
+	return procfs_read_into(path, buf, len, n);
 }
 
 /* The verdict of one option word: 1 on, 0 off, -1 not about the flag. */
