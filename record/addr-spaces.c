@@ -115,10 +115,13 @@ uint32_t addr_spaces__find(const struct addr_spaces *s, uint32_t pid, uint64_t a
 	return REC_NO_MAPPING;
 }
 
-int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child)
+int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child, uint64_t time,
+		      const struct rec_mapping *maps, size_t nmaps)
 {
-	struct addr_space *p, *c;
-	size_t pi;
+	struct addr_range *own = NULL;
+	struct addr_space *c;
+	size_t pi, i, nown;
+	int err = 0;
 
 	if (!get(s, parent, 0))
 		return 0;
@@ -126,15 +129,32 @@ int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child)
 	c = get(s, child, 1); /* may move spaces: look the parent up after */
 	if (!c)
 		return -ENOMEM;
-	p = get(s, parent, 0);
-	pi = (size_t)(p - s->spaces);
-	c->n = 0;
-	if (GROW(c->ranges, c->cap, s->spaces[pi].n))
+	if (c->exec_time > time)
+		return 0; /* exec'd since: nothing of the parent's is left */
+	/* Records of the child drained before its FORK: its own mappings. */
+	nown = c->n;
+	if (nown && !(own = malloc(nown * sizeof(*own))))
 		return -ENOMEM;
-	if (s->spaces[pi].n) /* else ranges may be NULL */
-		memcpy(c->ranges, s->spaces[pi].ranges, s->spaces[pi].n * sizeof(*c->ranges));
-	c->n = s->spaces[pi].n;
-	return 0;
+	if (nown)
+		memcpy(own, c->ranges, nown * sizeof(*own));
+	pi = (size_t)(get(s, parent, 0) - s->spaces);
+	c->n = 0;
+	if (GROW(c->ranges, c->cap, s->spaces[pi].n)) {
+		free(own);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->spaces[pi].n; i++) {
+		struct addr_range r = s->spaces[pi].ranges[i];
+
+		/* drained late, the fork may find the parent's later mmaps too */
+		if (nown && r.mapping < nmaps && maps[r.mapping].time > time)
+			continue;
+		c->ranges[c->n++] = r;
+	}
+	for (i = 0; i < nown && !err; i++)
+		err = addr_spaces__add(s, child, own[i].start, own[i].end, own[i].mapping);
+	free(own);
+	return err;
 }
 
 void addr_spaces__clear(struct addr_spaces *s, uint32_t pid)
@@ -149,12 +169,15 @@ void addr_spaces__clear(struct addr_spaces *s, uint32_t pid)
 void addr_spaces__clear_before(struct addr_spaces *s, uint32_t pid, uint64_t time,
 			       const struct rec_mapping *maps, size_t nmaps)
 {
-	struct addr_space *as = get(s, pid, 0);
+	/* created if new: a FORK handled after this must know of the exec */
+	struct addr_space *as = get(s, pid, 1);
 	size_t i, kept = 0;
 
 	s->generation++;
 	if (!as)
 		return;
+	if (time > as->exec_time)
+		as->exec_time = time;
 	for (i = 0; i < as->n; i++) {
 		uint32_t m = as->ranges[i].mapping;
 

@@ -18,6 +18,7 @@ struct addr_range {
 struct addr_space {
 	struct addr_range *ranges; /* sorted, non-overlapping */
 	size_t n, cap;
+	uint64_t exec_time; /* the latest exec seen (clear_before), 0: none */
 };
 
 struct addr_spaces {
@@ -35,8 +36,13 @@ int addr_spaces__add(struct addr_spaces *s, uint32_t pid, uint64_t start, uint64
 		     uint32_t mapping);
 /* The mapping id covering addr in pid, or REC_NO_MAPPING. */
 uint32_t addr_spaces__find(const struct addr_spaces *s, uint32_t pid, uint64_t addr);
-/* A forked child starts with a copy of its parent's mappings. */
-int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child);
+/* A child forked at `time` starts with a copy of its parent's mappings
+ * older than the fork. Its own records can be drained, from another CPU's
+ * ring, before the FORK record: mappings it already has stay over the
+ * parent's, and a child that already exec'd after the fork takes none of
+ * them. `maps` are the recording's mappings by id. 0/-ENOMEM. */
+int addr_spaces__fork(struct addr_spaces *s, uint32_t parent, uint32_t child, uint64_t time,
+		      const struct rec_mapping *maps, size_t nmaps);
 /* exec: the process starts over. */
 void addr_spaces__clear(struct addr_spaces *s, uint32_t pid);
 /* exec at `time`: drops the mappings older than it, keeps those of the new

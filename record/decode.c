@@ -138,7 +138,9 @@ static void handle_task(struct recorder *rec, const struct perf_event_header *h)
 		return;
 	}
 	if (t.pid != t.ppid) {
-		recorder_note_err(rec, addr_spaces__fork(&rec->spaces, t.ppid, t.pid));
+		recorder_note_err(rec, addr_spaces__fork(&rec->spaces, t.ppid, t.pid, t.time,
+							 rec_writer__mappings(rec->w),
+							 rec_writer__nmappings(rec->w)));
 		recorder_note_err(rec, keymap__set(&rec->target_pids, t.pid, 0, 1));
 	}
 	keymap__get(&rec->names, t.ptid, 0, &name); /* a new thread has its creator's name */
