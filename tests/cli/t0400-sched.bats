@@ -95,14 +95,20 @@ offcpu_share() {
 # waits depends on the disk (40-60% of the syncer's time here, 4% on a CI
 # machine), so no fixed bound. prof's D ends at sched_waking and
 # schedstat's at the enqueue on the woken CPU, an IPI later: a few µs per
-# switch-out apart (more than 5 beside two CPU hogs), and the syncer
-# switches some 12,000 times a second, so 10 µs per switch-out are allowed
-# on top of 0.05. Per thread, prof sees a wake-up only when the waker or
+# switch-out apart (more than 5 beside two CPU hogs, 20-30 on a VM whose
+# IPIs are slow), and the syncer switches some 4,000 times a second. That
+# time is R for prof and blocked for schedstat. And schedstat's run time
+# leaves out the interrupts (the disk's) and the time stolen by the VM's
+# host while the syncer ran, which prof counts on CPU (up to 7% of its
+# time here). The syncer's blocked share is 1 - run - wait, so the lower
+# bound moves down by what prof counted runnable and on CPU beyond the
+# syncer's own wait and run; 10 µs per switch-out and 0.05 are allowed on
+# top. Per thread, prof sees a wake-up only when the waker or
 # the wakee is a target (prof-record.md), not the disk's interrupt: the
 # wait for a CPU after it counts as D too, so the D share is between that
 # and the share off CPU.
 syncer_d() {
-	local want hi d all wall tol
+	local want hi d all wall tol shift
 	want=$(blocked_share syncer "$1")
 	hi=$want
 	[ "${2:-}" != per-thread ] || hi=$(offcpu_share syncer "$1")
@@ -111,8 +117,12 @@ syncer_d() {
 	all=$(csv_col '^syncer$' switches)
 	wall=$(csv_col '^syncer$' end_ms)
 	tol=$(awk -v n="$d" -v w="$wall" 'BEGIN { print 0.05 + n * 0.010 / w }')
+	# prof's R and on-CPU beyond the syncer's own wait and run, as shares
+	shift=$(awk -v r="$(share '^syncer$' runnable_ms)" -v c="$(share '^syncer$' on_cpu_ms)" '
+		$1 == "syncer" && $2 == "wall_ms" { x = r - $7 / $3; y = c - $5 / $3
+			printf "%.3f\n", (x > 0 ? x : 0) + (y > 0 ? y : 0) }' "$1")
 	assert_between "syncer D share" "$(share '^syncer$' iowait_ms)" \
-		"$(awk -v w="$want" -v t="$tol" 'BEGIN { print w - t }')" \
+		"$(awk -v w="$want" -v t="$tol" -v x="$shift" 'BEGIN { print w - t - x }')" \
 		"$(awk -v w="$hi" -v t="$tol" 'BEGIN { print w + t }')"
 	assert_between "syncer's switch-outs in D" "$(ratio "$d" "$all")" 0.5 1.0
 }
