@@ -226,12 +226,17 @@ test('search burn_ (button and Ctrl-F): matched % as computed from the folded te
 	await ask(page, re2.source, { key: 'Control+f' });
 	assert.equal(await text(page, '#matched'), `Matched: ${pct(modelMatched(model, re2).percent)}%`);
 	assert.ok(Math.abs(modelMatched(model, re2).percent - foldedShare(stacks, re2)) < 0.25);
-	// nested matches count once: a regex matching both alpha_outer and
-	// alpha_inner gives alpha_outer's share
+	// nested matches count once: alpha_ matches alpha_thread, alpha_outer
+	// and alpha_inner, one inside the other; the share is the outermost
+	// matches' (not all of thread alpha's: a sample in the thread's start-up
+	// or exit, such as glibc's madvise of its stack, has no alpha_ frame)
 	await page.keyboard.press('Escape');
 	await ask(page, 'alpha_', { key: 'Control+f' });
-	assert.equal(await text(page, '#matched'),
-		`Matched: ${pct((100 * model[pathIndex(['alpha'])].count) / total)}%`);
+	const nested = modelMatched(model, /alpha_/);
+	const every = model.reduce((s, f, i) => s + (i > 0 && /alpha_/.test(f.name) ? f.count : 0), 0);
+	assert.ok(every > 1.5 * nested.count, `nested frames would count twice: ${every} vs ${nested.count}`);
+	assert.ok(Math.abs(nested.percent - foldedShare(stacks, /alpha_/)) < 0.25);
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(nested.percent)}%`);
 	checkClean(page);
 	await page.close();
 });

@@ -36,4 +36,9 @@ status=$(mktemp)
 } | awk '/^ *---$/ { yaml = 1 } yaml { print "# " $0; if ($0 ~ /^ *\.\.\.$/) yaml = 0; next } { print }'
 rc=$(cat "$status")
 rm -f "$status"
+if [ -z "$rc" ]; then
+	# the group was killed before it could write node's status
+	echo "Bail out! node's test run ended without an exit status (killed?)"
+	exit 1
+fi
 exit "$rc"
