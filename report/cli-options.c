@@ -9,13 +9,15 @@
 #include "lib/cli.h"
 
 int profile_input__parse_options(struct profile_input *in, int argc, char **argv,
-				 const struct profile_cli *cli, void *cmd)
+				 const struct profile_cli *cli, void *cmd,
+				 recording_replay_fn replay)
 {
 	int opt, rc;
 
 	rc = profile_input__init(in, argc);
 	if (rc)
 		return rc;
+	in->replay = replay;
 	optind = 0; /* glibc: reinitialize (a command may run more than once) */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, cli->shortopts, cli->longopts, NULL)) != -1) {

@@ -79,7 +79,6 @@ struct rule_src {
 
 /* Everything `prof check` holds while it runs. */
 struct check_cmd {
-	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in;   /* options, input, the filtered profile */
 	struct profile_input base; /* the baseline, same options */
 	/* alloc: rules: the allocation profiles (prof report --alloc) of the
@@ -173,7 +172,8 @@ static int own_option(void *cmd, int opt, const char *arg)
 	}
 }
 
-static int parse_options(struct check_cmd *c, int argc, char **argv)
+static int parse_options(struct check_cmd *c, int argc, char **argv,
+			 recording_replay_fn replay)
 {
 	static const struct profile_cli cli = {
 		":i:b:r:h", long_options, usage_head, usage_tail, own_option,
@@ -185,8 +185,7 @@ static int parse_options(struct check_cmd *c, int argc, char **argv)
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
-	rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
-	c->in.replay = c->replay;
+	rc = profile_input__parse_options(&c->in, argc, argv, &cli, c, replay);
 	if (rc)
 		return rc;
 	profile_input__options_done(&c->in);
@@ -355,11 +354,11 @@ static int evaluate(struct check_cmd *c)
 	return EXIT_OK;
 }
 
-static int run(struct check_cmd *c, int argc, char **argv)
+static int run(struct check_cmd *c, int argc, char **argv, const struct prof_env *env)
 {
 	int rc;
 
-	rc = parse_options(c, argc, argv);
+	rc = parse_options(c, argc, argv, env->replay);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = parse_rules(c);
@@ -385,8 +384,7 @@ int cmd_check(int argc, char **argv, const struct prof_env *env)
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	c.replay = env->replay;
-	rc = run(&c, argc, argv);
+	rc = run(&c, argc, argv, env);
 	for (i = 0; i < c.nrules; i++)
 		check_rule__release(&c.rules[i]);
 	for (i = 0; i < c.nfile_texts; i++)

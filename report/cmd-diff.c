@@ -48,7 +48,6 @@ static const struct option long_options[] = {
 
 /* Everything `prof diff` holds while it runs. */
 struct diff_cmd {
-	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in;  /* NEW: options, input, the filtered profile */
 	struct profile_input old; /* OLD, with the same options */
 	const char *old_path;
@@ -72,14 +71,14 @@ static int own_option(void *cmd, int opt, const char *arg)
 	}
 }
 
-static int parse_options(struct diff_cmd *c, int argc, char **argv)
+static int parse_options(struct diff_cmd *c, int argc, char **argv,
+			 recording_replay_fn replay)
 {
 	static const struct profile_cli cli = {
 		":i:h", long_options, usage_head, usage_tail, own_option,
 	};
-	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c, replay);
 
-	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (argc - optind != 2)
@@ -123,11 +122,11 @@ static int write_diff(struct diff_cmd *c)
 	return 0;
 }
 
-static int run(struct diff_cmd *c, int argc, char **argv)
+static int run(struct diff_cmd *c, int argc, char **argv, const struct prof_env *env)
 {
 	int rc;
 
-	rc = parse_options(c, argc, argv);
+	rc = parse_options(c, argc, argv, env->replay);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = profile_input__clone(&c->old, &c->in, c->old_path);
@@ -147,8 +146,7 @@ int cmd_diff(int argc, char **argv, const struct prof_env *env)
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	c.replay = env->replay;
-	rc = run(&c, argc, argv);
+	rc = run(&c, argc, argv, env);
 	profile_diff__release(&c.diff);
 	profile_input__release(&c.old);
 	profile_input__release(&c.in);

@@ -74,7 +74,6 @@ static const struct option long_options[] = {
 
 /* Everything `prof report` holds while it runs. */
 struct report_cmd {
-	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in; /* options, input, the filtered profile */
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
@@ -112,14 +111,14 @@ static int own_option(void *cmd, int opt, const char *arg)
 	}
 }
 
-static int parse_options(struct report_cmd *c, int argc, char **argv)
+static int parse_options(struct report_cmd *c, int argc, char **argv,
+			 recording_replay_fn replay)
 {
 	static const struct profile_cli cli = {
 		":i:o:h", long_options, usage_head, usage_tail, own_option,
 	};
-	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c, replay);
 
-	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (optind < argc)
@@ -193,11 +192,11 @@ static int open_output(struct report_cmd *c)
 	return 0;
 }
 
-static int run(struct report_cmd *c, int argc, char **argv)
+static int run(struct report_cmd *c, int argc, char **argv, const struct prof_env *env)
 {
 	int rc, err;
 
-	rc = parse_options(c, argc, argv);
+	rc = parse_options(c, argc, argv, env->replay);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (c->format == FORMAT_PPROF && (!c->output || !strcmp(c->output, "-")) && isatty(1))
@@ -229,8 +228,7 @@ int cmd_report(int argc, char **argv, const struct prof_env *env)
 	memset(&c, 0, sizeof(c));
 	/* Output goes out in large writes, also to a terminal. */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	c.replay = env->replay;
-	rc = run(&c, argc, argv);
+	rc = run(&c, argc, argv, env);
 	profile_input__release(&c.in);
 	return rc;
 }

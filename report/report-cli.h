@@ -206,7 +206,8 @@ struct profile_cli {
 	int (*own_option)(void *cmd, int opt, const char *arg);
 };
 
-/* Sets `in` up (profile_input__init()) and reads the options of argv with
+/* Sets `in` up (profile_input__init(), with `replay`: struct prof_env's,
+ * for a killed recorder's file) and reads the options of argv with
  * getopt_long(): the command's own (cli->own_option, given `cmd`), then
  * the shared ones (profile_input__option()); -h prints the help; a missing
  * value or an unknown option is a usage error. Leaves optind at the first
@@ -214,7 +215,8 @@ struct profile_cli {
  * profile_input__options_done(). 0, -1 (help shown: exit 0), or an exit
  * status after printing. */
 int profile_input__parse_options(struct profile_input *in, int argc, char **argv,
-				 const struct profile_cli *cli, void *cmd);
+				 const struct profile_cli *cli, void *cmd,
+				 recording_replay_fn replay);
 /* -h of a command with the shared input options: `head`, the time and
  * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
  * exit 0), or EXIT_FAIL when standard output failed. */

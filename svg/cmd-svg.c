@@ -132,7 +132,6 @@ static const struct option long_options[] = {
 
 /* Everything `prof svg` holds while it runs. */
 struct svg_cmd {
-	recording_replay_fn replay; /* struct prof_env's */
 	struct profile_input in; /* options, input, the filtered profile */
 	struct svg_opts opts;
 	const char *output;       /* NULL or "-": standard output */
@@ -318,14 +317,14 @@ static void diff_defaults(struct svg_cmd *c)
 					: "widths: NEW; red: more in NEW, blue: less";
 }
 
-static int parse_options(struct svg_cmd *c, int argc, char **argv)
+static int parse_options(struct svg_cmd *c, int argc, char **argv,
+			 recording_replay_fn replay)
 {
 	static const struct profile_cli cli = {
 		":i:o:h", long_options, usage_head, usage_tail, own_option,
 	};
-	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c);
+	int rc = profile_input__parse_options(&c->in, argc, argv, &cli, c, replay);
 
-	c->in.replay = c->replay;
 	if (rc)
 		return rc;
 	if (c->is_diff && argc - optind == 2 && !c->in.input) {
@@ -507,11 +506,11 @@ static int draw(struct svg_cmd *c)
 	return EXIT_FAIL;
 }
 
-static int run(struct svg_cmd *c, int argc, char **argv)
+static int run(struct svg_cmd *c, int argc, char **argv, const struct prof_env *env)
 {
 	int rc;
 
-	rc = parse_options(c, argc, argv);
+	rc = parse_options(c, argc, argv, env->replay);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	if (c->palette_file && (rc = read_palette(c)))
@@ -539,8 +538,7 @@ int cmd_svg(int argc, char **argv, const struct prof_env *env)
 
 	memset(&c, 0, sizeof(c));
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	c.replay = env->replay;
-	rc = run(&c, argc, argv);
+	rc = run(&c, argc, argv, env);
 	profile_output__close(&c.out, -ECANCELED);
 	free(c.lines);
 	svg_diff__release(&c.sd);
