@@ -37,6 +37,8 @@ struct sched_rec {
 	struct keymap task_names;       /* tid -> string id last written as TASK */
 	struct keymap unnamed;          /* waker tids with no name yet -> 1 */
 	uint8_t stack_event;            /* event id of the stacks in the file */
+	int *stack_fds;                 /* CPU-wide: the stack event per CPU, -1 */
+	size_t filter_tids;             /* target tids its filter was made of */
 	int filtered;                   /* the switch tracepoint skips plain S */
 	/* Per ring: the last tracepoint switch-out, which the SWITCH record
 	 * that follows it in the same ring repeats. */
@@ -227,6 +229,10 @@ int ustack_setup_replay(struct recorder *rec, int dwarf, int callsite, uint32_t 
 void ustack_add(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end);
+/* The same for a sample of the file's event `event` (0: the CPU one). */
+void ustack_add_event(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
+		      uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
+		      const unsigned char *p, const unsigned char *end, uint8_t event);
 void ustack_process(struct recorder *rec);
 /* The same for the samples of process pid taken before `before` only: an
  * exec at that time is about to replace its mappings (samples after it,
@@ -268,6 +274,15 @@ void sched_finish(struct recorder *rec);
 void sched_release(struct recorder *rec);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
+/* sched-decode.c: an off-CPU stack of thread tid taken elsewhere (a thread
+ * already blocked at attach): the kernel chain (leaf first, may be empty)
+ * and the user registers and stack bytes (either may be NULL), made as the
+ * recording's call-graph mode wants (dwarf: unwound now, so tid's mappings
+ * must be known) and added as a switch-out stack sample. No-op without
+ * --sched stacks. */
+void sched_add_stack(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
+		     uint32_t cpu, const uint64_t *chain, uint64_t nr,
+		     const struct unwind_regs *regs, const struct unwind_stack *st);
 
 /* jvm-step.c: at the end of a recording, before symbolization: asks the
  * live JVMs among the targets for their JIT maps and full thread names

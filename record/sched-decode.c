@@ -163,8 +163,13 @@ static void on_sample(struct recorder *rec, const struct perf_event_header *h)
 		p += 8;
 		if (nr > (uint64_t)(end - p) / 8)
 			return;
-		recorder_add_stack_sample(rec, s.pid, s.tid, s.time, s.cpu, 0, h->misc,
-					  (const uint64_t *)p, nr, rec->sched.stack_event);
+		if (rec->sched.attr[SCHED_EV_STACK].sample_type & PERF_SAMPLE_STACK_USER)
+			ustack_add_event(rec, s.pid, s.tid, s.time, s.cpu, 0, h->misc,
+					 (const uint64_t *)p, nr, p + nr * 8, end,
+					 rec->sched.stack_event);
+		else
+			recorder_add_stack_sample(rec, s.pid, s.tid, s.time, s.cpu, 0, h->misc,
+						  (const uint64_t *)p, nr, rec->sched.stack_event);
 		return;
 	}
 	if ((size_t)(end - p) < 4)
@@ -227,4 +232,14 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h)
 		recorder_count_loss(rec, h, &rec->sum->sched_lost);
 		break;
 	}
+}
+
+void sched_add_stack(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
+		     uint32_t cpu, const uint64_t *chain, uint64_t nr,
+		     const struct unwind_regs *regs, const struct unwind_stack *st)
+{
+	if (!rec->sched.on || rec->sched.attr[SCHED_EV_STACK].size == 0)
+		return;
+	ustack_sample_now(rec, pid, tid, time, cpu, 0, PERF_RECORD_MISC_USER, chain, nr, regs, st,
+			  rec->sched.stack_event);
 }

@@ -7,6 +7,8 @@
  *       sleeps (state, next task); its SWITCH records -> switch-ins, and
  *       the plain sleeps
  *   sched:sched_switch, 1 hit in N, call chain only  -> off-CPU stacks
+ *       (with --call-graph dwarf: kernel chain, user registers and stack,
+ *       unwound by user-stack.c like the CPU samples)
  *   sched:sched_waking, every hit, raw fields only   -> who woke whom
  *
  * CPU-wide (the default when the kernel allows it): one set per CPU, and the
@@ -88,6 +90,25 @@ static int probe(struct perf_event_attr *a)
 	return 0;
 }
 
+/* --call-graph dwarf: the switch-out's user registers and stack go with
+ * the kernel's chain, and user-stack.c unwinds them as it does the CPU
+ * samples' (glibc's futex wait keeps no frame pointer: a frame-pointer
+ * walk stops there). The same registers and size as the CPU samples; a
+ * kernel that refuses leaves the frame-pointer chain. */
+static void dwarf_stacks(struct recorder *rec, struct perf_event_attr *a)
+{
+	struct perf_event_attr d = *a;
+
+	if (!rec->ustack.on || !rec->ustack.dwarf)
+		return;
+	d.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	d.sample_regs_user = rec->ustack.regs_mask;
+	d.sample_stack_user = rec->ustack.stack_size;
+	d.exclude_callchain_user = 1;
+	if (!probe(&d))
+		*a = d;
+}
+
 int sched_setup(struct recorder *rec)
 {
 	struct sched_rec *s = &rec->sched;
@@ -133,6 +154,7 @@ int sched_setup(struct recorder *rec)
 		if (rec->ev.user_only) {
 			s->attr[SCHED_EV_STACK].exclude_callchain_kernel = 1;
 		}
+		dwarf_stacks(rec, &s->attr[SCHED_EV_STACK]);
 	}
 	err = probe(&s->attr[SCHED_EV_SWITCH]);
 	if (err == -EACCES || err == -EPERM)
@@ -146,10 +168,11 @@ int sched_setup(struct recorder *rec)
 				      strerror(-err));
 	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
 	s->tp_out = calloc(rec->ncpus, sizeof(*s->tp_out));
-	if (!s->rings || !s->tp_out)
+	s->stack_fds = calloc(rec->ncpus, sizeof(*s->stack_fds));
+	if (!s->rings || !s->tp_out || !s->stack_fds)
 		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	for (size_t i = 0; i < rec->ncpus; i++)
-		s->rings[i].fd = -1;
+		s->rings[i].fd = s->stack_fds[i] = -1;
 	if (every != RECORD_SCHED_STACKS_NONE) {
 		memset(&desc, 0, sizeof(desc));
 		rec_writer__string(rec->w, "sched:sched_switch", 18, &desc.name);
@@ -190,6 +213,12 @@ static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid,
 	if (kind == SCHED_EV_SWITCH && s->filtered &&
 	    ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_state != 1"))
 		s->filtered = 0;
+	if (kind == SCHED_EV_STACK && tid == -1) {
+		s->stack_fds[i] = fd;
+		/* Nothing until the targets' tids are known (stack_filter()). */
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_pid == -1"))
+			s->stack_fds[i] = -1;
+	}
 	err = keymap__set(&s->ids, id, 0, kind);
 	if (err)
 		return err;
@@ -256,9 +285,94 @@ int sched_open_thread(struct recorder *rec, pid_t tid, size_t i)
 	return err;
 }
 
+/* Appends " || prev_pid == TID" for every key of m to f (at f->len); -ENOSPC
+ * past its size. */
+struct filter_text {
+	char buf[4000]; /* the kernel takes a page at most */
+	size_t len;
+};
+
+static int filter_add(struct filter_text *f, const struct keymap *m)
+{
+	for (size_t i = 0; m->slots && i <= m->mask; i++) {
+		int n;
+
+		if (!m->slots[i].hash)
+			continue;
+		n = snprintf(f->buf + f->len, sizeof(f->buf) - f->len, "%sprev_pid == %llu",
+			     f->len ? " || " : "", (unsigned long long)m->slots[i].a);
+		if (n < 0 || (size_t)n >= sizeof(f->buf) - f->len)
+			return -ENOSPC;
+		f->len += (size_t)n;
+	}
+	return 0;
+}
+
+/* The stack event of CPU index i opened again with `filter` (the kernel
+ * sets an event's filter once), into the same ring, in the old one's place
+ * in rec->fds. 0 or -errno (the old one is kept). */
+static int reopen_stack(struct recorder *rec, size_t i, const char *filter)
+{
+	struct sched_rec *s = &rec->sched;
+	uint64_t id;
+	int fd = sys_perf_event_open(&s->attr[SCHED_EV_STACK], -1, rec->cpus[i], -1,
+				     PERF_FLAG_FD_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) || ioctl(fd, PERF_EVENT_IOC_ID, &id) ||
+	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd))
+		err = -errno;
+	if (!err)
+		err = keymap__set(&s->ids, id, 0, SCHED_EV_STACK);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	for (size_t k = 0; k < rec->nfds; k++)
+		if (rec->fds[k].fd == s->stack_fds[i])
+			rec->fds[k].fd = fd;
+	close(s->stack_fds[i]);
+	s->stack_fds[i] = fd;
+	return 0;
+}
+
+/* CPU-wide: the stack event sees every task's switch-outs, and a stack
+ * (32 KiB of it with --call-graph dwarf) of another task's would fill the
+ * ring for nothing, and count towards the 1 in N. A filter on the
+ * targets' tids keeps them out in the kernel; the event is opened again
+ * with a new filter after a drain that learnt new threads (their first
+ * switch-outs until then have no stack; off-cpu.c weighs each thread's
+ * stacks to its whole off-CPU time). Too many tids for a filter: every
+ * task's, as without one. */
+static void stack_filter(struct recorder *rec)
+{
+	struct sched_rec *s = &rec->sched;
+	size_t n = rec->opened_tids.count + rec->forked_tids.count;
+	struct filter_text *f;
+
+	if (!rec->cpu_wide || !s->stack_fds || n == s->filter_tids)
+		return;
+	s->filter_tids = n;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return;
+	f->len = 0;
+	if (filter_add(f, &rec->opened_tids) || filter_add(f, &rec->forked_tids))
+		snprintf(f->buf, sizeof(f->buf), "prev_pid > 0");
+	for (size_t i = 0; i < rec->ncpus; i++)
+		if (s->stack_fds[i] >= 0)
+			reopen_stack(rec, i, f->buf);
+	free(f);
+}
+
 void sched_drain(struct recorder *rec, const uint64_t *heads)
 {
 	struct sched_rec *s = &rec->sched;
+
+	if (s->on)
+		stack_filter(rec);
 
 	for (size_t i = 0; s->on && i < rec->ncpus; i++) {
 		struct ring *r = &s->rings[i];
@@ -372,6 +486,8 @@ void sched_release(struct recorder *rec)
 	}
 	free(s->tp_out);
 	s->tp_out = NULL;
+	free(s->stack_fds); /* the fds are in rec->fds */
+	s->stack_fds = NULL;
 	keymap__release(&s->ids);
 	keymap__release(&s->task_names);
 	keymap__release(&s->unnamed);

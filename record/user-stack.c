@@ -41,7 +41,7 @@ struct ustack_entry {
 	uint64_t time, ip;
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
-	uint8_t has_regs, cut;
+	uint8_t has_regs, cut, event; /* event: the file's event id */
 	uint32_t nchain, stack_len;
 	struct unwind_regs regs;
 	/* then u64 chain[nchain], then stack bytes padded to 8 */
@@ -179,6 +179,13 @@ void ustack_add(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 		uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
 		const unsigned char *p, const unsigned char *end)
 {
+	ustack_add_event(rec, pid, tid, time, cpu, ip, misc, chain, nr, p, end, 0);
+}
+
+void ustack_add_event(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
+		      uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain, uint64_t nr,
+		      const unsigned char *p, const unsigned char *end, uint8_t event)
+{
 	struct ustack_rec *u = &rec->ustack;
 	struct ustack_entry e = {
 	    .time = time,
@@ -187,6 +194,7 @@ void ustack_add(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 	    .tid = tid,
 	    .cpu = cpu,
 	    .misc = misc,
+	    .event = event,
 	};
 	const unsigned char *stack = NULL;
 	uint64_t abi, size = 0, dyn = 0, need;
@@ -234,7 +242,7 @@ plain:
 	need = sizeof(e) + nr * 8 + ((e.stack_len + 7u) & ~7u);
 	if (GROW(u->queue, u->cap, u->len + need)) {
 		/* No memory for the queue: keep the sample as the kernel gave it. */
-		recorder_add_stack_sample(rec, pid, tid, time, cpu, ip, misc, chain, nr, 0);
+		recorder_add_stack_sample(rec, pid, tid, time, cpu, ip, misc, chain, nr, event);
 		return;
 	}
 	memcpy(u->queue + u->len, &e, sizeof(e));
@@ -449,9 +457,9 @@ void ustack_process_pid(struct recorder *rec, uint32_t pid, uint64_t before)
 		    .cut = e.cut,
 		};
 		if (u->dwarf)
-			process_dwarf(rec, &e, chain, &st, 0);
+			process_dwarf(rec, &e, chain, &st, e.event);
 		else
-			process_fp(rec, &e, chain, &st, 0);
+			process_fp(rec, &e, chain, &st, e.event);
 		off += len;
 	}
 	u->len = kept;

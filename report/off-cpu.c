@@ -6,7 +6,8 @@
  * The off-CPU time comes from the scheduler records (sched-timeline.c, the
  * same spans `prof sched` accounts); the stacks from the 1-in-N sampled
  * "sched:sched_switch" samples, each paired with its thread's nearest
- * switch-out. Work: a sort of the off-CPU samples, one walk per thread
+ * switch-out and weighed by that switch-out's time, scaled so that each
+ * thread's stacks add up to its off-CPU time after all its switch-outs. Work: a sort of the off-CPU samples, one walk per thread
  * that has any, a binary search per sample; weights add up in nanoseconds
  * in a hash of (thread key, stack, leaf) and are rounded once. */
 #include <errno.h>
@@ -56,6 +57,7 @@ struct acc {
 struct osample {
 	uint64_t time;
 	uint32_t tid, idx;
+	uint32_t out; /* the OUT it pairs with (index in the walk), or SCHED_NONE */
 };
 
 /* What one OUT of the walked thread began: ns off CPU, then waiting. */
@@ -69,7 +71,6 @@ struct weigher {
 	const struct recording *r;
 	int by_thread;
 	uint8_t kind[256];    /* enum event_kind per event id (samples store a u8) */
-	uint64_t period[256]; /* switch stacks: one in N */
 	uint64_t cpu_ns[256]; /* CPU samples: ns each (wall); 0 unknown */
 	struct sched_timeline tl;
 	struct sched_walk w;
@@ -88,9 +89,12 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
+/* a * num / den, rounded, saturated; a when den is 0. */
+static uint64_t scale(uint64_t a, uint64_t num, uint64_t den)
 {
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+	double v = den ? (double)a * (double)num / (double)den + 0.5 : (double)a;
+
+	return v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -121,7 +125,6 @@ static void classify_events(struct weigher *g)
 	for (ev = 0; ev < 256; ev++) {
 		const struct rec_event_desc *d = ev < r->nevents ? &r->events[ev] : NULL;
 
-		g->period[ev] = 1;
 		if (recording__event_is_cpu(r, ev)) {
 			g->kind[ev] = EV_CPU;
 			if (d && d->freq)
@@ -134,8 +137,6 @@ static void classify_events(struct weigher *g)
 				g->cpu_ns[ev] = ns_per_hz(hz);
 		} else if (!strcmp(recording__str(r, d->name), SCHED_SWITCH_EVENT)) {
 			g->kind[ev] = EV_SWITCH_STACK;
-			if (d->period)
-				g->period[ev] = d->period;
 		}
 	}
 }
@@ -241,11 +242,19 @@ static uint32_t pair(struct weigher *g, uint64_t t)
 	return SCHED_NONE;
 }
 
-/* Weighs the samples os[i .. j) of one tid. */
+/* Weighs the samples os[i .. j) of one tid. Stacks are taken 1 in N
+ * switch-outs (or miss some: a thread's first ones, lost records), so each
+ * stacked OUT's time is scaled by the thread's off-CPU time after all its
+ * OUTs over that after its stacked ones: the thread's stacks add up to
+ * the off-CPU time `prof sched` counts after its switch-outs, and each
+ * stack stands for its own interval (a long wait weighs more than a short
+ * one, which a plain x N would not respect). */
 static int weigh_thread(struct weigher *g, size_t i, size_t j)
 {
 	const struct rec_sched_full *rs = g->r->sched;
 	uint32_t ti = sched_timeline__find(&g->tl, g->os[i].tid);
+	uint64_t all = 0, stacked = 0;
+	size_t k;
 	int err;
 
 	if (ti == SCHED_NONE || !g->tl.threads[ti].n)
@@ -253,11 +262,19 @@ static int weigh_thread(struct weigher *g, size_t i, size_t j)
 	err = sched_timeline__walk(&g->tl, ti, &g->w);
 	if (!err)
 		err = per_out_times(g);
+	for (k = i; k < j && !err; k++)
+		g->os[k].out = pair(g, g->os[k].time);
+	for (k = 0; k < g->w.nouts && !err; k++) {
+		uint64_t t = sat_add(g->outs[k].off, g->outs[k].wait);
+
+		all = sat_add(all, t);
+		if (g->outs[k].claimed)
+			stacked = sat_add(stacked, t);
+	}
 	for (; i < j && !err; i++) {
 		const struct rec_sample_full *s = &g->r->samples[g->os[i].idx];
 		uint64_t stack2 = (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED);
-		uint64_t n = g->period[s->event];
-		uint32_t m = pair(g, s->time), tkey = BUILDER_NO_THREAD;
+		uint32_t m = g->os[i].out, tkey = BUILDER_NO_THREAD;
 		uint8_t state;
 
 		if (m == SCHED_NONE)
@@ -269,9 +286,10 @@ static int weigh_thread(struct weigher *g, size_t i, size_t j)
 		if (!err)
 			err = leaf_id(g, PROFILE_LEAF_WAITING, &g->wait_leaf);
 		if (!err)
-			err = add(g, tkey, stack2, g->leaf_ids[state], sat_mul(g->outs[m].off, n));
+			err = add(g, tkey, stack2, g->leaf_ids[state],
+				  scale(g->outs[m].off, all, stacked));
 		if (!err)
-			err = add(g, tkey, stack2, g->wait_leaf, sat_mul(g->outs[m].wait, n));
+			err = add(g, tkey, stack2, g->wait_leaf, scale(g->outs[m].wait, all, stacked));
 	}
 	return err;
 }
@@ -292,7 +310,8 @@ static int weigh_off_cpu(struct weigher *g)
 		if (g->kind[r->samples[i].event] == EV_SWITCH_STACK)
 			g->os[g->nos++] = (struct osample){.time = r->samples[i].time,
 							   .tid = r->samples[i].tid,
-							   .idx = (uint32_t)i};
+							   .idx = (uint32_t)i,
+							   .out = SCHED_NONE};
 	qsort(g->os, g->nos, sizeof(*g->os), cmp_osamples);
 	for (i = 0; i < g->nos; i = j) {
 		for (j = i + 1; j < g->nos && g->os[j].tid == g->os[i].tid; j++)

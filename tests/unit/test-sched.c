@@ -614,15 +614,17 @@ static void test_cpu_profile_ignores_tracepoints(void **state)
 		       "cruncher;main;crunch 1\nsleeper;main;work 2\n");
 }
 
-/* Each stack weighs its OUT's time off CPU times 3 (one OUT in 3 has a
- * stack), in µs: sleeper 20 ms asleep + 1 ms waiting for a CPU; diskio 20
- * ms in D + 0.5 ms; cruncher 2 ms preempted. */
+/* Each stack weighs its OUT's time off CPU, scaled by the thread's off-CPU
+ * time after all its OUTs over that after its OUTs with a stack, in µs:
+ * sleeper 20 ms asleep + 1 ms waiting for a CPU, diskio 20 ms in D + 0.5
+ * ms (their only OUTs, each with its stack: x 1); cruncher 2 ms preempted
+ * at 50 ms, the one of its three OUTs with a stack (5 + 2 + 1 ms): x 4. */
 static const char want_off_cpu[] =
-    "cruncher;main;crunch;[R preempted] 6000\n"
-    "diskio;main;read_file;io_schedule_[k];[D uninterruptible] 60000\n"
-    "diskio;main;read_file;io_schedule_[k];[R waiting for CPU] 1500\n"
-    "sleeper;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 3000\n"
-    "sleeper;main;wait_for_work;futex_wait_[k];[S sleeping] 60000\n";
+    "cruncher;main;crunch;[R preempted] 8000\n"
+    "diskio;main;read_file;io_schedule_[k];[D uninterruptible] 20000\n"
+    "diskio;main;read_file;io_schedule_[k];[R waiting for CPU] 500\n"
+    "sleeper;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 1000\n"
+    "sleeper;main;wait_for_work;futex_wait_[k];[S sleeping] 20000\n";
 
 static void test_off_cpu_profile(void **state)
 {
@@ -631,11 +633,11 @@ static void test_off_cpu_profile(void **state)
 	assert_profile(fx, PROFILE_BY_THREAD, PROFILE_WEIGHT_OFF_CPU, PROFILE_ROOT_NAME,
 		       want_off_cpu);
 	assert_profile(fx, PROFILE_BY_STACK, PROFILE_WEIGHT_OFF_CPU, PROFILE_ROOT_NONE,
-		       "main;crunch;[R preempted] 6000\n"
-		       "main;read_file;io_schedule_[k];[D uninterruptible] 60000\n"
-		       "main;read_file;io_schedule_[k];[R waiting for CPU] 1500\n"
-		       "main;wait_for_work;futex_wait_[k];[R waiting for CPU] 3000\n"
-		       "main;wait_for_work;futex_wait_[k];[S sleeping] 60000\n");
+		       "main;crunch;[R preempted] 8000\n"
+		       "main;read_file;io_schedule_[k];[D uninterruptible] 20000\n"
+		       "main;read_file;io_schedule_[k];[R waiting for CPU] 500\n"
+		       "main;wait_for_work;futex_wait_[k];[R waiting for CPU] 1000\n"
+		       "main;wait_for_work;futex_wait_[k];[S sleeping] 20000\n");
 }
 
 static void test_off_cpu_filters(void **state)
@@ -648,7 +650,7 @@ static void test_off_cpu_filters(void **state)
 
 	assert_int_equal(profile__init(&p), 0);
 	assert_int_equal(profile__from_recording(&p, &fx->r, &o), 0);
-	assert_int_equal(p.total, 6000 + 60000 + 1500 + 3000 + 60000);
+	assert_int_equal(p.total, 8000 + 20000 + 500 + 1000 + 20000);
 	assert_int_equal(profile_filter__init(&f, 0), 0);
 	assert_int_equal(
 	    profile_filter__add_regex(&f, PROFILE_INCLUDE, "waiting for CPU", err, sizeof(err)), 0);
@@ -656,7 +658,7 @@ static void test_off_cpu_filters(void **state)
 	assert_int_equal(profile__filter(&p, &f), 0);
 	out = folded(&p, PROFILE_ROOT_NAME_TID);
 	assert_string_equal(
-	    out, "sleeper/101;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 3000\n");
+	    out, "sleeper/101;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 1000\n");
 	free(out);
 	profile_filter__release(&f);
 	profile__release(&p);
@@ -669,11 +671,11 @@ static void test_wall_profile(void **state)
 	/* CPU samples at 1000 Hz weigh 1000 µs each, beside the off-CPU time. */
 	assert_profile(fx, PROFILE_BY_THREAD, PROFILE_WEIGHT_WALL, PROFILE_ROOT_NAME,
 		       "cruncher;main;crunch 1000\n"
-		       "cruncher;main;crunch;[R preempted] 6000\n"
-		       "diskio;main;read_file;io_schedule_[k];[D uninterruptible] 60000\n"
-		       "diskio;main;read_file;io_schedule_[k];[R waiting for CPU] 1500\n"
-		       "sleeper;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 3000\n"
-		       "sleeper;main;wait_for_work;futex_wait_[k];[S sleeping] 60000\n"
+		       "cruncher;main;crunch;[R preempted] 8000\n"
+		       "diskio;main;read_file;io_schedule_[k];[D uninterruptible] 20000\n"
+		       "diskio;main;read_file;io_schedule_[k];[R waiting for CPU] 500\n"
+		       "sleeper;main;wait_for_work;futex_wait_[k];[R waiting for CPU] 1000\n"
+		       "sleeper;main;wait_for_work;futex_wait_[k];[S sleeping] 20000\n"
 		       "sleeper;main;work 2000\n");
 }
 
