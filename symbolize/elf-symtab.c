@@ -502,42 +502,27 @@ struct elf_symtab *elf_symtab__load(const char *path)
 	return elf_symtab__load_opts(path, NULL);
 }
 
-struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts)
+/* Reads the symbols of `elf` (a file of `size` bytes at `path`, or an
+ * image in memory with no path: then no debug file is looked for) and ends
+ * it. The table, or NULL with errno set. */
+static struct elf_symtab *load_from(Elf *elf, uint64_t size, const char *path,
+				    const struct elf_symtab_opts *o)
 {
-	static const struct elf_symtab_opts defaults;
-	const struct elf_symtab_opts *o = opts ? opts : &defaults;
+	struct elf_symtab *t = calloc(1, sizeof(*t));
 	struct loader ld;
-	struct elf_symtab *t;
-	uint64_t size;
-	int fd, err, i;
+	int err, i;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	err = elf_fd_regular(fd, &size);
-	if (err) {
-		close(fd);
-		errno = -err;
-		return NULL;
-	}
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
 	memset(&ld, 0, sizeof(ld));
 	ld.debug_fd = -1;
-	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
-	 * a file truncated under us is an error, not a SIGBUS. */
-	elf_version(EV_CURRENT);
-	ld.src[SRC_BIN].elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = ld.src[SRC_BIN].elf ? load_elf(&ld, t, size, path, o) : elf_last_error();
+	ld.src[SRC_BIN].elf = elf;
+	if (!t)
+		err = -ENOMEM;
+	else
+		err = elf ? load_elf(&ld, t, size, path, o) : elf_last_error();
 	for (i = 0; i < NSRCS; i++) {
 		elf_end(ld.src[i].elf);
 		free(ld.src[i].secs);
 	}
-	close(fd);
 	if (ld.debug_fd >= 0)
 		close(ld.debug_fd);
 	free(ld.mini);
@@ -548,6 +533,42 @@ struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symt
 		return NULL;
 	}
 	return t;
+}
+
+struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts)
+{
+	static const struct elf_symtab_opts defaults;
+	const struct elf_symtab_opts *o = opts ? opts : &defaults;
+	struct elf_symtab *t;
+	uint64_t size;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	err = elf_fd_regular(fd, &size);
+	if (err) {
+		close(fd);
+		errno = -err;
+		return NULL;
+	}
+	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
+	 * a file truncated under us is an error, not a SIGBUS. */
+	elf_version(EV_CURRENT);
+	t = load_from(elf_begin(fd, ELF_C_READ, NULL), size, path, o);
+	err = errno;
+	close(fd);
+	errno = err;
+	return t;
+}
+
+struct elf_symtab *elf_symtab__load_image(const void *image, size_t size)
+{
+	static const struct elf_symtab_opts only_image = {.no_debuginfo = 1};
+
+	elf_version(EV_CURRENT);
+	/* elf_memory() takes a non-const buffer but only reads it (ELF_C_READ). */
+	return load_from(elf_memory((char *)(uintptr_t)image, size), size, NULL, &only_image);
 }
 
 const char *elf_symtab__debug_file(const struct elf_symtab *t)
