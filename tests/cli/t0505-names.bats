@@ -130,24 +130,23 @@ recorded_pids() {
 	stop_two
 }
 
-@test "-p: empty lists and entries, bad PIDs: exit 2, the entry named" {
-	run "$PROF" record -p '' -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"prof record: empty PID list"* ]]
-	run "$PROF" record -p ' ' -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"empty PID list"* ]]
-	run "$PROF" record -p "$$,,1" -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"empty entry in PID list '$$,,1'"* ]]
-	run "$PROF" record -p "$$," -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"empty entry"* ]]
-	run "$PROF" record -p "$$ abc" -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"invalid PID 'abc' in list '$$ abc'"* ]]
-	run "$PROF" record -p "0" -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"invalid PID '0'"* ]]
+# refused LIST MESSAGE: `prof record -p LIST` exits 2 saying MESSAGE, and
+# writes nothing.
+refused() {
+	run "$PROF" record -p "$1" -d 0.1 -o "$BATS_TEST_TMPDIR/x.data"
+	[ "$status" -eq 2 ] || { echo "-p '$1': status $status: $output"; return 1; }
+	[[ "$output" == *"prof record: $2"* ]] || { echo "-p '$1': $output"; return 1; }
 	[ ! -e "$BATS_TEST_TMPDIR/x.data" ]
+}
+
+@test "-p: empty lists and entries, bad PIDs: exit 2, the entry named" {
+	refused '' "empty PID list"
+	refused ' 	' "empty PID list"
+	refused "$$,,1" "empty entry in PID list '$$,,1'"
+	refused "$$, ,1" "empty entry in PID list '$$, ,1'"
+	refused "$$," "empty entry in PID list '$$,'"
+	refused ",$$" "empty entry in PID list ',$$'"
+	refused "$$ abc" "invalid PID 'abc' in list '$$ abc'"
+	refused "0" "invalid PID '0' in list '0'"
+	refused "$$ -1" "invalid PID '-1' in list '$$ -1'"
 }
