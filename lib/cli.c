@@ -6,7 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "grow.h"
 #include "text-clean.h"
 
 static const char *command_name = "prof";
@@ -124,4 +126,76 @@ int cli_parse_seconds(const char *s, uint64_t *ns)
 		return -EINVAL;
 	*ns = (uint64_t)(v * 1e9);
 	return *ns ? 0 : -EINVAL;
+}
+
+#define PID_MAX_ACCEPTED 0x3fffffff /* the kernel's PID_MAX_LIMIT is 4M */
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Appends PID v to the list unless it is there already. 0 or -ENOMEM. */
+static int add_pid(pid_t **pids, size_t *n, size_t *cap, pid_t v)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) /* lists are short: pidof of one program */
+		if ((*pids)[i] == v)
+			return 0;
+	if (GROW(*pids, *cap, *n + 1))
+		return -ENOMEM;
+	(*pids)[(*n)++] = v;
+	return 0;
+}
+
+int cli_parse_pid_list(const char *s, pid_t **pids, size_t *n, size_t *cap, char *why,
+		       size_t why_size)
+{
+	const char *p = s;
+	int entries = 0, after_comma = 0;
+
+	for (;;) {
+		char tok[24];
+		uint64_t v;
+		size_t len;
+		int err;
+
+		while (is_blank(*p))
+			p++;
+		if (*p == ',' || (!*p && after_comma)) {
+			if (!entries || after_comma) { /* ",1", "1,,2", "1," */
+				snprintf(why, why_size, "empty entry in PID list '%s'", s);
+				return -EINVAL;
+			}
+			after_comma = 1;
+			p++;
+			continue;
+		}
+		if (!*p)
+			break;
+		len = strcspn(p, ", \t\n");
+		if (len < sizeof(tok)) {
+			memcpy(tok, p, len);
+			tok[len] = '\0';
+		}
+		if (len >= sizeof(tok) || cli_parse_u64(tok, 1, PID_MAX_ACCEPTED, &v)) {
+			snprintf(why, why_size, "invalid PID '%.*s' in list '%s'",
+				 (int)(len > 32 ? 32 : len), p, s);
+			return -EINVAL;
+		}
+		err = add_pid(pids, n, cap, (pid_t)v);
+		if (err) {
+			snprintf(why, why_size, "%s", strerror(-err));
+			return err;
+		}
+		entries++;
+		after_comma = 0;
+		p += len;
+	}
+	if (!entries) {
+		snprintf(why, why_size, "empty PID list");
+		return -EINVAL;
+	}
+	return 0;
 }

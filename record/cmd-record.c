@@ -77,32 +77,6 @@ static const char usage_text[] =
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
-static int parse_pids(const char *arg, pid_t **pids, size_t *n, size_t *cap)
-{
-	char *copy = strdup(arg), *tok, *save = NULL;
-	int err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (cli_parse_u64(tok, 1, 0x3fffffff, &v)) {
-			err = -EINVAL;
-			break;
-		}
-		if (GROW(*pids, *cap, *n + 1)) {
-			err = -ENOMEM;
-			break;
-		}
-		(*pids)[(*n)++] = (pid_t)v;
-	}
-	if (!*n && !err)
-		err = -EINVAL;
-	free(copy);
-	return err;
-}
-
 /* "fp", "dwarf" or "dwarf,SIZE" (SIZE a multiple of 8, at most 65528). */
 static int parse_call_graph(const char *arg, struct record_opts *o)
 {
@@ -247,6 +221,7 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	};
 	const char **events = NULL;
 	size_t nevents = 0, events_cap = 0;
+	char why[192];
 	struct record_opts opts;
 	struct record_summary sum;
 	struct prof_error err;
@@ -302,9 +277,10 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			opts.uprobe_pmu = 1;
 			break;
 		case 'p':
-			if (parse_pids(optarg, &pids, &npids, &pids_cap)) {
+			if (cli_parse_pid_list(optarg, &pids, &npids, &pids_cap, why, sizeof(why))) {
 				free(pids);
-				return cli_usage_error("invalid PID list '%s'", optarg);
+				free(events);
+				return cli_usage_error("%s", why);
 			}
 			break;
 		case 'F':

@@ -77,6 +77,7 @@ struct cand {
 	uint8_t notype;    /* STT_NOTYPE rather than a function type */
 	uint8_t local, weak;
 	uint8_t underscores; /* leading '_', up to 3 */
+	uint8_t versioned;   /* "name@VERSION" (not "@@"): an old ABI's alias */
 };
 
 struct section_info {
@@ -189,6 +190,16 @@ static int want_symbol(const struct elf_src *ld, const GElf_Sym *s, int *notype)
 	       s->st_shndx < SHN_LORESERVE && ld->secs[s->st_shndx].exec;
 }
 
+/* Leading underscores, up to 3. */
+static uint8_t underscores(const char *name)
+{
+	uint8_t k;
+
+	for (k = 0; k < 3 && name[k] == '_'; k++)
+		;
+	return k;
+}
+
 static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *scn, int table)
 {
 	struct strtab_view *v = &ld->strs[table];
@@ -213,7 +224,7 @@ static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *s
 	for (i = 1; i < n; i++) {
 		struct cand *c = &ld->cands[ld->ncands];
 		const char *name;
-		int notype, k;
+		int notype;
 		GElf_Sym s;
 
 		if (!gelf_getsym(d, (int)i, &s))
@@ -235,18 +246,26 @@ static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *s
 		c->notype = (uint8_t)notype;
 		c->local = GELF_ST_BIND(s.st_info) == STB_LOCAL;
 		c->weak = GELF_ST_BIND(s.st_info) == STB_WEAK;
-		for (k = 0; k < 3 && name[k] == '_'; k++)
-			;
-		c->underscores = (uint8_t)k;
+		c->underscores = underscores(name);
+		c->versioned = strchr(name, '@') && !strstr(name, "@@");
 		ld->ncands++;
 	}
 	return 0;
 }
 
-/* Address order; among aliases at one address the best name comes first:
- * .symtab's, a typed function, not local, fewest leading underscores
- * ("malloc" over "__libc_malloc"), global over weak, shortest, then by bytes
- * so the choice does not depend on the order of the file. */
+/* Address order; among aliases at one address the best name comes first,
+ * chosen as perf does (tools/perf/util/symbol.c, choose_best_symbol) so
+ * that both tools name a function alike, with two differences that give
+ * the names users call: after our own .symtab and typed functions first,
+ * a sized symbol; a public name over a local one (libc's "write", where
+ * perf, preferring any strong symbol to a weak one, says
+ * "__GI___libc_write"); not weak ("__vdso_gettimeofday" over the weak
+ * "gettimeofday"); fewest leading underscores ("malloc" over
+ * "__libc_malloc"); a plain or default-version name over an old version's
+ * alias ("free", where perf says "cfree@GLIBC_2.2.5"); then, as perf, the
+ * longest ("__memmove_avx_unaligned_erms" over "__memcpy_avx_...", one
+ * function), and by bytes so the choice does not depend on the order of
+ * the file. */
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
@@ -258,16 +277,20 @@ static int cand_cmp(const void *pa, const void *pb)
 		return a->table - b->table;
 	if (a->notype != b->notype)
 		return a->notype - b->notype;
+	if (!a->size != !b->size)
+		return !a->size - !b->size;
 	if (a->local != b->local)
 		return a->local - b->local;
-	if (a->underscores != b->underscores)
-		return a->underscores - b->underscores;
 	if (a->weak != b->weak)
 		return a->weak - b->weak;
+	if (a->underscores != b->underscores)
+		return a->underscores - b->underscores;
+	if (a->versioned != b->versioned)
+		return a->versioned - b->versioned;
 	la = strnlen(a->name, NAME_CMP_MAX);
 	lb = strnlen(b->name, NAME_CMP_MAX);
 	if (la != lb)
-		return la < lb ? -1 : 1;
+		return la > lb ? -1 : 1;
 	return strncmp(a->name, b->name, NAME_CMP_MAX);
 }
 
@@ -502,42 +525,27 @@ struct elf_symtab *elf_symtab__load(const char *path)
 	return elf_symtab__load_opts(path, NULL);
 }
 
-struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts)
+/* Reads the symbols of `elf` (a file of `size` bytes at `path`, or an
+ * image in memory with no path: then no debug file is looked for) and ends
+ * it. The table, or NULL with errno set. */
+static struct elf_symtab *load_from(Elf *elf, uint64_t size, const char *path,
+				    const struct elf_symtab_opts *o)
 {
-	static const struct elf_symtab_opts defaults;
-	const struct elf_symtab_opts *o = opts ? opts : &defaults;
+	struct elf_symtab *t = calloc(1, sizeof(*t));
 	struct loader ld;
-	struct elf_symtab *t;
-	uint64_t size;
-	int fd, err, i;
+	int err, i;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	err = elf_fd_regular(fd, &size);
-	if (err) {
-		close(fd);
-		errno = -err;
-		return NULL;
-	}
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
 	memset(&ld, 0, sizeof(ld));
 	ld.debug_fd = -1;
-	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
-	 * a file truncated under us is an error, not a SIGBUS. */
-	elf_version(EV_CURRENT);
-	ld.src[SRC_BIN].elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = ld.src[SRC_BIN].elf ? load_elf(&ld, t, size, path, o) : elf_last_error();
+	ld.src[SRC_BIN].elf = elf;
+	if (!t)
+		err = -ENOMEM;
+	else
+		err = elf ? load_elf(&ld, t, size, path, o) : elf_last_error();
 	for (i = 0; i < NSRCS; i++) {
 		elf_end(ld.src[i].elf);
 		free(ld.src[i].secs);
 	}
-	close(fd);
 	if (ld.debug_fd >= 0)
 		close(ld.debug_fd);
 	free(ld.mini);
@@ -548,6 +556,42 @@ struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symt
 		return NULL;
 	}
 	return t;
+}
+
+struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts)
+{
+	static const struct elf_symtab_opts defaults;
+	const struct elf_symtab_opts *o = opts ? opts : &defaults;
+	struct elf_symtab *t;
+	uint64_t size;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	err = elf_fd_regular(fd, &size);
+	if (err) {
+		close(fd);
+		errno = -err;
+		return NULL;
+	}
+	/* ELF_C_READ, not _MMAP: libelf reads what we ask for with pread, so
+	 * a file truncated under us is an error, not a SIGBUS. */
+	elf_version(EV_CURRENT);
+	t = load_from(elf_begin(fd, ELF_C_READ, NULL), size, path, o);
+	err = errno;
+	close(fd);
+	errno = err;
+	return t;
+}
+
+struct elf_symtab *elf_symtab__load_image(const void *image, size_t size)
+{
+	static const struct elf_symtab_opts only_image = {.no_debuginfo = 1};
+
+	elf_version(EV_CURRENT);
+	/* elf_memory() takes a non-const buffer but only reads it (ELF_C_READ). */
+	return load_from(elf_memory((char *)(uintptr_t)image, size), size, NULL, &only_image);
 }
 
 const char *elf_symtab__debug_file(const struct elf_symtab *t)

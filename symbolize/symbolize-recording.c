@@ -27,6 +27,7 @@
 #include "symbolize/perf-map.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf.h"
+#include "symbolize/vdso.h"
 
 #define DELETED_SUFFIX " (deleted)"
 #define MAX_INLINE_DEPTH 64 /* inline records kept per frame, innermost first */
@@ -294,6 +295,61 @@ static void release_path(struct symbolizer *s)
 	s->path_build_id_written = 0;
 }
 
+/* Sets *bin to loaded binary `b` for mapping `m` unless `m` recorded
+ * another build-id; writes the path's build-id META once. 0 or -errno. */
+static int use_binary(struct symbolizer *s, const struct rec_mapping *m, struct binary *b,
+		      struct binary **bin)
+{
+	const char *want = m->build_id ? rec_writer__str(s->w, m->build_id) : "";
+	const struct elf_symtab *t = b->tab;
+	int err;
+
+	/* A binary replaced since it was mapped would give wrong names. */
+	if (!t || (*want && strcasecmp(want, elf_symtab__build_id(t))))
+		return 0;
+	if (!s->path_build_id_written && *elf_symtab__build_id(t)) {
+		const char *path = rec_writer__str(s->w, m->path);
+		char key[PATH_MAX + 16];
+
+		if ((size_t)snprintf(key, sizeof(key), "build-id:%s", path) < sizeof(key)) {
+			err = rec_writer__meta(s->w, key, elf_symtab__build_id(t));
+			if (err)
+				return err;
+		}
+		s->path_build_id_written = 1;
+	}
+	*bin = b;
+	return 0;
+}
+
+/* The tables for a [vdso] mapping: our own vdso's, loaded once, when the
+ * mapping holds the same image (vdso.h). Sets *bin. 0 or -ENOMEM. */
+static int load_vdso(struct symbolizer *s, const struct rec_mapping *m, struct binary **bin)
+{
+	const void *img;
+	size_t size, map_size;
+	struct binary *b;
+
+	*bin = NULL;
+	if (vdso_image(&img, &size, &map_size) || !vdso_matches(m->pid, m->start, m->end))
+		return 0;
+	if (!s->nbins) { /* this path's bins hold nothing else */
+		struct elf_symtab *t = elf_symtab__load_image(img, size);
+
+		if (!t && errno == ENOMEM)
+			return -ENOMEM;
+		if (GROW(s->bins, s->bins_cap, 1)) {
+			elf_symtab__free(t);
+			return -ENOMEM;
+		}
+		s->bins[s->nbins++] = (struct binary){.tab = t};
+		if (t)
+			s->st.binaries++;
+	}
+	b = &s->bins[0];
+	return use_binary(s, m, b, bin);
+}
+
 /* The tables for file `file` (the path of mapping `m`, maybe under a root).
  * Sets *bin (NULL if the file is unusable). 0 or -ENOMEM. */
 static int load_file(struct symbolizer *s, const struct rec_mapping *m, const char *file,
@@ -302,12 +358,10 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 	struct elf_symtab_opts lo = {
 		.root = root, .debug_dirs = s->debug_dirs, .no_debuginfo = s->ids_only,
 	};
-	const char *want = m->build_id ? rec_writer__str(s->w, m->build_id) : "";
 	struct elf_symtab *t;
 	struct binary *b;
 	struct stat st;
 	size_t i;
-	int err;
 
 	*bin = NULL;
 	if (stat(file, &st))
@@ -338,22 +392,7 @@ static int load_file(struct symbolizer *s, const struct rec_mapping *m, const ch
 			  !strcmp(elf_symtab__source(t), "minidebuginfo")))
 			s->st.debuginfo++;
 	}
-	/* A binary replaced since it was mapped would give wrong names. */
-	if (!t || (*want && strcasecmp(want, elf_symtab__build_id(t))))
-		return 0;
-	if (!s->path_build_id_written && *elf_symtab__build_id(t)) {
-		const char *path = rec_writer__str(s->w, m->path);
-		char key[PATH_MAX + 16];
-
-		if ((size_t)snprintf(key, sizeof(key), "build-id:%s", path) < sizeof(key)) {
-			err = rec_writer__meta(s->w, key, elf_symtab__build_id(t));
-			if (err)
-				return err;
-		}
-		s->path_build_id_written = 1;
-	}
-	*bin = b;
-	return 0;
+	return use_binary(s, m, b, bin);
 }
 
 /* Finds the tables for mapping `m`: under opts.root_prefix if set, else
@@ -368,6 +407,8 @@ static int open_mapping(struct symbolizer *s, const struct rec_mapping *m,
 	int err, n;
 
 	*tab = NULL;
+	if (!strcmp(path, "[vdso]"))
+		return load_vdso(s, m, tab);
 	if (is_pseudo_path(path) || len >= sizeof(clean))
 		return 0;
 	/* maps shows a file replaced since it was mapped as "PATH (deleted)";

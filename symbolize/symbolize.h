@@ -43,6 +43,9 @@ struct elf_symtab_opts {
  * is skipped, never an error. Blocks on I/O; may read a whole debug file
  * once (debuglink CRC). */
 struct elf_symtab *elf_symtab__load_opts(const char *path, const struct elf_symtab_opts *opts);
+/* The symbols of an ELF image of `size` bytes in memory (the vdso): its own
+ * tables only. `image` is only read, and not kept. NULL with errno set. */
+struct elf_symtab *elf_symtab__load_image(const void *image, size_t size);
 /* The separate debug file found for a binary without .symtab or without
  * DWARF (the DWARF reader opens it), or "" when there is none. Owned by t. */
 const char *elf_symtab__debug_file(const struct elf_symtab *t);

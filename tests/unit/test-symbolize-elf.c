@@ -224,6 +224,20 @@ static const struct tsym main_symtab[] = {
 	FUNC("__libc_thing", 0x401300, 0x20),
 	{.name = "thing", .value = 0x401300, .size = 0x20, .type = STT_FUNC, .bind = STB_WEAK,
 	 .shndx = SEC_TEXT},
+	/* perf's choice among aliases, less its two exceptions (elf-symtab.c,
+	 * cand_cmp): a public name over a local one, a plain name over an old
+	 * version's alias. */
+	{.name = "__GI_write", .value = 0x401340, .size = 0x10, .type = STT_FUNC,
+	 .bind = STB_LOCAL, .shndx = SEC_TEXT},
+	{.name = "write", .value = 0x401340, .size = 0x10, .type = STT_FUNC, .bind = STB_WEAK,
+	 .shndx = SEC_TEXT},
+	FUNC("cfree@GLIBC_2.2.5", 0x401360, 0x10),
+	FUNC("free", 0x401360, 0x10),
+	FUNC("__memcpy_avx", 0x401380, 0x10),
+	FUNC("__memmove_avx", 0x401380, 0x10),
+	FUNC("a_unsized", 0x4013a0, 0),
+	{.name = "__sized", .value = 0x4013a0, .size = 0x10, .type = STT_FUNC, .bind = STB_WEAK,
+	 .shndx = SEC_TEXT},
 	FUNC("outer", 0x401400, 0x100),
 	FUNC("inner", 0x401410, 0x10),
 	{.name = "abs_func", .value = 0x401e00, .size = 0x10, .type = STT_FUNC,
@@ -282,9 +296,9 @@ static void test_rules(void **state)
 	struct elf_symtab *t = build_and_load(&main_spec);
 
 	(void)state;
-	/* alpha beta gamma delta asm_sized ifunc_sym thing outer inner
-	 * abs_func last_unsized */
-	assert_int_equal(elf_symtab__count(t), 11);
+	/* alpha beta gamma delta asm_sized ifunc_sym __libc_thing write free
+	 * __memmove_avx __sized outer inner abs_func last_unsized */
+	assert_int_equal(elf_symtab__count(t), 15);
 	expect_vaddr(t, 0x400fff, NULL, 0);
 	expect_vaddr(t, 0x401000, "alpha", 0);
 	expect_vaddr(t, 0x40101f, "alpha", 0x1f);
@@ -298,7 +312,11 @@ static void test_rules(void **state)
 	expect_vaddr(t, DATA_ADDR, NULL, 0);
 	expect_vaddr(t, DATA_ADDR + 0x20, NULL, 0);
 	expect_vaddr(t, 0x40120f, "ifunc_sym", 0xf);
-	expect_vaddr(t, 0x401300, "thing", 0); /* over __libc_thing */
+	expect_vaddr(t, 0x401300, "__libc_thing", 0); /* global over weak "thing", as perf */
+	expect_vaddr(t, 0x401340, "write", 0);         /* public over local __GI_write */
+	expect_vaddr(t, 0x401360, "free", 0);          /* over cfree@GLIBC_2.2.5 */
+	expect_vaddr(t, 0x401380, "__memmove_avx", 0); /* the longest, as perf */
+	expect_vaddr(t, 0x4013a8, "__sized", 8);       /* sized over unsized */
 	expect_vaddr(t, 0x401418, "inner", 8);
 	expect_vaddr(t, 0x401480, "outer", 0x80); /* inner ended, outer goes on */
 	expect_vaddr(t, 0x401500, NULL, 0);       /* its name was out of range */

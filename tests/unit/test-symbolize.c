@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <ftw.h>
@@ -206,20 +207,29 @@ static void check_libc_function(const void *fn, const char *want)
 	t = elf_symtab__load(m.path);
 	assert_non_null(t);
 	assert_int_equal(elf_symtab__lookup_offset(t, file_offset(&m, fn), &name, &off), 1);
-	/* Aliases at one address ("__getpid" and "getpid"): the plainer
-	 * name wins. */
+	/* Aliases at one address: perf's choice (elf-symtab.c, cand_cmp). */
 	assert_string_equal(name, want);
 	assert_int_equal(off, 0);
 	assert_true(strlen(elf_symtab__build_id(t)) > 0);
 	elf_symtab__free(t);
 }
 
+static int in_libasan(const void *fn)
+{
+	struct mapping m;
+
+	return find_mapping(fn, &m) && strstr(m.path, "libasan");
+}
+
 static void test_libc_functions(void **state)
 {
 	(void)state;
-	check_libc_function((const void *)getpid, "getpid");
-	/* Under ASan this is libasan's interceptor, which is also "malloc". */
-	check_libc_function((const void *)malloc, "malloc");
+	/* getpid is a weak alias of the global __getpid: perf's name. */
+	check_libc_function((const void *)getpid, "__getpid");
+	/* Under ASan this is libasan's interceptor, whose "malloc" is a weak
+	 * alias of the global __interceptor_malloc: perf's name. */
+	check_libc_function((const void *)malloc,
+			    in_libasan((const void *)malloc) ? "__interceptor_malloc" : "malloc");
 }
 
 /* ---- files that are not (good) ELF ---- */
@@ -621,16 +631,26 @@ static void add_frame(struct rec_fixture *fx, int i, uint64_t addr, uint32_t fla
 			 0);
 }
 
-static uint32_t add_mapping(struct rec_fixture *fx, const char *path, uint64_t start,
-			    uint64_t end, uint64_t pgoff)
+/* A mapping of ours; `build_id` (hex) is what the recorder saw, or NULL. */
+static uint32_t add_mapping_id(struct rec_fixture *fx, const char *path, uint64_t start,
+			       uint64_t end, uint64_t pgoff, const char *build_id)
 {
 	struct rec_mapping m = {.start = start, .end = end, .pgoff = pgoff,
 				.pid = (uint32_t)getpid()};
 	uint32_t id;
 
 	assert_int_equal(rec_writer__string(fx->w, path, strlen(path), &m.path), 0);
+	if (build_id)
+		assert_int_equal(rec_writer__string(fx->w, build_id, strlen(build_id),
+						    &m.build_id), 0);
 	assert_int_equal(rec_writer__mapping(fx->w, &m, &id), 0);
 	return id;
+}
+
+static uint32_t add_mapping(struct rec_fixture *fx, const char *path, uint64_t start,
+			    uint64_t end, uint64_t pgoff)
+{
+	return add_mapping_id(fx, path, start, end, pgoff, NULL);
 }
 
 static void read_recording(const char *path, struct recording *r)
@@ -663,7 +683,11 @@ static void test_symbolize_recording(void **state)
 	struct recording r;
 	struct elf_symtab *t;
 	uint64_t marker = (uintptr_t)static_marker;
-	uint32_t m_self, m_self2, m_vdso, m_missing;
+	uint32_t m_self, m_self2, m_vdso, m_vdso32, m_vdso_old, m_missing;
+	/* Our vdso as the dynamic linker knows it: its clock_gettime. */
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	const void *vdso_fn = vdso ? dlsym(vdso, "__vdso_clock_gettime") : NULL;
+	struct mapping vm;
 	char key[4200];
 
 	(void)state;
@@ -679,13 +703,23 @@ static void test_symbolize_recording(void **state)
 	m_self = add_mapping(&fx, fx.self.path, fx.self.start, fx.self.end, fx.self.pgoff);
 	/* The same binary again (another process, say): loaded once. */
 	m_self2 = add_mapping(&fx, fx.self.path, fx.self.start, fx.self.end, fx.self.pgoff);
-	m_vdso = add_mapping(&fx, "[vdso]", 0x7ffff7fc1000, 0x7ffff7fc3000, 0);
+	assert_non_null(vdso_fn);
+	assert_true(find_mapping(vdso_fn, &vm));
+	assert_string_equal(vm.path, "[vdso]");
+	m_vdso = add_mapping(&fx, "[vdso]", vm.start, vm.end, 0);
+	/* One page: another ABI's vdso (32-bit), not ours: left unnamed. */
+	m_vdso32 = add_mapping(&fx, "[vdso]", 0x7ffff7fc1000, 0x7ffff7fc2000, 0);
+	/* Recorded under another kernel (another vdso build-id): unnamed. */
+	m_vdso_old = add_mapping_id(&fx, "[vdso]", vm.start, vm.end, 0,
+				    "0123456789abcdef0123456789abcdef01234567");
 	m_missing = add_mapping(&fx, "/nonexistent/prof-test/libgone.so", 0x7f0000000000,
 				0x7f0000010000, 0);
 	add_frame(&fx, 0, marker, 0, m_self);
 	add_frame(&fx, 1, marker + 2, REC_FRAME_CALLER, m_self2);
 	add_frame(&fx, 2, 0xffffffff81000150, REC_FRAME_KERNEL, REC_NO_MAPPING);
-	add_frame(&fx, 3, 0x7ffff7fc1100, 0, m_vdso);
+	add_frame(&fx, 3, (uintptr_t)vdso_fn + 4, 0, m_vdso);
+	add_frame(&fx, 8, 0x7ffff7fc1100, 0, m_vdso32);
+	add_frame(&fx, 9, (uintptr_t)vdso_fn + 8, 0, m_vdso_old);
 	add_frame(&fx, 4, 0x7f0000000100, 0, m_missing);
 	add_frame(&fx, 5, 0x1234, 0, REC_NO_MAPPING);
 	add_frame(&fx, 6, fx.self.end + 16, 0, m_self); /* outside its mapping */
@@ -693,10 +727,10 @@ static void test_symbolize_recording(void **state)
 
 	opts.kallsyms_path = fx.ks_path;
 	assert_int_equal(symbolize_recording(fx.w, &opts, &st), 0);
-	assert_int_equal(st.frames, 8);
-	assert_int_equal(st.resolved, 3);
-	assert_int_equal(st.unresolved, 5);
-	assert_int_equal(st.binaries, 1);
+	assert_int_equal(st.frames, 10);
+	assert_int_equal(st.resolved, 4);
+	assert_int_equal(st.unresolved, 6);
+	assert_int_equal(st.binaries, 2); /* ourselves, the vdso */
 	assert_int_equal(st.binaries_missing, 1);
 	assert_int_equal(st.kernel_hidden, 0);
 	assert_int_equal(rec_writer__close(fx.w), 0);
@@ -705,7 +739,9 @@ static void test_symbolize_recording(void **state)
 	expect_symbol(&r, fx.frames[0], "static_marker", 0);
 	expect_symbol(&r, fx.frames[1], "static_marker", 2);
 	expect_symbol(&r, fx.frames[2], "local_func", 0x50);
-	expect_symbol(&r, fx.frames[3], NULL, 0);
+	expect_symbol(&r, fx.frames[3], "__vdso_clock_gettime", 4);
+	expect_symbol(&r, fx.frames[8], NULL, 0);
+	expect_symbol(&r, fx.frames[9], NULL, 0);
 	expect_symbol(&r, fx.frames[4], NULL, 0);
 	expect_symbol(&r, fx.frames[5], NULL, 0);
 	expect_symbol(&r, fx.frames[6], NULL, 0);
@@ -716,7 +752,11 @@ static void test_symbolize_recording(void **state)
 	assert_non_null(recording__meta(&r, key));
 	assert_string_equal(recording__meta(&r, key), elf_symtab__build_id(t));
 	elf_symtab__free(t);
+	/* The vdso's build-id too, for a later `prof symbolize -i`. */
+	assert_non_null(recording__meta(&r, "build-id:[vdso]"));
+	assert_int_equal(strlen(recording__meta(&r, "build-id:[vdso]")), 40);
 	recording__release(&r);
+	dlclose(vdso);
 }
 
 /* Build-ids recorded with a mapping must match, or the file at that path
