@@ -18,7 +18,7 @@ FREQ=499
 # thread on a loaded 2-CPU machine; bounded in count, not in time.
 REQUESTS=${T0900_REQUESTS:-40000}
 # A thread's root frame: where a whole stack starts.
-ROOT_RE='^(_start|__libc_start_main(_impl)?|__libc_start_call_main|clone3?|__clone3?|start_thread)$'
+ROOT_RE='^(_start|__libc_start_main(_impl)?|clone3?|__clone3?|start_thread)$'
 
 setup_file() {
 	command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
