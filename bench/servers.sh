@@ -58,7 +58,7 @@ ROUNDS=${ROUNDS:-3}
 REDIS_REQUESTS=${REDIS_REQUESTS:-25000}
 NGINX_SECONDS=${NGINX_SECONDS:-5}
 MARIADB_SECONDS=${MARIADB_SECONDS:-8}
-ROOT_RE='^(_start|__libc_start_main(_impl)?|__libc_start_call_main|clone3?|__clone3?|start_thread)$'
+ROOT_RE='^(_start|__libc_start_main(_impl)?|clone3?|__clone3?|start_thread)$'
 
 # install: the Debian packages the servers and their clients come in.
 install() {
@@ -87,12 +87,13 @@ free_port() {
 }
 
 # until_ok SECONDS CMD...: runs CMD every 0.1 s until it succeeds; fails
-# after SECONDS.
+# after SECONDS x 10 tries.
 until_ok() {
-	local end=$((SECONDS + $1))
+	local n=$(($1 * 10))
 	shift
-	until "$@"; do
-		((SECONDS < end)) || return 1
+	while ! "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
 		sleep 0.1
 	done
 }
@@ -162,7 +163,7 @@ nginx_load() {
 }
 nginx_warm() { nginx_load 1 >/dev/null; }
 nginx_stop() { kill -QUIT "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null || true; }
-nginx_funcs() { echo ngx_process_events_and_timers ngx_http_process_request ngx_http_core_run_phases ngx_http_handler; }
+nginx_funcs() { echo ngx_process_events_and_timers ngx_http_process_request ngx_http_core_run_phases ngx_http_finalize_request ngx_output_chain; }
 
 # --- mariadb: lock waits, off CPU.
 
@@ -322,9 +323,11 @@ truth() {
 	rec_stop
 	"$PROF" report -i "$TMP/r.prof" >"$TMP/r.prof.folded" 2>/dev/null
 	"$PERF" script -i "$TMP/r.data" -F comm,tid,ip,sym 2>/dev/null | perf_fold >"$TMP/r.perf.folded"
+	# shellcheck disable=SC2046 # the function names, one word each
 	read -r ps rest < <(shares "$TMP/r.prof.folded" $("${s}_funcs"))
 	pl=$(summary_field "$TMP/r.prof.err" lost)
 	echo "$s $label prof $ps $(lost_pct "$ps" "$pl") $rest" >>"$TMP/truth"
+	# shellcheck disable=SC2046
 	read -r ps rest < <(shares "$TMP/r.perf.folded" $("${s}_funcs"))
 	pl=$(perf_lost "$TMP/r.data")
 	echo "$s $label perf $ps $(lost_pct "$ps" "$pl") $rest" >>"$TMP/truth"
@@ -333,20 +336,16 @@ truth() {
 	rm -f "$TMP/r.data" "$TMP/r.prof"
 }
 
-# rotate N WORD...: the words rotated left by N.
-rotate() {
-	local n=$1
-	shift
-	n=$((n % $#))
-	echo "${@:n+1}" "${@:1:n}"
-}
+CONFIGS=(bare prof prof-dwarf perf-g perf-dwarf)
 
 # overhead SERVER: appends "SERVER F CONFIG rps" to $TMP/overhead.
 overhead() {
-	local s=$1 f r c rps
+	local s=$1 f r c i rps
 	for f in $OVERHEAD_FREQS; do
 		for r in $(seq "$ROUNDS"); do
-			for c in $(rotate "$r" bare prof prof-dwarf perf-g perf-dwarf); do
+			# Round r starts at the r-th configuration: none always runs first.
+			for i in "${!CONFIGS[@]}"; do
+				c=${CONFIGS[(i + r) % ${#CONFIGS[@]}]}
 				say "$s: overhead, $f Hz, round $r of $ROUNDS: $c"
 				case $c in
 				bare) rec_start - - "${s}_warm" ;;
@@ -365,7 +364,7 @@ overhead() {
 }
 
 median() {
-	sort -n | awk '{x[n++] = $1} END {if (!n) print "?"; else print (n % 2 ? x[(n - 1) / 2] : (x[n / 2 - 1] + x[n / 2]) / 2)}'
+	sort -n | awk '{x[n++] = $1} END {if (!n) print "?"; else printf "%.0f\n", (n % 2 ? x[(n - 1) / 2] : (x[n / 2 - 1] + x[n / 2]) / 2)}'
 }
 
 need_tools
