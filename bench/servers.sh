@@ -262,7 +262,7 @@ rec_start() {
 		"$PERF" record -D -1 --control "fifo:$TMP/ctl,$TMP/ack" $fa -p "$SPID" \
 			-o "$TMP/r.data" >/dev/null 2>"$TMP/r.perf.err" 7>&- 8>&- &
 		PERF_PID=$!
-		until_ok 60 grep -q 'Events disabled' "$TMP/r.perf.err" ||
+		until_ok 60 grep -qs 'Events disabled' "$TMP/r.perf.err" ||
 			die "perf did not start: $(tail -3 "$TMP/r.perf.err")"
 	fi
 	if [ "$pa" != - ]; then

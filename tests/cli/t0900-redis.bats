@@ -102,7 +102,7 @@ perf_fold() {
 		! kill -0 "$REC_PID" 2>/dev/null'
 	kill -0 "$REC_PID" || { cat "$d/prof.err" >&2; false; }
 	if [ "$have_perf" = 1 ]; then
-		grep -q 'Events disabled' "$d/perf.err" || wait_until 60 grep -q 'Events disabled' "$d/perf.err"
+		grep -qs 'Events disabled' "$d/perf.err" || wait_until 60 grep -qs 'Events disabled' "$d/perf.err"
 		echo enable >&7
 		read -r -t 60 ack <&8
 		[ "$ack" = ack ]
