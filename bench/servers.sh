@@ -226,7 +226,7 @@ mariadb_case() {
 	wait $CPIDS || true
 	rec_stop
 	"$PROF" report --off-cpu -i "$TMP/r.prof" >"$TMP/r.off.folded" 2>/dev/null
-	"$PROF" sched -i "$TMP/r.prof" >"$TMP/r.sched" 2>&1 || true
+	"$PROF" sched -i "$TMP/r.prof" --format csv -o "$TMP/r.sched" 2>/dev/null || true
 	"$PERF" script -i "$TMP/r.data" -F comm,tid,event,ip,sym 2>/dev/null |
 		perf_fold sched:sched_switch >"$TMP/r.perf.folded"
 	for t in prof perf; do
