@@ -49,6 +49,7 @@ struct sched_rec {
 		uint32_t wakee, waker;
 		uint64_t time;
 	} last_wake;                    /* the kernel can report a wake-up twice */
+	struct sched_snapshot *snap;    /* threads asleep at attach (sched-snapshot.c) */
 };
 
 /* User registers and stack bytes taken with each sample (user-stack.c):
@@ -266,6 +267,15 @@ void sched_heads(const struct recorder *rec, uint64_t *heads);
 void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid);
 void sched_finish(struct recorder *rec);
 void sched_release(struct recorder *rec);
+/* sched-snapshot.c: for each thread of pid asleep (S, D) at `time`, an
+ * OUT record with arg = its own tid (asleep since before the recording)
+ * and its wait stack as a sample of an event named SCHED_SNAPSHOT_EVENT
+ * (period 1: off-CPU views weigh it as a switch-out stack). Reads /proc
+ * and the thread's stack; allocates once. Stats and release at the end. */
+#define SCHED_SNAPSHOT_EVENT "sched:sched_switch"
+void sched_snapshot_process(struct recorder *rec, pid_t pid, uint64_t time);
+void sched_snapshot_write_stats(struct recorder *rec);
+void sched_snapshot_release(struct recorder *rec);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
 
