@@ -202,7 +202,9 @@ static enum unwind_status unwind(struct recorder *rec, struct sched_snapshot *s,
 }
 
 /* The wait stack of an asleep thread, as a sample of the snapshot event
- * at `time`, when its registers and stack can be read. */
+ * at `time`: empty when its registers or stack cannot be read (another
+ * user's process without CAP_SYS_PTRACE), so that off-CPU views still
+ * count its time. */
 static void add_stack(struct recorder *rec, struct sched_snapshot *s, pid_t pid, pid_t tid,
 		      uint64_t time, uint32_t cpu)
 {
@@ -211,8 +213,11 @@ static void add_stack(struct recorder *rec, struct sched_snapshot *s, pid_t pid,
 	uint64_t sp, pc, chain[MAX_FRAMES + 1];
 	size_t n = 0;
 
-	if (read_syscall(pid, tid, &sp, &pc))
+	if (read_syscall(pid, tid, &sp, &pc)) {
+		recorder_note_err(rec, rec_writer__sample(rec->w, time, (uint32_t)tid, 0,
+							  (uint16_t)cpu, (uint8_t)(s->event - 1), 0));
 		return;
+	}
 	regs.r[UNWIND_RIP] = pc;
 	regs.r[UNWIND_RSP] = sp;
 	st = (struct unwind_stack){.start = sp, .data = s->copy};
@@ -220,13 +225,11 @@ static void add_stack(struct recorder *rec, struct sched_snapshot *s, pid_t pid,
 	st.cut = st.size == s->size;
 	if (unwind(rec, s, (uint32_t)pid, &regs, &st, &n) == UNWIND_OK_ROOT)
 		s->root++;
-	if (!n)
-		return;
 	chain[0] = PERF_CONTEXT_USER;
 	memcpy(chain + 1, s->best, n * sizeof(*chain));
-	s->stacks++;
+	s->stacks += n > 0;
 	recorder_add_chain(rec, (uint32_t)pid, (uint32_t)tid, time, cpu, pc,
-			   PERF_RECORD_MISC_USER, chain, n + 1, (uint8_t)(s->event - 1), 0);
+			   PERF_RECORD_MISC_USER, chain, n ? n + 1 : 0, (uint8_t)(s->event - 1), 0);
 }
 
 static int make_event(struct recorder *rec, struct sched_snapshot *s)
