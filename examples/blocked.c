@@ -3,15 +3,17 @@
  * for the off-CPU tests of threads that never switch while prof records
  * (tests/cli/t0420-sched-blocked.bats).
  *
- *   usage: blocked SECONDS [EXIT_AFTER]
+ *   usage: blocked SECONDS [stdin]
  *
  * Threads and what a profile of this program must show:
  *   condwaiter   blocks in pthread_cond_wait (a futex) in condwait_loop, never
  *                signalled: asleep (S) all along, no CPU.
  *   pipereader   blocks in read(2) on a pipe nobody writes in piperead_loop:
  *                asleep (S) all along, no CPU.
- *   exiter       blocks in nanosleep in exiter_nap and exits EXIT_AFTER
- *                seconds after the start (default: never, before SECONDS).
+ *   exiter       blocks in nanosleep in exiter_wait until the end; with
+ *                "stdin", in read(2) of standard input instead, and exits
+ *                (the thread, not the process) once a byte or EOF comes:
+ *                a thread that ends in the middle of a recording.
  *   blocked      the main thread, asleep in nanosleep until SECONDS are over.
  *
  * Prints "ready PID" on stderr once every thread is named and about to
@@ -21,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +33,8 @@ static pthread_barrier_t named; /* all threads named: print "ready" */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 static int pipefd[2];
-static double exit_after; /* exiter's life in seconds; 0: until the end */
+static double seconds = 3;
+static int exit_on_stdin;
 
 static void nap(double s)
 {
@@ -55,9 +59,14 @@ NOINLINE static void piperead_loop(void)
 		;
 }
 
-NOINLINE static void exiter_nap(void)
+NOINLINE static void exiter_wait(void)
 {
-	nap(exit_after);
+	char c;
+
+	if (!exit_on_stdin)
+		nap(seconds + 1);
+	else if (read(0, &c, 1) < 0)
+		perror("blocked: read");
 }
 
 static void *condwaiter(void *arg)
@@ -83,16 +92,17 @@ static void *exiter(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "exiter");
 	pthread_barrier_wait(&named);
-	exiter_nap();
+	exiter_wait();
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 3;
 	pthread_t t[3];
 
-	exit_after = argc > 2 ? atof(argv[2]) : seconds + 1;
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	exit_on_stdin = argc > 2 && !strcmp(argv[2], "stdin");
 	if (pipe(pipefd) || pthread_barrier_init(&named, NULL, 4))
 		return 1;
 	pthread_setname_np(pthread_self(), "blocked");
