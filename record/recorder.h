@@ -241,6 +241,8 @@ void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_
 		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
 		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
 		       uint8_t event);
+/* The unwinder's find_map over rec's address spaces (ctx = rec). */
+int ustack_find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m);
 /* perf's x86 register number -> the unwinder's (DWARF) number, or -1. */
 int ustack_perf_to_dwarf(int perf_reg);
 void ustack_release(struct recorder *rec);

@@ -43,25 +43,11 @@ struct sched_snapshot {
 	uint64_t pcs[MAX_FRAMES + 1], best[MAX_FRAMES + 1];
 };
 
-static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m)
-{
-	struct recorder *rec = ctx;
-	uint32_t id = addr_spaces__find(&rec->spaces, pid, addr);
-	const struct rec_mapping *mp;
-
-	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(rec->w))
-		return 0;
-	mp = &rec_writer__mappings(rec->w)[id];
-	*m = (struct unwind_map){.path = rec_writer__str(rec->w, mp->path), .start = mp->start,
-				 .end = mp->end, .pgoff = mp->pgoff, .id = id};
-	return m->path != NULL;
-}
-
 static struct sched_snapshot *snapshot_get(struct recorder *rec)
 {
 	struct sched_snapshot *s = rec->sched.snap;
 	struct unwind_opts uo = {
-	    .find_map = find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
+	    .find_map = ustack_find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
 	};
 
 	if (s)
@@ -166,7 +152,7 @@ static int frame_record_at(struct recorder *rec, uint32_t pid, const struct unwi
 	memcpy(&ra, st->data + off + 8, 8);
 	if (fp && (fp <= at || fp >= st->start + st->size || (fp & 7)))
 		return 0;
-	return ra && find_map(rec, pid, ra, &m);
+	return ra && ustack_find_map(rec, pid, ra, &m);
 }
 
 /* Unwinds from sp and pc into s->best (*n frames): as they are, then with
