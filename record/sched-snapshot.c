@@ -31,15 +31,16 @@
 #include "lib/procfs.h"
 #include "proc-scan.h"
 
-#define SNAP_RBP_TRIES 64	/* candidate frame records tried as rbp */
-#define SNAP_SCAN_BYTES 8192	/* how far above sp they are looked for */
+#define SNAP_RBP_TRIES	64   /* candidate frame records tried as rbp */
+#define SNAP_SCAN_BYTES 8192 /* how far above sp they are looked for */
 
 struct sched_snapshot {
 	struct unwinder *unwinder;
 	unsigned char *copy; /* the stack copy, stack_size bytes */
 	size_t size;
-	int event;	     /* event id of the stacks + 1; 0: not made yet */
-	uint64_t asleep, stacks, root, rbp_found; /* rbp_found: the walk kept was from a guessed rbp */
+	int event; /* event id of the stacks + 1; 0: not made yet */
+	uint64_t asleep, stacks, root,
+	    rbp_found; /* rbp_found: the walk kept was from a guessed rbp */
 	uint64_t pcs[MAX_FRAMES + 1], best[MAX_FRAMES + 1];
 };
 
@@ -47,7 +48,9 @@ static struct sched_snapshot *snapshot_get(struct recorder *rec)
 {
 	struct sched_snapshot *s = rec->sched.snap;
 	struct unwind_opts uo = {
-	    .find_map = ustack_find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
+	    .find_map = ustack_find_map,
+	    .ctx = rec,
+	    .map_generation = &rec->spaces.generation,
 	};
 
 	if (s)
@@ -159,8 +162,7 @@ static int frame_record_at(struct recorder *rec, uint32_t pid, const struct unwi
  * each frame record found in the copy as rbp; the first walk to reach the
  * root wins, else the longest. */
 static enum unwind_status unwind(struct recorder *rec, struct sched_snapshot *s, uint32_t pid,
-				 struct unwind_regs *regs, const struct unwind_stack *st,
-				 size_t *n)
+				 struct unwind_regs *regs, const struct unwind_stack *st, size_t *n)
 {
 	enum unwind_status best, r;
 	size_t off, got, tries = 0;
@@ -200,8 +202,9 @@ static void add_stack(struct recorder *rec, struct sched_snapshot *s, pid_t pid,
 	size_t n = 0;
 
 	if (read_syscall(pid, tid, &sp, &pc)) {
-		recorder_note_err(rec, rec_writer__sample(rec->w, time, (uint32_t)tid, 0,
-							  (uint16_t)cpu, (uint8_t)(s->event - 1), 0));
+		recorder_note_err(rec,
+				  rec_writer__sample(rec->w, time, (uint32_t)tid, 0, (uint16_t)cpu,
+						     (uint8_t)(s->event - 1), 0));
 		return;
 	}
 	regs.r[UNWIND_RIP] = pc;
@@ -214,8 +217,8 @@ static void add_stack(struct recorder *rec, struct sched_snapshot *s, pid_t pid,
 	chain[0] = PERF_CONTEXT_USER;
 	memcpy(chain + 1, s->best, n * sizeof(*chain));
 	s->stacks += n > 0;
-	recorder_add_chain(rec, (uint32_t)pid, (uint32_t)tid, time, cpu, pc,
-			   PERF_RECORD_MISC_USER, chain, n ? n + 1 : 0, (uint8_t)(s->event - 1), 0);
+	recorder_add_chain(rec, (uint32_t)pid, (uint32_t)tid, time, cpu, pc, PERF_RECORD_MISC_USER,
+			   chain, n ? n + 1 : 0, (uint8_t)(s->event - 1), 0);
 }
 
 static int make_event(struct recorder *rec, struct sched_snapshot *s)
@@ -260,11 +263,10 @@ void sched_snapshot_process(struct recorder *rec, pid_t pid, uint64_t time)
 		if (read_stat(pid, tids[i], &state, &cpu) || (state != 'S' && state != 'D'))
 			continue;
 		s->asleep++;
-		recorder_note_err(rec, rec_writer__sched(rec->w, time, (uint32_t)tids[i],
-						       (uint32_t)tids[i], (uint16_t)cpu,
-						       REC_SCHED_OUT,
-						       state == 'S' ? REC_STATE_SLEEPING
-								    : REC_STATE_DISK));
+		recorder_note_err(
+		    rec, rec_writer__sched(rec->w, time, (uint32_t)tids[i], (uint32_t)tids[i],
+					   (uint16_t)cpu, REC_SCHED_OUT,
+					   state == 'S' ? REC_STATE_SLEEPING : REC_STATE_DISK));
 		add_stack(rec, s, pid, tids[i], time, cpu);
 	}
 	free(tids);
