@@ -131,14 +131,19 @@ static size_t copy_stack(struct sched_snapshot *s, pid_t pid, uint64_t sp)
 	size_t len = s->size;
 	int tries;
 
+	if (sp > UINT64_MAX - len)
+		return 0;
 	for (tries = 0; tries < 8 && len >= 8; tries++) {
 		struct iovec local = {.iov_base = s->copy, .iov_len = len};
 		struct iovec remote = {.iov_base = (void *)(uintptr_t)sp, .iov_len = len};
 		ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		uint64_t end = (sp + len / 2) & ~4095ull;
 
 		if (got > 0)
-			return (size_t)got;
-		len = (size_t)(((sp + len / 2) & ~4095ull) - sp);
+			return (size_t)got < len ? (size_t)got : len;
+		if (end <= sp) /* the rest of sp's page only */
+			end = sp + len / 2 < sp + 8 ? sp + 8 : sp + len / 2;
+		len = (size_t)(end - sp); /* shorter each time, never more than the copy */
 	}
 	return 0;
 }
