@@ -57,6 +57,7 @@ void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss
 		rec_writer__stat(rec->w, "malformed-ring-data", 1);
 	ustack_write_stats(rec);
 	probes_write_stats(rec);
+	sched_snapshot_write_stats(rec);
 }
 
 void recorder_release(struct recorder *rec)
@@ -73,6 +74,7 @@ void recorder_release(struct recorder *rec)
 	free(rec->scratch);
 	free(rec->pending);
 	sched_release(rec);
+	sched_snapshot_release(rec);
 	probes_release(rec);
 	defer_release(rec);
 	ustack_release(rec);

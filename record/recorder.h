@@ -51,6 +51,7 @@ struct sched_rec {
 		uint32_t wakee, waker;
 		uint64_t time;
 	} last_wake;                    /* the kernel can report a wake-up twice */
+	struct sched_snapshot *snap;    /* threads asleep at attach (sched-snapshot.c) */
 };
 
 /* User registers and stack bytes taken with each sample (user-stack.c):
@@ -246,6 +247,8 @@ void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_
 		       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *chain,
 		       uint64_t nr, const struct unwind_regs *regs, const struct unwind_stack *st,
 		       uint8_t event);
+/* The unwinder's find_map over rec's address spaces (ctx = rec). */
+int ustack_find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m);
 /* perf's x86 register number -> the unwinder's (DWARF) number, or -1. */
 int ustack_perf_to_dwarf(int perf_reg);
 void ustack_release(struct recorder *rec);
@@ -272,6 +275,15 @@ void sched_heads(const struct recorder *rec, uint64_t *heads);
 void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid);
 void sched_finish(struct recorder *rec);
 void sched_release(struct recorder *rec);
+/* sched-snapshot.c: for each thread of pid asleep (S, D) at `time`, an
+ * OUT record with arg = its own tid (asleep since before the recording)
+ * and its wait stack as a sample of an event named SCHED_SNAPSHOT_EVENT
+ * (period 1: off-CPU views weigh it as a switch-out stack). Reads /proc
+ * and the thread's stack; allocates once. Stats and release at the end. */
+#define SCHED_SNAPSHOT_EVENT "sched:sched_switch"
+void sched_snapshot_process(struct recorder *rec, pid_t pid, uint64_t time);
+void sched_snapshot_write_stats(struct recorder *rec);
+void sched_snapshot_release(struct recorder *rec);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
 /* sched-decode.c: an off-CPU stack of thread tid taken elsewhere (a thread

@@ -334,6 +334,7 @@ static void synth_process(struct recorder *rec, pid_t pid, uint64_t now)
 	}
 	free(tids);
 	proc_each_exec_map(pid, synth_map, ctx);
+	sched_snapshot_process(rec, pid, now); /* needs the mappings */
 }
 
 static void write_meta(struct recorder *rec)

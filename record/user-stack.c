@@ -76,7 +76,7 @@ int ustack_perf_to_dwarf(int perf_reg)
 	}
 }
 
-static int find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m)
+int ustack_find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m)
 {
 	struct recorder *rec = ctx;
 	uint32_t id = addr_spaces__find(&rec->spaces, pid, addr);
@@ -124,7 +124,7 @@ static int ustack_start(struct recorder *rec)
 {
 	struct ustack_rec *u = &rec->ustack;
 	struct unwind_opts uo = {
-	    .find_map = find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
+	    .find_map = ustack_find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
 	};
 	int i;
 

@@ -214,6 +214,8 @@ static int add_segments(struct model *m, size_t ti)
 	for (i = 0; i < m->w.nouts; i++) {
 		const struct rec_sched_full *o = &rs[m->w.outs[i]];
 
+		if (o->arg == o->tid)
+			continue; /* a snapshot at the start: no switch */
 		t->switches[o->state]++;
 		t->nswitches++;
 		if (o->state <= REC_STATE_PREEMPTED) {

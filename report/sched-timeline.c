@@ -400,6 +400,18 @@ static int take(struct walker *k, const struct rec_sched_full *rs, uint32_t idx,
 
 	switch (e->kind) {
 	case REC_SCHED_OUT:
+		if (e->arg == e->tid && k->st != ST_ON) {
+			/* A snapshot: asleep since before the recording
+			 * (arg = itself, docs/FORMAT.md); the time off CPU
+			 * so far is this OUT's. */
+			k->st = ST_OFF;
+			k->bucket = sched_bucket_of_state(e->state);
+			k->out = idx;
+			if (GROW(w->outs, w->outs_cap, w->nouts + 1))
+				return -ENOMEM;
+			w->outs[w->nouts++] = idx;
+			return 0;
+		}
 		if (first) {
 			/* It was on CPU to switch out; INIT (read from /proc)
 			 * races with the thread going to sleep. */
