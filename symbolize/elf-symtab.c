@@ -78,6 +78,7 @@ struct cand {
 	uint8_t local, weak;
 	uint8_t underscores; /* leading '_', up to 3 */
 	uint8_t versioned;   /* "name@VERSION" (not "@@"): an old ABI's alias */
+	uint8_t internal;    /* glibc's "__GI_name": a hidden alias for calls inside libc */
 };
 
 struct section_info {
@@ -248,6 +249,7 @@ static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *s
 		c->weak = GELF_ST_BIND(s.st_info) == STB_WEAK;
 		c->underscores = underscores(name);
 		c->versioned = strchr(name, '@') && !strstr(name, "@@");
+		c->internal = !strncmp(name, "__GI_", 5);
 		ld->ncands++;
 	}
 	return 0;
@@ -259,7 +261,9 @@ static int read_symbols(struct loader *ld, const struct elf_src *src, Elf_Scn *s
  * the names users call: after our own .symtab and typed functions first,
  * a sized symbol; a public name over a local one (libc's "write", where
  * perf, preferring any strong symbol to a weak one, says
- * "__GI___libc_write"); not weak ("__vdso_gettimeofday" over the weak
+ * "__GI___libc_write"); not glibc's internal "__GI_" alias (both local
+ * in libc's debug file: "__lll_lock_wait", where perf says
+ * "__GI___lll_lock_wait"); not weak ("__vdso_gettimeofday" over the weak
  * "gettimeofday"); fewest leading underscores ("malloc" over
  * "__libc_malloc"); a plain or default-version name over an old version's
  * alias ("free", where perf says "cfree@GLIBC_2.2.5"); then, as perf, the
@@ -281,6 +285,8 @@ static int cand_cmp(const void *pa, const void *pb)
 		return !a->size - !b->size;
 	if (a->local != b->local)
 		return a->local - b->local;
+	if (a->internal != b->internal)
+		return a->internal - b->internal;
 	if (a->weak != b->weak)
 		return a->weak - b->weak;
 	if (a->underscores != b->underscores)

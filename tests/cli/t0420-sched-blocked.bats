@@ -62,9 +62,9 @@ at_least() {
 	at_least "$off" "$w" 0.98
 	off=$(off_under "$rec" pipereader 'clone3;start_thread;pipereader;piperead_loop;read')
 	at_least "$off" "$(window "$csv" pipereader)" 0.98
-	off=$(off_under "$rec" exiter 'clone3;start_thread;exiter;exiter_wait;nap;nanosleep')
+	off=$(off_under "$rec" exiter 'clone3;start_thread;exiter;exiter_wait;nap;__nanosleep')
 	at_least "$off" "$(window "$csv" exiter)" 0.98
-	off=$(off_under "$rec" blocked '_start;__libc_start_main;__libc_start_call_main;main;nap;nanosleep')
+	off=$(off_under "$rec" blocked '_start;__libc_start_main;__libc_start_call_main;main;nap;__nanosleep')
 	at_least "$off" "$(window "$csv" blocked)" 0.98
 	# --wall: the same time (no CPU samples to add).
 	off=$("$PROF" report -i "$rec" --wall --thread '^condwaiter$' | grep -F 'condwait_loop;' | folded_total)
