@@ -162,6 +162,7 @@ void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len)
 	if (!c->judged)
 		snprintf(buf, len, "no target binary could be judged");
 	else
-		snprintf(buf, len, "%s %s frame pointers (frame-pointer prologues in %u%% of its code)", c->path,
+		snprintf(buf, len, "%s %s frame pointers (%u%% of its code keeps one)",
+			 c->path,
 			 c->dwarf ? "has no" : "has", pct);
 }

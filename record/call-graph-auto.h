@@ -14,7 +14,7 @@ struct cg_auto {
 	int judged;            /* binaries judged; 0: none could be (fp, as before) */
 	char path[1024];       /* the binary that decided: the first without frame
 				  pointers, else the first judged */
-	struct fp_share share; /* its code with frame-pointer prologues */
+	struct fp_share share; /* its code that keeps a frame pointer */
 };
 
 /* Judges each target's main executable (-p: /proc/PID/exe; a command: its
@@ -27,8 +27,8 @@ struct cg_auto {
 void call_graph_auto(const struct record_opts *o, struct cg_auto *c);
 
 /* The why, for the notice and the file's meta ("call-graph-auto"), e.g.
- * "/usr/bin/redis-server has no frame pointers (frame-pointer prologues
- * in 1% of its code)". */
+ * "/usr/bin/redis-server has no frame pointers (1% of its code keeps
+ * one)". */
 void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len);
 
 #endif

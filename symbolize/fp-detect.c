@@ -1,18 +1,23 @@
 /* fp-detect.c: does a binary keep frame pointers (fp-detect.h)? Each
- * function that .eh_frame_hdr's search table lists is looked at for
- * how it starts: with gcc's and clang's frame-pointer prologue, push %rbp;
- * mov %rsp,%rbp (after an endbr64 when built with CET), with another frame
- * set-up, or with none (leaves, which both builds make: they tell nothing).
- * The share is of code bytes, so that the few tiny crt functions (_init,
- * _fini) do not outweigh a small program's own. The table is there in stripped
- * binaries (the programs in Debian's /usr/bin), which have no symbol table; when it
- * lists more than FP_DETECT_MAX_FUNCS functions, that many are taken
- * evenly spread. Every offset read from the file is checked. */
+ * function that .eh_frame_hdr's search table lists (stripped binaries such
+ * as the programs in Debian's /usr/bin keep it, and their .eh_frame) is
+ * looked at in the middle of its body, through its CFI (libdw): a CFA of
+ * rbp + N there is a frame pointer (push %rbp; mov %rsp,%rbp, wherever
+ * gcc's scheduling and shrink-wrapping put them); rsp + N with N > 8 is a
+ * frame without one; rsp + 8 is a leaf that sets up nothing, which both
+ * builds make and so tells nothing. The share is of code bytes (a function
+ * spans to the next one in the sorted table), so that crt's few small
+ * functions do not outweigh a small program's own. When the table lists
+ * more than FP_DETECT_MAX_FUNCS functions, that many are taken evenly
+ * spread. Every offset read from the file is checked. */
 #include "symbolize/fp-detect.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +30,7 @@
 
 struct fp_elf {
 	Elf *elf;
+	Dwarf_CFI *cfi; /* .eh_frame's, for fp_detect_fd */
 	int fd;
 	size_t nphdr;
 };
@@ -56,28 +62,43 @@ static int read_at(const struct fp_elf *f, uint64_t vaddr, void *buf, size_t n)
 	return pread(f->fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -EIO;
 }
 
-/* How a function starts (after an endbr64): 1 with the frame-pointer
- * prologue, push %rbp; mov %rsp,%rbp (either encoding); -1 with another
- * frame set-up (a push of a callee-saved register, or of %rbp without the
- * mov, or a sub from %rsp): built without frame pointers; 0 otherwise: a
- * leaf that sets up nothing (either build makes those), a stub, or code
- * whose set-up comes later (shrink-wrapping), which tells nothing. */
-static int prologue_kind(const unsigned char *c)
-{
-	static const unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+#define DWARF_RBP 6
+#define DWARF_RSP 7
 
-	if (!memcmp(c, endbr64, 4))
-		c += 4;
-	if (c[0] == 0x55)
-		return c[1] == 0x48 && ((c[2] == 0x89 && c[3] == 0xe5) ||
-					 (c[2] == 0x8b && c[3] == 0xec))
-			   ? 1
-			   : -1;
-	if (c[0] == 0x53 || (c[0] == 0x41 && c[1] >= 0x54 && c[1] <= 0x57))
-		return -1; /* push %rbx, push %r12..%r15 */
-	if (c[0] == 0x48 && (c[1] == 0x83 || c[1] == 0x81) && c[2] == 0xec)
-		return -1; /* sub $N,%rsp */
-	return 0;
+/* The CFA rule at vaddr: 1 when it is rbp + N (the function keeps a frame
+ * pointer there), -1 when it is rsp + N with N > 8 (it set up a frame
+ * without one), 0 otherwise (rsp + 8: nothing set up, or no rule). */
+static int cfa_kind(Dwarf_CFI *cfi, uint64_t vaddr)
+{
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	int kind = 0;
+
+	if (dwarf_cfi_addrframe(cfi, vaddr, &fr))
+		return 0;
+	if (!dwarf_frame_cfa(fr, &ops, &n) && n == 1 && ops[0].atom == DW_OP_bregx) {
+		if (ops[0].number == DWARF_RBP)
+			kind = 1;
+		else if (ops[0].number == DWARF_RSP && ops[0].number2 > 8)
+			kind = -1;
+	}
+	free(fr);
+	return kind;
+}
+
+/* A function [start, start + size) in the middle of its body, where a
+ * frame pointer is set up if it has one (past the prologue, shrink-wrapped
+ * or not, and before the epilogue): 1 with a frame pointer, -1 with
+ * another frame, 0 for a leaf that sets up nothing (both builds make
+ * those: they tell nothing). */
+static int function_kind(Dwarf_CFI *cfi, uint64_t start, uint64_t size)
+{
+	int a = cfa_kind(cfi, start + size / 3), b = cfa_kind(cfi, start + size / 2);
+
+	if (a > 0 || b > 0)
+		return 1;
+	return a < 0 || b < 0 ? -1 : 0;
 }
 
 static int table_loc(const struct fp_elf *f, uint64_t table, uint32_t i, int32_t *loc)
@@ -90,9 +111,9 @@ static int table_loc(const struct fp_elf *f, uint64_t table, uint32_t i, int32_t
 	return 0;
 }
 
-static int count_prologues(const struct fp_elf *f, const GElf_Phdr *hdr, struct fp_share *s)
+static int count_frames(const struct fp_elf *f, const GElf_Phdr *hdr, struct fp_share *s)
 {
-	unsigned char h[12], code[16];
+	unsigned char h[12];
 	uint32_t count, step, i;
 	int32_t loc, next;
 	uint64_t table = hdr->p_vaddr + 12, size;
@@ -114,13 +135,12 @@ static int count_prologues(const struct fp_elf *f, const GElf_Phdr *hdr, struct 
 		 * to the next one (the padding between them included). */
 		if (table_loc(f, table, i, &loc) || table_loc(f, table, i + 1, &next))
 			return -EIO;
-		if (next <= loc ||
-		    read_at(f, hdr->p_vaddr + (uint64_t)(int64_t)loc, code, sizeof(code)))
-			continue; /* not in the file: not code to judge */
-		kind = prologue_kind(code);
-		if (!kind)
+		if (next <= loc)
 			continue;
 		size = (uint64_t)((int64_t)next - loc);
+		kind = function_kind(f->cfi, hdr->p_vaddr + (uint64_t)(int64_t)loc, size);
+		if (!kind)
+			continue;
 		s->funcs++;
 		s->bytes += size;
 		if (kind > 0) {
@@ -163,11 +183,14 @@ int fp_detect_fd(int fd, struct fp_share *s)
 	if (err)
 		return err;
 	err = -ENOENT;
-	for (i = 0; i < f.nphdr; i++)
+	f.cfi = dwarf_getcfi_elf(f.elf);
+	for (i = 0; f.cfi && i < f.nphdr; i++)
 		if (gelf_getphdr(f.elf, (int)i, &ph) && ph.p_type == PT_GNU_EH_FRAME) {
-			err = count_prologues(&f, &ph, s);
+			err = count_frames(&f, &ph, s);
 			break;
 		}
+	if (f.cfi)
+		dwarf_cfi_end(f.cfi);
 	elf_end(f.elf);
 	if (!err && !s->funcs)
 		err = -ENOENT;

@@ -1,7 +1,7 @@
 /* fp-detect.h: does an ELF binary keep frame pointers? Judged from its
- * code, for `prof record --call-graph auto` (record/call-graph-auto.c):
+ * CFI, for `prof record --call-graph auto` (record/call-graph-auto.c):
  * the functions that .eh_frame_hdr lists (stripped binaries keep it) are
- * looked at for the frame-pointer prologue. Also the libraries a binary
+ * looked at for a CFA kept in rbp (fp-detect.c). Also the libraries a binary
  * links from its own directory tree (DT_RUNPATH/DT_RPATH with $ORIGIN). */
 #ifndef PROF_SYMBOLIZE_FP_DETECT_H
 #define PROF_SYMBOLIZE_FP_DETECT_H
@@ -19,15 +19,15 @@
 
 struct fp_share {
 	uint32_t funcs;   /* functions looked at that set up a frame */
-	uint32_t with_fp; /* of them, starting with push %rbp; mov %rsp,%rbp */
+	uint32_t with_fp; /* of them, with the CFA in rbp: a frame pointer */
 	uint64_t bytes, fp_bytes; /* their code, and that of the with_fp ones */
 };
 
 /* Looks at the x86-64 ELF file open on fd (not closed). 0, -ENOEXEC (not
  * an x86-64 ELF file), -ENOENT (no .eh_frame_hdr: nothing to judge by),
- * -ENOTSUP (a table encoding not handled) or -errno. Reads at most
- * FP_DETECT_MAX_FUNCS * 16 bytes of code besides the headers; blocks on
- * pread(2); allocates only libelf's headers. */
+ * -ENOTSUP (a table encoding not handled) or -errno. Runs the CFI of at
+ * most 2 * FP_DETECT_MAX_FUNCS addresses; blocks on file reads; what it
+ * allocates (libelf's, libdw's) is freed before it returns. */
 int fp_detect_fd(int fd, struct fp_share *s);
 
 /* 1 when s says frame pointers (FP_DETECT_MIN_PERCENT), 0 otherwise. */
