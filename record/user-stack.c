@@ -7,12 +7,13 @@
  * (symbolize/unwind.h) and appended, so the file holds ordinary stacks and
  * readers need nothing new.
  *
- * Frame-pointer mode (the default): the kernel walks the user stack through
- * rbp. In a function that has not set up its frame (a frameless leaf, which
- * gcc makes even with -fno-omit-frame-pointer, or any function in its
- * prologue or epilogue) rbp is still the caller's, so the walk skips the
- * caller. Two fixes (--leaf-fix): with each sample come rip, rsp, rbp and
- * 64 bytes of stack, and the CFI row of the leaf pc gives its return
+ * Frame-pointer mode (fp, or auto's choice for code with frame pointers):
+ * the kernel walks the user stack through rbp. In a function that has not
+ * set up its frame (a frameless leaf, which gcc makes even with
+ * -fno-omit-frame-pointer, or any function in its prologue or epilogue)
+ * rbp is still the caller's, so the walk skips the caller. Two fixes
+ * (--leaf-fix): with each sample come rip, rsp, rbp and 64 bytes of
+ * stack, and the CFI row of the leaf pc gives its return
  * address, which is put back into the chain when the kernel's walk missed
  * it (stack); or the samples come as they are, and when the CFI row says
  * the leaf's frame is not set up, the call before the kernel's next return
