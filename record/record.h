@@ -121,7 +121,6 @@ struct record_summary {
 	/* fp mode (with a leaf fix): user stacks, how many end in a thread's
 	 * root, how many had non-canonical outer frames cut off */
 	uint64_t fp_stacks, fp_root, fp_cut;
-	int call_graph_auto; /* the mode was chosen by --call-graph auto */
 	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
 	/* probes: hits kept, windows opened, time attached, of the time recorded */

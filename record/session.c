@@ -795,7 +795,6 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		opts = &chosen;
 	}
 	err = recorder_init(&rec, opts, sum, errp);
-	sum->call_graph_auto = why[0] != '\0';
 	stop_requested = 0;
 	rec.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	rec.ntargets = opts->argv ? 1 : opts->npids;
@@ -827,9 +826,11 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		/* The path is the target's: shown cleaned, as other notices. */
 		fputs("prof record: ", stderr);
 		text_put(stderr, why);
-		fprintf(stderr, ": %s\n",
-			cg.dwarf ? "DWARF stacks (--call-graph dwarf,32768; --call-graph fp to override)"
-				 : "frame-pointer stacks (--call-graph dwarf to override)");
+		if (cg.dwarf)
+			fprintf(stderr, ": DWARF stacks (--call-graph dwarf,%u; --call-graph fp to "
+				"override)\n", RECORD_DEFAULT_STACK_SIZE);
+		else
+			fputs(": frame-pointer stacks (--call-graph dwarf to override)\n", stderr);
 	}
 	err = setup_events(&rec);
 	if (!err)
