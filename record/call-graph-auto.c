@@ -3,7 +3,10 @@
  * judged by their code (symbolize/fp-detect.h); one binary without frame
  * pointers makes the whole recording DWARF, since the perf event, and so
  * the stack mode, is one for the recording. At most AUTO_MAX_FILES distinct
- * files are judged (a -p list of a hundred workers of one server is one). */
+ * files are judged (a -p list of a hundred workers of one server is one).
+ * Files are opened O_NONBLOCK: a FIFO named like a library in a target's
+ * directory must not hang the recorder (fp_detect_fd refuses anything but
+ * a regular file). */
 #include "call-graph-auto.h"
 
 #include <errno.h>
@@ -59,7 +62,7 @@ static void judge(struct auto_state *st, int fd, const char *name)
 
 static void judge_lib(void *ctx, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -87,7 +90,7 @@ static void dir_of(const char *path, char *dir, size_t len)
 
 static int open_fd(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	return fd < 0 ? -errno : fd;
 }
