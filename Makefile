@@ -97,6 +97,25 @@ $(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
 		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
 
+# The hot code in a library of the program's own tree (examples/lib/): the
+# same library with and without frame pointers, each linked into the same
+# frame-pointer program, found through DT_RUNPATH $$ORIGIN
+# (tests/cli/t0525-call-graph-auto.bats).
+LIB_EXAMPLES := $(addprefix $(BUILD)/examples/,lib-fp-app lib-nofp-app)
+all: $(LIB_EXAMPLES)
+$(BUILD)/examples/libwork-fp.so: examples/lib/work.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -fPIC -shared \
+		-Wall -Wextra -Werror -o $@ $<
+$(BUILD)/examples/libwork-nofp.so: examples/lib/work.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+		-fPIC -shared -Wall -Wextra -Werror -o $@ $<
+$(BUILD)/examples/lib-%-app: examples/lib/app.c $(BUILD)/examples/libwork-%.so
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fno-inline \
+		-Wall -Wextra -Werror -o $@ $< -L$(BUILD)/examples -lwork-$* \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN'
+
 # Split DWARF (tests/cli/t0550-split-rust.bats): the C++ example built as
 # above with -gsplit-dwarf, DWARF 5 and GNU DWARF 4 (its DIEs in a .dwo file
 # beside it), and a DWARF 4 twin without split DWARF (the same code, the

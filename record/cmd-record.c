@@ -37,8 +37,10 @@ static const char usage_text[] =
 	"      --sched-per-thread  with --sched, open events on each target thread\n"
 	"                          instead of CPU-wide ones (slower on switch-heavy\n"
 	"                          targets; the fallback when CPU-wide is refused)\n"
-	"      --call-graph MODE   how user stacks are walked: fp (frame pointers, the\n"
-	"                          default) or dwarf[,SIZE] (copies of SIZE bytes of\n"
+	"      --call-graph MODE   how user stacks are walked: auto (the default: fp\n"
+	"                          when the targets' programs keep frame pointers,\n"
+	"                          else dwarf; a notice says which and why), fp (frame\n"
+	"                          pointers) or dwarf[,SIZE] (copies of SIZE bytes of\n"
 	"                          user stack, default 32768, unwound with the\n"
 	"                          binaries' CFI: for code built without frame pointers)\n"
 	"      --leaf-fix MODE     fp: how the callers that frameless leaf functions\n"
@@ -77,11 +79,17 @@ static const char usage_text[] =
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
-/* "fp", "dwarf" or "dwarf,SIZE" (SIZE a multiple of 8, at most 65528). */
+/* "auto", "fp", "dwarf" or "dwarf,SIZE" (SIZE a multiple of 8, at most
+ * 65528). */
 static int parse_call_graph(const char *arg, struct record_opts *o)
 {
 	uint64_t v;
 
+	if (!strcmp(arg, "auto")) {
+		o->call_graph = RECORD_CALL_GRAPH_AUTO;
+		o->stack_size = 0;
+		return 0;
+	}
 	if (!strcmp(arg, "fp")) {
 		o->call_graph = RECORD_CALL_GRAPH_FP;
 		return 0;
@@ -158,6 +166,15 @@ static void print_summary(const struct record_summary *s, const char *out)
 			(unsigned long long)s->unwind_root, (unsigned long long)s->unwind_stacks,
 			100.0 * (double)s->unwind_root / (double)s->unwind_stacks,
 			(unsigned long long)s->unwind_cut, s->stack_size, (double)s->unwind_ns / 1e6);
+	}
+	if (s->fp_stacks) {
+		double pct = 100.0 * (double)s->fp_root / (double)s->fp_stacks;
+
+		fprintf(stderr, "prof record: %llu of %llu user stacks reached their root through "
+			"frame pointers (%.1f%%), %llu cut at a garbage frame%s\n",
+			(unsigned long long)s->fp_root, (unsigned long long)s->fp_stacks, pct,
+			(unsigned long long)s->fp_cut,
+			pct < RECORD_FP_ROOT_HINT ? ": rerun with --call-graph dwarf" : "");
 	}
 	fprintf(stderr,
 		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
@@ -313,7 +330,7 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		case 'g':
 			if (parse_call_graph(optarg, &opts)) {
 				free(pids);
-				return cli_usage_error("invalid --call-graph '%s' (fp, dwarf or dwarf,SIZE "
+				return cli_usage_error("invalid --call-graph '%s' (auto, fp, dwarf or dwarf,SIZE "
 						       "with SIZE a multiple of 8 up to %u)", optarg,
 						       RECORD_MAX_STACK_SIZE);
 			}

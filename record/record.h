@@ -33,10 +33,16 @@
  * like push none); 256 cost the target about a point of slowdown at
  * 4999 Hz, 64 nothing measurable (docs/BENCHMARKS.md). */
 #define RECORD_LEAF_STACK_SIZE 64
+/* Frame-pointer mode: below this share (percent) of user stacks reaching
+ * their root, the summary says to rerun with --call-graph dwarf. */
+#define RECORD_FP_ROOT_HINT 90.0
 
 enum record_call_graph {
-	RECORD_CALL_GRAPH_FP = 0, /* the kernel's frame-pointer walk (+ leaf fix) */
-	RECORD_CALL_GRAPH_DWARF,  /* user stack copies unwound with CFI */
+	/* the default: fp or dwarf, as the targets' binaries need
+	 * (call-graph-auto.c); record_run() decides before anything else */
+	RECORD_CALL_GRAPH_AUTO = 0,
+	RECORD_CALL_GRAPH_FP,    /* the kernel's frame-pointer walk (+ leaf fix) */
+	RECORD_CALL_GRAPH_DWARF, /* user stack copies unwound with CFI */
 };
 
 enum record_leaf_fix {
@@ -112,6 +118,9 @@ struct record_summary {
 	uint64_t leaf_checked, leaf_fixed; /* fp mode: samples looked at, and
 					      callers of frameless leaves put back */
 	uint64_t leaf_ns;
+	/* fp mode (with a leaf fix): user stacks, how many end in a thread's
+	 * root, how many had non-canonical outer frames cut off */
+	uint64_t fp_stacks, fp_root, fp_cut;
 	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
 	/* probes: hits kept, windows opened, time attached, of the time recorded */

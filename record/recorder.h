@@ -71,6 +71,7 @@ struct ustack_rec {
 	size_t len, cap;
 	uint64_t fail[UNWIND_NSTATUS]; /* [UNWIND_OK_ROOT]: unwound to the root */
 	uint64_t stacks, cut, ns, leaf_checked, leaf_fixed;
+	uint64_t fp_root, fp_cut; /* fp: stacks ending in a root; cut at garbage */
 	uint64_t ips[MAX_FRAMES + 8]; /* a sample's chain being rebuilt */
 	/* The call-site leaf fix (--leaf-fix callsite): no registers or stack;
 	 * the called function of each return address, by (pid, ra) ->

@@ -22,6 +22,7 @@
 
 #include "lib/grow.h"
 #include "lib/text-clean.h"
+#include "call-graph-auto.h"
 #include "proc-scan.h"
 #include "symbolize/symbolize.h"
 
@@ -779,11 +780,21 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 {
 	struct recorder rec;
 	const char *out = opts->output ? opts->output : RECORD_DEFAULT_OUTPUT;
+	struct record_opts chosen;
+	struct cg_auto cg;
+	char why[1200] = "";
 	struct sigaction sa;
 	sigset_t block, old;
 	uint64_t start;
 	int err;
 
+	if (opts->call_graph == RECORD_CALL_GRAPH_AUTO) {
+		call_graph_auto(opts, &cg);
+		call_graph_auto_why(&cg, why, sizeof(why));
+		chosen = *opts;
+		chosen.call_graph = cg.dwarf ? RECORD_CALL_GRAPH_DWARF : RECORD_CALL_GRAPH_FP;
+		opts = &chosen;
+	}
 	err = recorder_init(&rec, opts, sum, errp);
 	stop_requested = 0;
 	rec.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
@@ -812,6 +823,16 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		return prof_error_set(rec.err, err, "choose another path with -o",
 				      "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
+	if (why[0] && !opts->quiet) {
+		/* The path is the target's: shown cleaned, as other notices. */
+		fputs("prof record: ", stderr);
+		text_put(stderr, why);
+		if (cg.dwarf)
+			fprintf(stderr, ": DWARF stacks (--call-graph dwarf,%u; --call-graph fp to "
+				"override)\n", RECORD_DEFAULT_STACK_SIZE);
+		else
+			fputs(": frame-pointer stacks (--call-graph dwarf to override)\n", stderr);
+	}
 	err = setup_events(&rec);
 	if (!err)
 		defer_setup(&rec);
@@ -828,6 +849,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		sigaddset(&block, SIGHUP);
 		sigprocmask(SIG_BLOCK, &block, &old);
 		write_meta(&rec);
+		if (why[0])
+			rec_writer__meta(rec.w, "call-graph-auto", why);
 		err = opts->argv ? start_launch(&rec) : start_attach(&rec);
 		if (err) {
 			sigprocmask(SIG_SETMASK, &old, NULL);

@@ -7,12 +7,13 @@
  * (symbolize/unwind.h) and appended, so the file holds ordinary stacks and
  * readers need nothing new.
  *
- * Frame-pointer mode (the default): the kernel walks the user stack through
- * rbp. In a function that has not set up its frame (a frameless leaf, which
- * gcc makes even with -fno-omit-frame-pointer, or any function in its
- * prologue or epilogue) rbp is still the caller's, so the walk skips the
- * caller. Two fixes (--leaf-fix): with each sample come rip, rsp, rbp and
- * 64 bytes of stack, and the CFI row of the leaf pc gives its return
+ * Frame-pointer mode (fp, or auto's choice for code with frame pointers):
+ * the kernel walks the user stack through rbp. In a function that has not
+ * set up its frame (a frameless leaf, which gcc makes even with
+ * -fno-omit-frame-pointer, or any function in its prologue or epilogue)
+ * rbp is still the caller's, so the walk skips the caller. Two fixes
+ * (--leaf-fix): with each sample come rip, rsp, rbp and 64 bytes of
+ * stack, and the CFI row of the leaf pc gives its return
  * address, which is put back into the chain when the kernel's walk missed
  * it (stack); or the samples come as they are, and when the CFI row says
  * the leaf's frame is not set up, the call before the kernel's next return
@@ -395,29 +396,82 @@ static uint64_t caller_from_callsite(struct recorder *rec, const struct ustack_e
 	return to ? to + 1 : 0;
 }
 
-/* Frame-pointer stacks: the kernel's chain, with the caller of a frameless
- * leaf put back after the leaf when a leaf fix finds it. */
+/* Highest user address on x86-64 with 4-level page tables (5-level ones
+ * go to 0x00ffffffffffffff, and only for programs that ask). */
+#define USER_ADDR_MAX 0x00007fffffffffffULL
+
+/* The frames of a walk through rbp values that were no frame pointers
+ * (code built without them) run into addresses no code can have, such as
+ * [unknown+0xb2cc7ac1c3a49300]: the number of user frames from k + 1 to
+ * keep, the ones before the first such address. */
+static size_t canonical_frames(const uint64_t *chain, size_t k, size_t n)
+{
+	size_t i;
+
+	for (i = k + 1; i < n; i++)
+		if (chain[i] < 4096 || chain[i] > USER_ADDR_MAX)
+			break;
+	return i;
+}
+
+/* Does a frame-pointer walk whose outermost frame is `pc` end at its
+ * thread's root? The C library calls a program's code from its start
+ * routines (__libc_start_call_main, start_thread), which follow _start
+ * and clone3 where the frame pointer is zeroed: a walk that got through
+ * the program's frames ends there, in libc. A walk lost in code without
+ * frame pointers ends anywhere else, or at garbage (cut above). Callbacks
+ * from libc (qsort) end there too: this is a measure, not a proof. */
+static int fp_root(struct recorder *rec, uint32_t pid, uint64_t pc)
+{
+	uint32_t id = addr_spaces__find(&rec->spaces, pid, pc);
+	const char *path, *base;
+
+	if (id == REC_NO_MAPPING || id >= rec_writer__nmappings(rec->w))
+		return 0;
+	path = rec_writer__str(rec->w, rec_writer__mappings(rec->w)[id].path);
+	if (!path)
+		return 0;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
+/* Frame-pointer stacks: the kernel's chain, cut before its first garbage
+ * frame, with the caller of a frameless leaf put back after the leaf when
+ * a leaf fix finds it. */
 static void process_fp(struct recorder *rec, const struct ustack_entry *e, const uint64_t *chain,
 		       const struct unwind_stack *st, uint8_t event)
 {
 	struct ustack_rec *u = &rec->ustack;
-	size_t k = user_marker(chain, e->nchain);
+	size_t k = user_marker(chain, e->nchain), n = e->nchain;
 	uint64_t ra = 0;
 
-	if (k + 1 < e->nchain && e->nchain < MAX_FRAMES)
-		ra = u->callsite ? caller_from_callsite(rec, e, chain, k)
-				 : caller_from_stack(u, e, chain, k, st);
+	if (k + 1 < n) {
+		n = canonical_frames(chain, k, n);
+		u->stacks++;
+		if (n < e->nchain)
+			u->fp_cut++;
+		else if (fp_root(rec, e->pid, chain[n - 1]))
+			u->fp_root++;
+	}
+	if (k + 1 < n && n < MAX_FRAMES) {
+		struct ustack_entry kept = *e; /* the leaf fixes see the cut chain */
+
+		kept.nchain = (uint32_t)n;
+		ra = u->callsite ? caller_from_callsite(rec, &kept, chain, k)
+				 : caller_from_stack(u, &kept, chain, k, st);
+	}
 	if (ra) {
 		memcpy(u->ips, chain, (k + 2) * 8);
 		u->ips[k + 2] = ra;
-		memcpy(u->ips + k + 3, chain + k + 2, (e->nchain - k - 2) * 8);
+		memcpy(u->ips + k + 3, chain + k + 2, (n - k - 2) * 8);
 		u->leaf_fixed++;
 		recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, u->ips,
-				   e->nchain + 1, event, -1);
+				   n + 1, event, -1);
 		return;
 	}
-	recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, e->nchain,
-			   event, -1);
+	recorder_add_chain(rec, e->pid, e->tid, e->time, e->cpu, e->ip, e->misc, chain, n, event,
+			   -1);
 }
 
 void ustack_process(struct recorder *rec)
@@ -503,6 +557,12 @@ void ustack_write_stats(struct recorder *rec)
 		rec_writer__stat(rec->w, "leaf-fix-ns", u->ns);
 		/* which fix: 1 the call-site one, 0 registers and stack */
 		rec_writer__stat(rec->w, "leaf-fix-callsite", (uint64_t)u->callsite);
+		rec_writer__stat(rec->w, "fp-stacks", u->stacks);
+		rec_writer__stat(rec->w, "fp-root", u->fp_root);
+		rec_writer__stat(rec->w, "fp-cut", u->fp_cut);
+		rec->sum->fp_stacks = u->stacks;
+		rec->sum->fp_root = u->fp_root;
+		rec->sum->fp_cut = u->fp_cut;
 		rec->sum->leaf_checked = u->leaf_checked;
 		rec->sum->leaf_fixed = u->leaf_fixed;
 		rec->sum->leaf_ns = u->ns;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # t0520: user stacks, recorded for real. --call-graph dwarf on a binary
 # built without frame pointers (examples/nofp-deep.c) gives whole stacks,
-# where frame pointers give nothing; the default frame-pointer mode keeps
+# where frame pointers give nothing; frame-pointer mode keeps
 # the caller of a frameless leaf (examples/leaf-frameless.c), and
 # --no-leaf-fix shows the bug it fixes; stacks deeper than the kernel's
 # limit end in [truncated] (examples/recurse.c); bad sizes are usage
@@ -43,7 +43,7 @@ share() {
 }
 
 @test "frame pointers cannot walk the same binary (what dwarf is for)" {
-	"$PROF" record -q -F 499 -o "$BATS_TEST_TMPDIR/fp.data" -- "$EXAMPLES/nofp-deep" 1
+	"$PROF" record -q -F 499 --call-graph fp -o "$BATS_TEST_TMPDIR/fp.data" -- "$EXAMPLES/nofp-deep" 1
 	"$PROF" report -i "$BATS_TEST_TMPDIR/fp.data" >"$BATS_TEST_TMPDIR/fp.folded"
 	assert_between "run_a;run_b;run_c;leaf %" \
 		"$(share "$BATS_TEST_TMPDIR/fp.folded" 'run_a;run_b;run_c;leaf$')" 0 10
@@ -91,10 +91,10 @@ share() {
 }
 
 @test "fp mode keeps the caller of a frameless leaf; --no-leaf-fix shows the bug" {
-	run "$PROF" record -F 499 -o "$BATS_TEST_TMPDIR/leaf.data" -- "$EXAMPLES/leaf-frameless" 1
+	run "$PROF" record -F 499 --call-graph fp -o "$BATS_TEST_TMPDIR/leaf.data" -- "$EXAMPLES/leaf-frameless" 1
 	[ "$status" -eq 0 ]
 	"$PROF" report -i "$BATS_TEST_TMPDIR/leaf.data" >"$BATS_TEST_TMPDIR/leaf.folded"
-	"$PROF" record -q -F 499 --no-leaf-fix -o "$BATS_TEST_TMPDIR/noleaf.data" \
+	"$PROF" record -q -F 499 --call-graph fp --no-leaf-fix -o "$BATS_TEST_TMPDIR/noleaf.data" \
 		-- "$EXAMPLES/leaf-frameless" 1
 	"$PROF" report -i "$BATS_TEST_TMPDIR/noleaf.data" >"$BATS_TEST_TMPDIR/noleaf.folded"
 	# The caller (middle) between the leaf and the grand-caller (outer).
@@ -110,13 +110,13 @@ share() {
 @test "both leaf fixes name the caller; only the stack one through a call by register" {
 	local m
 	for m in callsite stack; do
-		"$PROF" record -q -F 499 --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m.data" \
+		"$PROF" record -q -F 499 --call-graph fp --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m.data" \
 			-- "$EXAMPLES/leaf-frameless" 1
 		"$PROF" report -i "$BATS_TEST_TMPDIR/$m.data" >"$BATS_TEST_TMPDIR/$m.folded"
 		assert_between "$m: outer;middle;spin_leaf %" \
 			"$(share "$BATS_TEST_TMPDIR/$m.folded" ';main;outer;middle;spin_leaf$')" 85 100
 		# outer calls middle through a function pointer (call *%rax)
-		"$PROF" record -q -F 499 --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m-ind.data" \
+		"$PROF" record -q -F 499 --call-graph fp --leaf-fix $m -o "$BATS_TEST_TMPDIR/$m-ind.data" \
 			-- "$EXAMPLES/leaf-frameless" 1 indirect
 		"$PROF" report -i "$BATS_TEST_TMPDIR/$m-ind.data" >"$BATS_TEST_TMPDIR/$m-ind.folded"
 	done
@@ -138,7 +138,7 @@ share() {
 @test "the call-site leaf fix reads the code from the file once the target has exited" {
 	# The samples of a short run are processed after it exits: its memory
 	# is gone, the mapped binary is read instead.
-	"$PROF" record -q -F 999 --leaf-fix callsite -o "$BATS_TEST_TMPDIR/short.data" \
+	"$PROF" record -q -F 999 --call-graph fp --leaf-fix callsite -o "$BATS_TEST_TMPDIR/short.data" \
 		-- "$EXAMPLES/leaf-frameless" 0.3
 	"$PROF" report -i "$BATS_TEST_TMPDIR/short.data" >"$BATS_TEST_TMPDIR/short.folded"
 	assert_between "outer;middle;spin_leaf %" \

@@ -1,0 +1,171 @@
+/* call-graph-auto.c: --call-graph auto (call-graph-auto.h). The targets'
+ * main executables and the libraries they link from their own trees are
+ * judged by their code (symbolize/fp-detect.h); one binary without frame
+ * pointers makes the whole recording DWARF, since the perf event, and so
+ * the stack mode, is one for the recording. At most AUTO_MAX_FILES distinct
+ * files are judged (a -p list of a hundred workers of one server is one).
+ * Files are opened O_NONBLOCK: a FIFO named like a library in a target's
+ * directory must not hang the recorder (fp_detect_fd refuses anything but
+ * a regular file). */
+#include "call-graph-auto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define AUTO_MAX_FILES 64
+
+struct auto_state {
+	struct cg_auto *c;
+	dev_t dev[AUTO_MAX_FILES];
+	ino_t ino[AUTO_MAX_FILES];
+	size_t nseen;
+};
+
+static int seen_before(struct auto_state *st, int fd)
+{
+	struct stat sb;
+	size_t i;
+
+	if (fstat(fd, &sb))
+		return 1;
+	for (i = 0; i < st->nseen; i++)
+		if (st->dev[i] == sb.st_dev && st->ino[i] == sb.st_ino)
+			return 1;
+	if (st->nseen == AUTO_MAX_FILES)
+		return 1;
+	st->dev[st->nseen] = sb.st_dev;
+	st->ino[st->nseen++] = sb.st_ino;
+	return 0;
+}
+
+/* Judges the file on fd, shown as `name`; the first without frame
+ * pointers decides. */
+static void judge(struct auto_state *st, int fd, const char *name)
+{
+	struct cg_auto *c = st->c;
+	struct fp_share s;
+
+	if (c->dwarf || seen_before(st, fd) || fp_detect_fd(fd, &s))
+		return;
+	if (!c->judged++ || !fp_share_has_fp(&s)) {
+		snprintf(c->path, sizeof(c->path), "%s", name);
+		c->share = s;
+		c->dwarf = !fp_share_has_fp(&s);
+	}
+}
+
+static void judge_lib(void *ctx, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	judge(ctx, fd, path);
+	close(fd);
+}
+
+/* The executable on fd (shown as name, in directory dir) and its own libraries. */
+static void judge_program(struct auto_state *st, int fd, const char *name, const char *dir)
+{
+	judge(st, fd, name);
+	if (!st->c->dwarf)
+		fp_detect_own_libs(fd, dir, judge_lib, st);
+}
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+static int open_fd(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* As execvp finds it: a name with a slash as it is, else the first
+ * executable regular file in PATH. fd or -errno; the path in found. */
+static int open_command(const char *cmd, char *found, size_t len)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat sb;
+
+	if (strchr(cmd, '/')) {
+		snprintf(found, len, "%s", cmd);
+		return open_fd(cmd);
+	}
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (snprintf(found, len, "%.*s/%s", n ? (int)n : 1, n ? p : ".", cmd) < (int)len &&
+		    !stat(found, &sb) && S_ISREG(sb.st_mode) && !access(found, X_OK))
+			return open_fd(found);
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return -ENOENT;
+}
+
+void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
+{
+	struct auto_state *st = calloc(1, sizeof(*st));
+	char path[PATH_MAX], dir[PATH_MAX], exe[64];
+	size_t i;
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	if (!st)
+		return;
+	st->c = c;
+	if (o->argv && o->argv[0]) {
+		fd = open_command(o->argv[0], path, sizeof(path));
+		if (fd >= 0) {
+			dir_of(path, dir, sizeof(dir));
+			judge_program(st, fd, path, dir);
+			close(fd);
+		}
+	}
+	for (i = 0; i < o->npids && !c->dwarf; i++) {
+		ssize_t n;
+
+		/* The executable the kernel ran, whatever its path now says;
+		 * its name (readlink) only to show and to find its libraries. */
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o->pids[i]);
+		fd = open(exe, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = readlink(exe, path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+		if (n <= 0)
+			snprintf(path, sizeof(path), "%s", exe);
+		dir_of(path, dir, sizeof(dir));
+		judge_program(st, fd, path, dir);
+		close(fd);
+	}
+	free(st);
+}
+
+void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len)
+{
+	unsigned pct = c->share.bytes ? (unsigned)(c->share.fp_bytes * 100 / c->share.bytes) : 0;
+
+	if (!c->judged)
+		snprintf(buf, len, "no target binary could be judged");
+	else
+		snprintf(buf, len, "%s %s frame pointers (%u%% of its code keeps one)",
+			 c->path,
+			 c->dwarf ? "has no" : "has", pct);
+}

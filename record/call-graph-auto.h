@@ -1,0 +1,34 @@
+/* call-graph-auto.h: --call-graph auto, the default: frame pointers when
+ * the targets' code keeps them, DWARF stack copies when it does not
+ * (call-graph-auto.c). record/ internal. */
+#ifndef PROF_RECORD_CALL_GRAPH_AUTO_H
+#define PROF_RECORD_CALL_GRAPH_AUTO_H
+
+#include <stddef.h>
+
+#include "record.h"
+#include "symbolize/fp-detect.h"
+
+struct cg_auto {
+	int dwarf;             /* the choice */
+	int judged;            /* binaries judged; 0: none could be (fp, as before) */
+	char path[1024];       /* the binary that decided: the first without frame
+				  pointers, else the first judged */
+	struct fp_share share; /* its code that keeps a frame pointer */
+};
+
+/* Judges each target's main executable (-p: /proc/PID/exe; a command: its
+ * file, found through PATH as execvp finds it) and the libraries each links
+ * from its own tree (fp-detect.h): dwarf when any of them lacks frame
+ * pointers. System libraries are not judged: Debian's libc has none, and
+ * the leaf fix finds the callers of its frameless leaves. Each file is
+ * judged once (by device and inode). Never fails: what cannot be read is
+ * not judged. Blocks on file reads; allocates nothing that outlives it. */
+void call_graph_auto(const struct record_opts *o, struct cg_auto *c);
+
+/* The why, for the notice and the file's meta ("call-graph-auto"), e.g.
+ * "/usr/bin/redis-server has no frame pointers (1% of its code keeps
+ * one)". */
+void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len);
+
+#endif
