@@ -163,6 +163,22 @@ static size_t ring_pages(const struct recorder *rec)
 			       (size_t)(max / page));
 }
 
+/* Asks for PERF_FORMAT_LOST when the kernel knows it. */
+static void want_lost_counts(struct recorder *rec)
+{
+	struct perf_event_attr a = rec->ev.attr;
+	int fd;
+
+	a.read_format |= PERF_FORMAT_LOST;
+	a.disabled = 1;
+	a.enable_on_exec = 0;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	close(fd);
+	rec->ev.attr.read_format |= PERF_FORMAT_LOST;
+}
+
 static const char *permission_hint(void)
 {
 	static char hint[400];
@@ -491,6 +507,7 @@ static int setup_events(struct recorder *rec)
 	err = ustack_setup(rec);
 	if (err)
 		return err;
+	want_lost_counts(rec);
 	err = list_cpus(rec);
 	if (err)
 		return prof_error_set(rec->err, err, NULL, "out of memory");
@@ -738,6 +755,28 @@ static int run_loop(struct recorder *rec, uint64_t start)
 	return 0;
 }
 
+/* The kernel reports samples it had no room for with a LOST record, but
+ * writes that only with the next sample that finds room: those lost in
+ * the last moments, or while a stopped recorder caught up just before the
+ * end, would go unreported. So each sampling event also counts its own
+ * (PERF_FORMAT_LOST, Linux 6.0), read at the end: the larger of the two
+ * sums is the loss (an inherited event's children keep their counts to
+ * themselves, so the records stay the measure for threads created while
+ * recording). */
+static void count_unreported_loss(struct recorder *rec)
+{
+	uint64_t lost = 0, v[2];
+	size_t i;
+
+	if (!(rec->ev.attr.read_format & PERF_FORMAT_LOST))
+		return;
+	for (i = 0; i < rec->nfds; i++) /* 16 bytes: a sampling event's */
+		if (read(rec->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+			lost += v[1];
+	if (lost > rec->sum->lost)
+		rec->sum->lost = lost;
+}
+
 static void stop_events(struct recorder *rec)
 {
 	size_t i;
@@ -747,6 +786,7 @@ static void stop_events(struct recorder *rec)
 	for (i = 0; i < rec->nfds; i++)
 		ioctl(rec->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(rec);
+	count_unreported_loss(rec);
 	for (i = 0; i < rec->ncpus; i++)
 		ring__unmap(&rec->rings[i]);
 	for (i = 0; rec->sched.rings && i < rec->ncpus; i++)
