@@ -97,3 +97,14 @@ long ring__peek(struct ring *r, unsigned char *scratch, ring_record_fn fn, void 
 {
 	return walk(r, ring__head(r), scratch, fn, ctx, 0);
 }
+
+size_t ring__pages_for(uint64_t bytes_per_s, unsigned ms, size_t page_size, size_t min_pages,
+		       size_t max_pages)
+{
+	uint64_t want = bytes_per_s / 1000 * ms + bytes_per_s % 1000 * ms / 1000;
+	size_t pages = min_pages ? min_pages : 1;
+
+	while ((uint64_t)pages * page_size < want && pages <= max_pages / 2)
+		pages *= 2;
+	return pages;
+}

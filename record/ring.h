@@ -39,4 +39,11 @@ long ring__peek(struct ring *r, unsigned char *scratch, ring_record_fn fn, void 
 
 #define RING_SCRATCH_SIZE 65536
 
+/* The data pages of a ring that holds `ms` milliseconds of records coming
+ * at `bytes_per_s`: the smallest power of two at least min_pages (itself a
+ * power of two) that does, at most max_pages (rounded down to a power of
+ * two, never below min_pages). Pure arithmetic. */
+size_t ring__pages_for(uint64_t bytes_per_s, unsigned ms, size_t page_size, size_t min_pages,
+		       size_t max_pages);
+
 #endif

@@ -198,15 +198,20 @@ static void on_switch_record(struct recorder *rec, const struct perf_event_heade
 		struct sched_rec *sr = &rec->sched;
 
 		/* The tracepoint came just before, with the state; else the
-		 * filter held it back: a plain sleep. */
+		 * filter held it back: a plain sleep. Both are written inside
+		 * one __schedule() with interrupts off, so nothing of this CPU
+		 * comes between them: a tracepoint pairs with the next
+		 * switch-out of its CPU, however far apart their times (a
+		 * vCPU the host takes away between them once counted the
+		 * switch twice), and with no later one. */
 		if (!sr->filtered)
 			return;
 		struct tp_out *last = &sr->tp_out[sr->cur];
+		int paired = last->tid == t.tid;
 
-		if (last->tid == t.tid && t.time - last->time < 100000) {
-			last->tid = 0; /* each tracepoint pairs with one record */
+		last->tid = 0;
+		if (paired)
 			return;
-		}
 		rec->sum->switches++;
 		recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu,
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));

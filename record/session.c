@@ -35,6 +35,10 @@
  * (each wake-up preempts it; 100 ms measured +0.3-0.5 points of slowdown at
  * 4999 Hz against this, docs/BENCHMARKS.md). */
 #define TICK_MS 1000
+/* Once a ring overflowed: drain this often, and at RECORD_SCHED_NICE (when
+ * allowed), for the rest of the recording; a recorder kept waiting for a
+ * CPU by a busy target is what overflows rings (see hurry_on_loss). */
+#define TICK_LOSS_MS 20
 #define FLUSH_NS 1000000000ULL /* the file lags the target by at most this */
 
 static volatile sig_atomic_t stop_requested;
@@ -117,13 +121,63 @@ static int list_cpus(struct recorder *rec)
 	return 0;
 }
 
-/* Per CPU: -m, else 4 MiB for dwarf stack copies, else 1 MiB. */
+/* Ring sizes, per CPU: a ring holds RING_HOLD_MS of samples at the full
+ * rate (every thread on that CPU sampled -F times a second), so that a
+ * recorder kept off the CPU that long after its quarter-full wake-up loses
+ * nothing; all the rings together take at most RING_MAX_TOTAL. */
+#define RING_HOLD_MS 250
+#define RING_MAX_TOTAL (512ULL << 20)
+#define RING_MAX_PER_CPU (64ULL << 20)
+
+/* The most bytes one sample takes in a ring: header and ids, a full call
+ * chain, and with stack copies the registers and the copy. */
+static uint64_t sample_bytes(const struct recorder *rec)
+{
+	uint64_t n = 64 + 8 * (rec->max_stack + 8);
+
+	if (rec->ustack.on)
+		n += 8 * (rec->ustack.nregs + 1) + 16 + rec->ustack.stack_size;
+	return n;
+}
+
+/* Per CPU: -m; else room for RING_HOLD_MS of samples at -F, a power of
+ * two, at least the old defaults (1 MiB, 4 MiB with dwarf copies). With
+ * dwarf copies of 32 KiB: 4 MiB at 99 Hz, 16 MiB at 999 Hz (4 MiB lost 5%
+ * of a CPU-bound target's samples on a busy 2-CPU host), 64 MiB at 4999 Hz;
+ * frame pointers: 1 MiB up to ~3000 Hz. Not root: the old defaults, which
+ * other users' locked-memory limit (kernel.perf_event_mlock_kb) allows. */
 static size_t ring_pages(const struct recorder *rec)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t min = rec->ustack.on && rec->ustack.dwarf ? RECORD_DWARF_RING_PAGES
+							: RECORD_DEFAULT_RING_PAGES;
+	uint64_t freq = rec->opts->freq ? rec->opts->freq : RECORD_DEFAULT_FREQ;
+	uint64_t max = RING_MAX_TOTAL / (rec->ncpus ? rec->ncpus : 1);
+
 	if (rec->opts->ring_pages)
 		return rec->opts->ring_pages;
-	return rec->opts->call_graph == RECORD_CALL_GRAPH_DWARF ? RECORD_DWARF_RING_PAGES
-							       : RECORD_DEFAULT_RING_PAGES;
+	if (geteuid())
+		return min;
+	if (max > RING_MAX_PER_CPU)
+		max = RING_MAX_PER_CPU;
+	return ring__pages_for(freq * sample_bytes(rec), RING_HOLD_MS, page, min,
+			       (size_t)(max / page));
+}
+
+/* Asks for PERF_FORMAT_LOST when the kernel knows it. */
+static void want_lost_counts(struct recorder *rec)
+{
+	struct perf_event_attr a = rec->ev.attr;
+	int fd;
+
+	a.read_format |= PERF_FORMAT_LOST;
+	a.disabled = 1;
+	a.enable_on_exec = 0;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	close(fd);
+	rec->ev.attr.read_format |= PERF_FORMAT_LOST;
 }
 
 static const char *permission_hint(void)
@@ -455,11 +509,12 @@ static int setup_events(struct recorder *rec)
 	err = ustack_setup(rec);
 	if (err)
 		return err;
-	/* Wake us when a ring is a quarter full, on top of the 100 ms tick. */
-	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	want_lost_counts(rec);
 	err = list_cpus(rec);
 	if (err)
 		return prof_error_set(rec->err, err, NULL, "out of memory");
+	/* Wake us when a ring is a quarter full, on top of the tick. */
+	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	rec->rings = calloc(rec->ncpus, sizeof(*rec->rings));
 	if (!rec->rings)
 		return prof_error_set(rec->err, -ENOMEM, NULL, "out of memory");
@@ -609,8 +664,25 @@ static int targets_done(struct recorder *rec, const struct pollfd *pfds, size_t 
 	return live == 0;
 }
 
+/* After a drain: when records were lost since the last call (*seen holds
+ * the count then), drain every TICK_LOSS_MS from now on and raise the
+ * recorder's priority as --sched does. Returns the tick to use. */
+static long hurry_on_loss(struct recorder *rec, uint64_t *seen, long tick_ms)
+{
+	uint64_t lost = rec->sum->lost + rec->sum->sched_lost;
+
+	if (lost <= *seen)
+		return tick_ms;
+	*seen = lost;
+	if (tick_ms > TICK_LOSS_MS && getpriority(PRIO_PROCESS, 0) > RECORD_SCHED_NICE)
+		setpriority(PRIO_PROCESS, 0, RECORD_SCHED_NICE);
+	return TICK_LOSS_MS;
+}
+
 static int run_loop(struct recorder *rec, uint64_t start)
 {
+	uint64_t seen_lost = 0;
+	long tick_ms = TICK_MS;
 	struct pollfd *pfds = NULL;
 	size_t cap = 0, i;
 	uint64_t last_flush = start;
@@ -620,7 +692,7 @@ static int run_loop(struct recorder *rec, uint64_t start)
 	while (!stop_requested && !rec->write_err) {
 		size_t n = 0, first_target;
 		uint64_t now = monotonic_ns();
-		long timeout_ms = TICK_MS;
+		long timeout_ms = tick_ms;
 		struct timespec ts;
 
 		if (rec->opts->duration_ns) {
@@ -661,6 +733,7 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			return -errno;
 		}
 		drain_all(rec);
+		tick_ms = hurry_on_loss(rec, &seen_lost, tick_ms);
 		recorder_resolve_pending(rec, 0);
 		/* A thread that exited leaves its fd readable forever (POLLHUP):
 		 * stop polling it, or we would spin like perf record -p does. */
@@ -684,6 +757,28 @@ static int run_loop(struct recorder *rec, uint64_t start)
 	return 0;
 }
 
+/* The kernel reports samples it had no room for with a LOST record, but
+ * writes that only with the next sample that finds room: those lost in
+ * the last moments, or while a stopped recorder caught up just before the
+ * end, would go unreported. So each sampling event also counts its own
+ * (PERF_FORMAT_LOST, Linux 6.0), read at the end: the larger of the two
+ * sums is the loss (an inherited event's children keep their counts to
+ * themselves, so the records stay the measure for threads created while
+ * recording). */
+static void count_unreported_loss(struct recorder *rec)
+{
+	uint64_t lost = 0, v[2];
+	size_t i;
+
+	if (!(rec->ev.attr.read_format & PERF_FORMAT_LOST))
+		return;
+	for (i = 0; i < rec->nfds; i++) /* 16 bytes: a sampling event's */
+		if (read(rec->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+			lost += v[1];
+	if (lost > rec->sum->lost)
+		rec->sum->lost = lost;
+}
+
 static void stop_events(struct recorder *rec)
 {
 	size_t i;
@@ -693,6 +788,7 @@ static void stop_events(struct recorder *rec)
 	for (i = 0; i < rec->nfds; i++)
 		ioctl(rec->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(rec);
+	count_unreported_loss(rec);
 	for (i = 0; i < rec->ncpus; i++)
 		ring__unmap(&rec->rings[i]);
 	for (i = 0; rec->sched.rings && i < rec->ncpus; i++)
