@@ -157,11 +157,13 @@ static void test_off_cpu(void **state)
 	assert_int_equal(profile__from_recording(&p, *state, &o), 0);
 	assert_int_equal(profile__write_folded(&p, &fo, f), 0);
 	fclose(f);
-	/* Weighed once (period 1), from the window's start: the waiter all of
-	 * it, the woken one its D time and its wait for a CPU. */
+	/* From the window's start: the waiter all of it; the woken one its D
+	 * time and its wait for a CPU (61 ms), scaled (report/off-cpu.c) to
+	 * its whole off-CPU time, 99 ms with the 38 ms sleep whose switch-out
+	 * carried no stack: 60 and 1 ms times 99/61. */
 	assert_string_equal(out, "waiter;main;wait_here;[S sleeping] 100000\n"
-				 "woken;main;wait_here;[D uninterruptible] 60000\n"
-				 "woken;main;wait_here;[R waiting for CPU] 1000\n");
+				 "woken;main;wait_here;[D uninterruptible] 97377\n"
+				 "woken;main;wait_here;[R waiting for CPU] 1623\n");
 	free(out);
 	profile__release(&p);
 }
