@@ -462,7 +462,6 @@ int probes_setup(struct recorder *rec)
 	p->last_period = monotonic_ns();
 	p->attached = 1; /* the first window opens with the targets' events */
 	p->window_start = monotonic_ns();
-	p->next_switch = p->window_start; /* the windows' grid starts here */
 	p->windows = 1;
 	return 0;
 }
@@ -673,17 +672,19 @@ void probes_detach(struct recorder *rec)
  * nice 10: 38-44% attached instead of 25%). What the earlier windows
  * still overran (the close waits behind a drain of their hits: 31-33%
  * with the grid alone) comes off this one, up to half of it, so the
- * attached time holds at W a window. A window that a stall carried past
- * its end is skipped. */
+ * attached time holds at W a window. A window opened after its planned
+ * end (10 ms windows wait longer than that for a CPU there) stays open a
+ * quarter of W; one that a stall carried past the next start is skipped. */
 static uint64_t window_end(const struct probe_rec *p)
 {
-	uint64_t due = (p->windows - 1) * p->window_ns, over = 0;
+	uint64_t due = (p->windows - 1) * p->window_ns, over = 0, end;
 
 	if (p->attached && p->attached_ns > due)
 		over = p->attached_ns - due;
 	if (over > p->window_ns / 2)
 		over = p->window_ns / 2;
-	return p->next_switch + p->window_ns - over;
+	end = p->next_switch + p->window_ns - over;
+	return end > p->window_start + p->window_ns / 4 ? end : p->window_start + p->window_ns / 4;
 }
 
 long probes_tick(struct recorder *rec, uint64_t now)
@@ -697,11 +698,13 @@ long probes_tick(struct recorder *rec, uint64_t now)
 	}
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
+	if (!p->next_switch) /* the grid starts with the recording's loop */
+		p->next_switch = p->window_start = now;
 	if (p->attached && now >= window_end(p)) {
 		probes_detach(rec);
 		p->next_switch += p->period_ns;
 	}
-	while (!p->attached && now >= p->next_switch + p->window_ns)
+	while (!p->attached && now >= p->next_switch + p->period_ns)
 		p->next_switch += p->period_ns;
 	if (!p->attached && now >= p->next_switch)
 		probes_attach(rec);
