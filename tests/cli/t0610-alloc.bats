@@ -27,6 +27,9 @@ setup_file() {
 	wait "$jvm" 2>/dev/null || true
 }
 
+# A hit called from compiled code (a JIT frame, then the probe's function).
+FROM_JIT='_\[j\];SharedRuntime::dtrace_object_alloc'
+
 # Per-class totals ("class count") of `prof report --alloc` output.
 class_totals() {
 	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); s[f[k]] += n }
@@ -57,13 +60,13 @@ share() { # share CLASS, from class_totals on stdin
 @test "alloc: each class under the JVM frames that allocate its kind" {
 	cd "$BATS_FILE_TMPDIR"
 	"$PROF" report -i alloc.data --alloc > alloc.folded
-	# C1-compiled code allocates through its own stub ("dtrace_object_alloc
-	# Runtime1 stub"), any kind: how many hits come that way depends on how
-	# far the JVM got in compiling, which a loaded machine slows (13% of
-	# the Strings beside two CPU hogs). The others: instances through
-	# allocate_instance, primitive arrays through TypeArrayKlass, into the
-	# probe's own function.
-	grep -v 'Runtime1 stub' alloc.folded >runtime.folded || true
+	# Compiled code calls the probe's function itself (C1 through its
+	# "dtrace_object_alloc Runtime1 stub"), any kind: how many hits come
+	# that way depends on how far the JVM got in compiling, which a loaded
+	# machine moves (13-18% of the Strings beside two CPU hogs). The others:
+	# instances through allocate_instance, primitive arrays through
+	# TypeArrayKlass, into the probe's own function.
+	grep -v -E "$FROM_JIT" alloc.folded >runtime.folded || true
 	strings=$(folded_sum ';java\.lang\.String ?$' < runtime.folded)
 	bytes=$(folded_sum ';byte\[\] ?$' < runtime.folded)
 	assert_between "String under allocate_instance" \
@@ -107,21 +110,22 @@ share() { # share CLASS, from class_totals on stdin
 	"$PROF" report -i alloc.data --alloc | class_totals > count.txt
 	"$PROF" report -i alloc.data --alloc --weight bytes | class_totals > bytes.txt
 	# 64-bit HotSpot, compressed class pointers: byte[16] and Object[4] take
-	# 32 bytes, a String 24: the size each hit carries (--args), except
-	# that HotSpot passes 0 through C1's "dtrace_object_alloc Runtime1
-	# stub" (every Object[] hit beside two CPU hogs, where the JVM stays
-	# longer in C1 code): those weigh nothing.
+	# 32 bytes, a String 24: the size the hits carry (--args) when not called
+	# from compiled code; C1's stub passes what its register held (Object[]
+	# 0, String 2624 beside two CPU hogs, where the JVM runs longer in C1
+	# code). Each class weighs the sizes its hits carried.
 	"$PROF" report -i alloc.data --event usdt:hotspot:object__alloc --args > args.folded
 	for c in 'byte[]:32' 'java.lang.String:24' 'java.lang.Object[]:32'; do
-		# the class's hits that carried its size, 0, or another size
-		read -r n z o < <(C="class=${c%:*}" S="size=${c##*:}" awk '{ n = $NF; $NF = ""
+		# the class's bytes as carried, and its hits with another size
+		# than its own, not from compiled code
+		read -r w o < <(grep -v -E "$FROM_JIT" args.folded | awk '{ print "R", $0 }' |
+			cat - args.folded | C="class=${c%:*}" S="size=${c##*:}" awk '{ n = $NF; $NF = ""
 			k = split($0, f, ";"); split(f[k], a, " "); if (a[1] != ENVIRON["C"]) next
-			if (a[2] == ENVIRON["S"]) s += n; else if (a[2] == "size=0") z += n; else o += n }
-			END { print s + 0, z + 0, o + 0 }' args.folded)
+			if ($1 == "R") { if (a[2] != ENVIRON["S"]) o += n; next }
+			w += n * substr(a[2], 6) } END { print w + 0, o + 0 }')
 		[ "$o" -eq 0 ]
-		[ $((n + z)) -eq "$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' count.txt)" ]
 		b=$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' bytes.txt)
-		[ "${b:-0}" -eq $((n * ${c##*:})) ]
+		[ "${b:-0}" -eq "$w" ]
 	done
 }
 
