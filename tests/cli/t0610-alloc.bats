@@ -123,7 +123,8 @@ share() { # share CLASS, from class_totals on stdin
 			k = split($0, f, ";"); split(f[k], a, " "); if (a[1] != ENVIRON["C"]) next
 			if ($1 == "R") { if (a[2] != ENVIRON["S"]) o += n; next }
 			w += n * substr(a[2], 6) } END { print w + 0, o + 0 }')
-		[ "$o" -eq 0 ]
+		[ "$o" -eq 0 ] || { grep -v -E "$FROM_JIT" args.folded | grep -F "class=${c%:*} " |
+			grep -vF "size=${c##*:} " | sed 's/.*;\([^;]*;[^;]*;[^;]*\)$/\1/' >&2; false; }
 		b=$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' bytes.txt)
 		[ "${b:-0}" -eq "$w" ]
 	done
