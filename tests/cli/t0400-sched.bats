@@ -184,11 +184,14 @@ syncer_d() {
 }
 
 @test "attach: threads already running get their state from /proc" {
-	start_example sched-mix 3 napper,locker
+	# (60 s: it outlives the recording however slowly prof starts; ended
+	# once the recording is)
+	start_example sched-mix 60 napper,locker
 	before=$(thread_sched "$EXAMPLE_PID" napper)
 	"$PROF" record --sched -d 1 -p "$EXAMPLE_PID" -o "$BATS_TEST_TMPDIR/a.data" 2>/dev/null
 	after=$(thread_sched "$EXAMPLE_PID" napper)
-	wait "$EXAMPLE_PID"
+	kill "$EXAMPLE_PID"
+	wait "$EXAMPLE_PID" || true
 	csv=$("$PROF" sched -i "$BATS_TEST_TMPDIR/a.data" --format csv)
 	echo "$csv" | grep -q ',napper,'
 	echo "$csv" | grep -q ',locker-1,'
