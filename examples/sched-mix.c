@@ -68,7 +68,7 @@
  * Prints "ready PID" on stderr once all threads are named (a few ms after
  * the start; the spinners are started last and wait for that too), exits 0
  * SECONDS after the start (the lockers finish their current 20 ms first).
- * Before that the napper and the syncer print "NAME wall_ms W run_ms R
+ * Before that the napper, the syncer and the spinners print "NAME wall_ms W run_ms R
  * wait_ms Q": their run time and run-queue wait from schedstat over their
  * loops, so that tests can compare prof's S share (napper) and D share
  * (syncer) with 1 - (R + Q) / W, on a loaded machine or a disk of any speed.
@@ -228,12 +228,19 @@ NOINLINE static void spin_loop(uint64_t until)
 
 static void *spinner_thread(void *arg)
 {
+	unsigned long long run0, wait0, run1, wait1;
+	uint64_t t0;
 	char name[16];
 
 	snprintf(name, sizeof(name), "spin-%d", (int)(intptr_t)arg);
 	pthread_setname_np(pthread_self(), name);
 	pthread_barrier_wait(&named);
+	thread_schedstat(&run0, &wait0);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	spin_loop(end_ns);
+	thread_schedstat(&run1, &wait1);
+	/* Their run-queue wait is their R: the tests' oracle beside hogs. */
+	print_schedstat(name, t0, run1 - run0, wait1 - wait0);
 	return NULL;
 }
 

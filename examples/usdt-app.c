@@ -8,8 +8,11 @@
  *                         and fires usdt_demo:gated only when its semaphore
  *                         is set (someone is attached).
  *   usdt-app --loop MS    the same, one tick every MS milliseconds, until
- *                         SIGTERM; on SIGUSR1 prints "ticks=T enabled=E" on
- *                         stderr (E: ticks where the semaphore was set).
+ *                         SIGTERM; on SIGUSR1 prints "ticks=T enabled=E
+ *                         enabled_ms M" on stderr (E: ticks where the
+ *                         semaphore was set; M: the time from the tick
+ *                         before each of those to it, the time it was set
+ *                         to within a tick).
  *
  * Arguments of usdt_demo:tick for tick i, of several sizes, signed and
  * unsigned, in registers, memory and as a constant:
@@ -81,11 +84,18 @@ int main(int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGUSR1, &sa, NULL);
 		fprintf(stderr, "ready\n");
+		struct timespec t;
+		double last = 0, enabled_ms = 0;
+
 		for (int i = 0; !stop; i++) {
 			sum += tick(i % 1000);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if (GATED_ENABLED() && i)
+				enabled_ms += (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6 - last;
+			last = (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 			if (report) {
-				int n = snprintf(line, sizeof(line), "ticks=%lu enabled=%lu\n", ticks,
-						 enabled);
+				int n = snprintf(line, sizeof(line), "ticks=%lu enabled=%lu enabled_ms %.1f\n",
+						 ticks, enabled, enabled_ms);
 
 				report = 0;
 				if (write(2, line, (size_t)n) < 0)

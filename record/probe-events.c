@@ -563,7 +563,6 @@ void probes_attach(struct recorder *rec)
 		return;
 	new_periods(rec);
 	p->attached = 1;
-	p->window_start = monotonic_ns();
 	p->windows++;
 	/* Every target pid: the keymap's slots walked in place, as in
 	 * sched_finish() (keymap.h has no iterator). */
@@ -578,6 +577,10 @@ void probes_attach(struct recorder *rec)
 				rec->err->msg[0] = '\0'; /* a thread that went: not an error */
 		free(tids);
 	}
+	/* Attached from here: opening waits for the kernel's event_mutex
+	 * (seconds when other tracers close uprobes), and the breakpoints are
+	 * in only once it is done. */
+	p->window_start = monotonic_ns();
 }
 
 /* The last close of a uprobe's events (every close, through the PMU)
@@ -661,6 +664,29 @@ void probes_detach(struct recorder *rec)
 	p->attached_ns += monotonic_ns() - p->window_start;
 }
 
+/* Window k opens at k * P from the first one's start and closes W after
+ * that planned start, not W after the wake-up that opened it: on a loaded
+ * host the recorder wakes late for both edges and the two delays cancel,
+ * where timing each window from its late opening added the close's delay
+ * to every window (--probe-window 100/400 beside two CPU hogs, prof at
+ * nice 10: 38-44% attached instead of 25%). What the earlier windows
+ * still overran (the close waits behind a drain of their hits: 31-33%
+ * with the grid alone) comes off this one, up to half of it, so the
+ * attached time holds at W a window. A window opened after its planned
+ * end (10 ms windows wait longer than that for a CPU there) stays open a
+ * quarter of W; one that a stall carried past the next start is skipped. */
+static uint64_t window_end(const struct probe_rec *p)
+{
+	uint64_t due = (p->windows - 1) * p->window_ns, over = 0, end;
+
+	if (p->attached && p->attached_ns > due)
+		over = p->attached_ns - due;
+	if (over > p->window_ns / 2)
+		over = p->window_ns / 2;
+	end = p->next_switch + p->window_ns - over;
+	return end > p->window_start + p->window_ns / 4 ? end : p->window_start + p->window_ns / 4;
+}
+
 long probes_tick(struct recorder *rec, uint64_t now)
 {
 	struct probe_rec *p = &rec->probes;
@@ -672,13 +698,17 @@ long probes_tick(struct recorder *rec, uint64_t now)
 	}
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
-	if (p->attached && now - p->window_start >= p->window_ns) {
+	if (!p->next_switch) /* the grid starts with the recording's loop */
+		p->next_switch = p->window_start = now;
+	if (p->attached && now >= window_end(p)) {
 		probes_detach(rec);
-		p->next_switch = p->window_start + p->period_ns;
-	} else if (!p->attached && now >= p->next_switch) {
-		probes_attach(rec);
+		p->next_switch += p->period_ns;
 	}
-	next = p->attached ? p->window_start + p->window_ns : p->next_switch;
+	while (!p->attached && now >= p->next_switch + p->period_ns)
+		p->next_switch += p->period_ns;
+	if (!p->attached && now >= p->next_switch)
+		probes_attach(rec);
+	next = p->attached ? window_end(p) : p->next_switch;
 	return next > now ? (long)((next - now + 999999) / 1000000) : 0;
 }
 

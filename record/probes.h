@@ -107,7 +107,8 @@ struct probe_rec {
 	size_t ncfds, cfds_cap;
 	int attached;            /* inside a window (or continuous) */
 	uint64_t window_ns, period_ns; /* 0: continuous */
-	uint64_t window_start, next_switch;
+	uint64_t window_start;   /* when the open window was opened */
+	uint64_t next_switch;    /* the open or next window's planned start (0: none yet) */
 	uint64_t attached_ns, windows, open_ns, hits, unreadable;
 	size_t cur;              /* the site being drained */
 	int have_thread_start;   /* hotspot:thread__start: full thread names */

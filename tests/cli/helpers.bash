@@ -241,3 +241,38 @@ as_user() {
 	shift
 	runuser -u "$name" -- "$@"
 }
+
+# thread_sched PID COMM: "WALL_NS RUN_NS WAIT_NS" for PID's (first) thread
+# named COMM now: the clock and its schedstat run and run-queue wait times.
+# blocked_between BEFORE AFTER (two of those lines): the share of the time
+# between them the thread was off CPU and not waiting for one, as the
+# kernel counted it: what a test compares a recording of that time with.
+thread_sched() {
+	local t comm
+	for t in /proc/"$1"/task/*; do
+		read -r comm <"$t/comm" 2>/dev/null || continue
+		[ "$comm" = "$2" ] || continue
+		printf '%s %s\n' "${EPOCHREALTIME/./}000" "$(cut -d' ' -f1,2 "$t/schedstat")"
+		return 0
+	done
+	echo "no thread $2 in $1" >&2
+	return 1
+}
+blocked_between() {
+	awk -v b="$1" -v a="$2" 'BEGIN { split(b, x, " "); split(a, y, " ")
+		printf "%.3f\n", 1 - (y[2] - x[2] + y[3] - x[3]) / (y[1] - x[1]) }'
+}
+
+# enough_samples WHAT TOTAL HZ CPU_SECONDS: asserts TOTAL samples are at
+# least half of what HZ gives over the CPU time the workload measured
+# itself (TIMED, its "cpu" lines, task_cpu), and at least one: a recorder
+# that loses most samples fails, a starved workload does not (beside two
+# CPU hogs the tests' workloads, at nice 10, get a tenth of their CPU).
+enough_samples() {
+	local what=$1 total=$2 hz=$3 cpu=$4
+	if ! awk -v t="$total" -v w="$(awk -v h="$hz" -v c="$cpu" 'BEGIN { print h * c / 2 }')" \
+		'BEGIN { exit !(t >= 1 && t >= w) }'; then
+		echo "$what: $total samples, expected at least half of $hz a second over $cpu s of CPU" >&2
+		return 1
+	fi
+}

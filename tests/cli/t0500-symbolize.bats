@@ -134,10 +134,11 @@ setup_file() {
 
 @test "a recording of the C++ example shows inlined frames (_[i]) under their callers" {
 	rec=$BATS_TEST_TMPDIR/cxx.data
-	"$PROF" record -F 499 -o "$rec" -- "$CXX_EX" 2 2>"$BATS_TEST_TMPDIR/err"
+	"$PROF" record -F 499 -o "$rec" -- "${TIMED[@]}" "$BATS_TEST_TMPDIR/cpu" "$CXX_EX" 2 \
+		2>"$BATS_TEST_TMPDIR/err"
 	folded=$("$PROF" report -i "$rec")
 	total=$(echo "$folded" | folded_total)
-	[ "$total" -gt 300 ]
+	enough_samples cxx "$total" 499 "$(timed_cpu "$BATS_TEST_TMPDIR/cpu")"
 	# The hot loop's code is inlined: the xorshift step inside fold(), inside
 	# the lambda, inside hot_loop(), the function the samples are in.
 	chain='hot_loop\(unsigned long, long\);operator\(\)_\[i\];unsigned long shapes::fold<unsigned long, 8>\(shapes::mixer&\)_\[i\]'

@@ -186,12 +186,15 @@ build_split() {
 		total=$(echo "$folded" | folded_total)
 		# 499 samples a second of the CPU it used (-20%, +15%).
 		assert_between "samples per CPU second" "$(ratio "$total" "$(timed_cpu "$BATS_TEST_TMPDIR/cpu")")" 400 575
-		# Two roots: the main thread (its command name) and rs-worker, each
-		# about half of the samples (two busy threads on 2+ CPUs).
+		# Two roots, the main thread (its command name) and rs-worker, hold
+		# the samples. Not each about half: how a loaded machine shares its
+		# CPUs between two busy threads is its business (rs-worker 0.18 and
+		# 0.21 beside two CPU hogs); the shares' accuracy is t0100's.
 		worker=$(echo "$folded" | folded_sum '^rs-worker;')
 		main=$(echo "$folded" | folded_sum "^$(basename "$bin" | cut -c1-15);")
-		assert_between "rs-worker share" "$(ratio "$worker" "$total")" 0.25 0.75
-		assert_between "main thread share" "$(ratio "$main" "$total")" 0.25 0.75
+		[ "$worker" -gt 0 ]
+		[ "$main" -gt 0 ]
+		assert_between "the two threads' share" "$(ratio $((worker + main)) "$total")" 0.9 1
 		# Demangled as addr2line -C / nm -C name them: no hash suffix, no
 		# mangled frame.
 		! echo "$folded" | grep -qE '::h[0-9a-f]{16}([;[:space:]]|$)'
