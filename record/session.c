@@ -871,6 +871,19 @@ static int finish(struct recorder *rec, uint64_t start)
 	return err;
 }
 
+/* --call-graph auto's one line: which mode and why. The path is the
+ * target's: shown cleaned, as other notices. */
+static void print_auto_notice(const struct cg_auto *cg, const char *why)
+{
+	fputs("prof record: ", stderr);
+	text_put(stderr, why);
+	if (cg->dwarf)
+		fprintf(stderr, ": DWARF stacks (--call-graph dwarf,%u; --call-graph fp to "
+			"override)\n", RECORD_DEFAULT_STACK_SIZE);
+	else
+		fputs(": frame-pointer stacks (--call-graph dwarf to override)\n", stderr);
+}
+
 int record_run(const struct record_opts *opts, struct record_summary *sum,
 	       struct prof_error *errp)
 {
@@ -919,16 +932,6 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		return prof_error_set(rec.err, err, "choose another path with -o",
 				      "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
-	if (why[0] && !opts->quiet) {
-		/* The path is the target's: shown cleaned, as other notices. */
-		fputs("prof record: ", stderr);
-		text_put(stderr, why);
-		if (cg.dwarf)
-			fprintf(stderr, ": DWARF stacks (--call-graph dwarf,%u; --call-graph fp to "
-				"override)\n", RECORD_DEFAULT_STACK_SIZE);
-		else
-			fputs(": frame-pointer stacks (--call-graph dwarf to override)\n", stderr);
-	}
 	err = setup_events(&rec);
 	if (!err)
 		defer_setup(&rec);
@@ -952,6 +955,9 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		}
 	}
+	/* Once it records: a refused recording says only what went wrong. */
+	if (!err && why[0] && !opts->quiet)
+		print_auto_notice(&cg, why);
 	/* Started: the new file takes the output's name now, so a recorder
 	 * killed from here on leaves a readable file there. Until now an
 	 * existing output was untouched. */
