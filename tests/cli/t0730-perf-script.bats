@@ -90,7 +90,10 @@ cpu_share() {
 	echo "$output" | grep -q "^alpha-?/$tid;"
 	run "$PROF" report -i "$BATS_FILE_TMPDIR/f-pid.txt" --tid "$tid"
 	[ "$status" -eq 0 ]
-	! echo "$output" | grep -qv '^alpha;'
+	echo "$output" | grep -q '^alpha;'
+	# Only that thread: named alpha, or (a sample before it named itself,
+	# seen beside busy neighbours) still the process's name, threads.
+	! echo "$output" | grep -Eqv '^(alpha|threads);'
 }
 
 @test "--period weighs samples by their period field" {
