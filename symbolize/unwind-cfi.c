@@ -17,16 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/grow.h"
 #include "lib/path-buf.h"
+#include "symbolize/vdso.h"
 
 #define DELETED_SUFFIX	 " (deleted)"
 #define MAX_OPS_PER_RULE 64
-#define VDSO_MAX_SIZE	 (1u << 20)
 #define ENTRY_SLACK	 16 /* bytes after e_entry still "the entry point" */
 
 const uint8_t unw_tracked[UNW_NTRACKED] = {
@@ -136,32 +135,18 @@ static int add_binary(struct unwinder *u, struct unw_binary *b, uint32_t *idx)
 	return 0;
 }
 
-/* Our own vdso, which is the target's too. Index + 1, or 0. */
+/* Our own vdso (vdso.c), which is the target's too. Index + 1, or 0. */
 static uint32_t vdso_binary(struct unwinder *u)
 {
-	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
 	struct unw_binary b = {.fd = -1};
-	Elf64_Ehdr eh;
-	size_t size, i;
+	const void *img;
+	size_t size, map_size;
 	uint32_t idx;
 
 	if (u->vdso_tried)
 		return u->vdso_bin;
 	u->vdso_tried = 1;
-	if (!img)
-		return 0;
-	memcpy(&eh, img, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return 0;
-	size = (size_t)eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
-	for (i = 0; i < eh.e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		memcpy(&ph, img + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_offset + ph.p_filesz > size)
-			size = (size_t)(ph.p_offset + ph.p_filesz);
-	}
-	if (size > VDSO_MAX_SIZE || !(b.image = malloc(size)))
+	if (vdso_image(&img, &size, &map_size) || !(b.image = malloc(size)))
 		return 0;
 	memcpy(b.image, img, size);
 	b.elf = elf_memory(b.image, size);
