@@ -39,6 +39,7 @@ struct sched_rec {
 	uint8_t stack_event;            /* event id of the stacks in the file */
 	int *stack_fds;                 /* CPU-wide: the stack event per CPU, -1 */
 	size_t filter_tids;             /* target tids its filter was made of */
+	uint64_t filter_ns;             /* when that filter was set (monotonic) */
 	int filtered;                   /* the switch tracepoint skips plain S */
 	/* Per ring: the last tracepoint switch-out, which the SWITCH record
 	 * that follows it in the same ring repeats. */
@@ -273,6 +274,11 @@ int recorder_is_target_task(const struct recorder *rec, uint32_t pid, uint32_t t
  * sched_heads stores where each ring is now. */
 void sched_drain(struct recorder *rec, const uint64_t *heads);
 void sched_heads(const struct recorder *rec, uint64_t *heads);
+/* CPU-wide: the stack event's filter set to the target tids known now
+ * (a drain does it too); sched_tick_ms: how soon to drain again so that
+ * the filter catches up with new threads (-1: no hurry). */
+void sched_refilter(struct recorder *rec);
+long sched_tick_ms(const struct recorder *rec, uint64_t now);
 void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid);
 void sched_finish(struct recorder *rec);
 void sched_release(struct recorder *rec);

@@ -215,7 +215,7 @@ static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid,
 		s->filtered = 0;
 	if (kind == SCHED_EV_STACK && tid == -1) {
 		s->stack_fds[i] = fd;
-		/* Nothing until the targets' tids are known (stack_filter()). */
+		/* Nothing until the targets' tids are known (sched_refilter()). */
 		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_pid == -1"))
 			s->stack_fds[i] = -1;
 	}
@@ -346,7 +346,7 @@ static int reopen_stack(struct recorder *rec, size_t i, const char *filter)
  * switch-outs until then have no stack; off-cpu.c weighs each thread's
  * stacks to its whole off-CPU time). Too many tids for a filter: every
  * task's, as without one. */
-static void stack_filter(struct recorder *rec)
+void sched_refilter(struct recorder *rec)
 {
 	struct sched_rec *s = &rec->sched;
 	size_t n = rec->opened_tids.count + rec->forked_tids.count;
@@ -355,6 +355,7 @@ static void stack_filter(struct recorder *rec)
 	if (!rec->cpu_wide || !s->stack_fds || n == s->filter_tids)
 		return;
 	s->filter_tids = n;
+	s->filter_ns = monotonic_ns();
 	f = malloc(sizeof(*f));
 	if (!f)
 		return;
@@ -367,12 +368,30 @@ static void stack_filter(struct recorder *rec)
 	free(f);
 }
 
+/* Threads come in bursts (a server's pool at start, a job's workers):
+ * for FILTER_HURRY_NS after the filter last changed, drain every
+ * FILTER_TICK_MS, so that a new thread's switch-outs have stacks within
+ * that long (a 1 s tick left a short command's threads without any);
+ * then at the usual tick, which costs the target less. */
+#define FILTER_HURRY_NS 2000000000ull
+#define FILTER_TICK_MS  20
+
+long sched_tick_ms(const struct recorder *rec, uint64_t now)
+{
+	const struct sched_rec *s = &rec->sched;
+
+	if (!s->on || !rec->cpu_wide || !s->stack_fds || !s->filter_ns ||
+	    now - s->filter_ns >= FILTER_HURRY_NS)
+		return -1;
+	return FILTER_TICK_MS;
+}
+
 void sched_drain(struct recorder *rec, const uint64_t *heads)
 {
 	struct sched_rec *s = &rec->sched;
 
 	if (s->on)
-		stack_filter(rec);
+		sched_refilter(rec);
 
 	for (size_t i = 0; s->on && i < rec->ncpus; i++) {
 		struct ring *r = &s->rings[i];

@@ -621,9 +621,11 @@ static int start_launch(struct recorder *rec)
 	rec->targets[0].pidfd = open_pidfd(pid);
 	recorder_thread_start(rec, monotonic_ns(), (uint32_t)pid, (uint32_t)pid,
 			      base ? base + 1 : argv[0]);
-	if (rec->sched.on) /* it runs as soon as it is let go */
+	if (rec->sched.on) { /* it runs as soon as it is let go */
 		rec_writer__sched(rec->w, monotonic_ns(), (uint32_t)pid, 0, 0, REC_SCHED_INIT,
 				  REC_STATE_RUNNING);
+		sched_refilter(rec); /* its switch-outs have stacks from the start */
+	}
 	err = launch_go(go_fd, err_fd);
 	if (err) {
 		waitpid(pid, NULL, 0);
@@ -706,6 +708,13 @@ static int run_loop(struct recorder *rec, uint64_t start)
 		/* Wake for the next probe window to open or close. */
 		{
 			long w = probes_tick(rec, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
+		/* Wake soon while new threads are still joining the stack filter. */
+		{
+			long w = sched_tick_ms(rec, now);
 
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;

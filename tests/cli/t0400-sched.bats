@@ -183,6 +183,20 @@ syncer_d() {
 	assert_between "spin-1 preempted µs" "$off" 500000 3000000
 }
 
+@test "a short command (0.5 s, too few switches to wake prof): its threads' switch-outs have stacks" {
+	# The stack event is filtered to the targets' tids; a filter learnt
+	# only at the first drain (1 s, or a quarter-full ring) left a short
+	# command's threads without any stack, so no off-CPU profile at all.
+	"$PROF" record --sched --sched-stacks 1 -o "$BATS_TEST_TMPDIR/short.data" -- "$EXAMPLES/sched-mix" 0.5 \
+		2>"$BATS_TEST_TMPDIR/short.err"
+	folded=$("$PROF" report -i "$BATS_TEST_TMPDIR/short.data" --off-cpu --thread '^napper$')
+	nap=$(echo "$folded" | folded_sum 'napper_loop;nap.*\[S sleeping\]')
+	# its time asleep in nap as it measured it (wall - run - run-queue wait), µs
+	own=$(awk '$1 == "napper" && $2 == "wall_ms" { printf "%d\n", ($3 - $5 - $7) * 1000 }' \
+		"$BATS_TEST_TMPDIR/short.err")
+	assert_between "napper's S µs in nap over its own" "$(ratio "$nap" "$own")" 0.8 1.2
+}
+
 @test "attach: threads already running get their state from /proc" {
 	# (60 s: it outlives the recording however slowly prof starts; ended
 	# once the recording is)
