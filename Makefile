@@ -97,6 +97,15 @@ $(BUILD)/examples/leaf-frameless: examples/leaf-frameless.c examples/duty-cycle.
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -momit-leaf-frame-pointer \
 		-fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
 
+# lockwait-fp: examples/lockwait.c with frame pointers in its own code (the
+# C library still has none): --call-graph auto picks frame pointers for the
+# CPU samples and DWARF for the switch-out stacks (t0415).
+$(BUILD)/examples/lockwait-fp: examples/lockwait.c examples/duty-cycle.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -DLOCKWAIT_FP -O1 -g -fno-omit-frame-pointer -fno-inline \
+		-Wall -Wextra -Werror -pthread -o $@ $< -lm
+all: $(BUILD)/examples/lockwait-fp
+
 # The hot code in a library of the program's own tree (examples/lib/): the
 # same library with and without frame pointers, each linked into the same
 # frame-pointer program, found through DT_RUNPATH $$ORIGIN

@@ -19,7 +19,8 @@
  *   lockwait  the main thread, in pthread_join.
  *
  * Its own functions are built without frame pointers, as distributions build
- * their packages (the pragma below; the Makefile's example rule asks for them),
+ * their packages (the pragma below; the Makefile's example rule asks for them;
+ * lockwait-fp, built with -DLOCKWAIT_FP, keeps them),
  * and glibc's mutex and futex paths have none either: a frame-pointer walk of
  * a waiter's switch-out stack stops in libc (or wanders through whatever rbp
  * holds there), so `wait_for_row_lock` is lost; a DWARF unwind finds it.
@@ -29,7 +30,9 @@
  * wall_ms W run_ms R": their run time from schedstat over their loop, so a
  * test can compare prof's off-CPU time of the thread with W - R.
  */
+#ifndef LOCKWAIT_FP /* the Makefile's lockwait-fp keeps them */
 #pragma GCC optimize("omit-frame-pointer")
+#endif
 
 #include <errno.h>
 #include <pthread.h>

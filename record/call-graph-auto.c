@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc-scan.h"
+
 #define AUTO_MAX_FILES 64
 
 struct auto_state {
@@ -158,14 +160,73 @@ void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
 	free(st);
 }
 
+/* The C library's mapping found in a process's maps: the first one. */
+struct libc_map {
+	uint64_t start, end;
+	char path[4096];
+	int found;
+};
+
+static void find_libc(void *ctx, const struct proc_map *m)
+{
+	struct libc_map *l = ctx;
+	const char *base = strrchr(m->path, '/');
+
+	base = base ? base + 1 : m->path;
+	if (l->found || (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5)))
+		return;
+	l->start = m->start;
+	l->end = m->end;
+	snprintf(l->path, sizeof(l->path), "%s", m->path);
+	l->found = 1;
+}
+
+void call_graph_auto_libc(const struct record_opts *o, struct cg_auto *c)
+{
+	pid_t pid = o->npids ? o->pids[0] : getpid();
+	struct libc_map *l = calloc(1, sizeof(*l));
+	char mf[96];
+	int fd;
+
+	if (!l)
+		return;
+	/* The mapped file itself, whatever its path says in the target's
+	 * mount namespace (the path only to show). */
+	if (!proc_each_exec_map(pid, find_libc, l) && l->found) {
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)l->start, (unsigned long long)l->end);
+		fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 && !fp_detect_fd(fd, &c->libc_share)) {
+			c->libc_judged = 1;
+			c->libc_dwarf = !fp_share_has_fp(&c->libc_share);
+			snprintf(c->libc_path, sizeof(c->libc_path), "%.1023s", l->path);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	free(l);
+}
+
+static void why(const char *path, const struct fp_share *s, int none, char *buf, size_t len)
+{
+	unsigned pct = s->bytes ? (unsigned)(s->fp_bytes * 100 / s->bytes) : 0;
+
+	snprintf(buf, len, "%s %s frame pointers (%u%% of its code keeps one)", path,
+		 none ? "has no" : "has", pct);
+}
+
 void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len)
 {
-	unsigned pct = c->share.bytes ? (unsigned)(c->share.fp_bytes * 100 / c->share.bytes) : 0;
-
 	if (!c->judged)
 		snprintf(buf, len, "no target binary could be judged");
 	else
-		snprintf(buf, len, "%s %s frame pointers (%u%% of its code keeps one)",
-			 c->path,
-			 c->dwarf ? "has no" : "has", pct);
+		why(c->path, &c->share, c->dwarf, buf, len);
+}
+
+void call_graph_auto_libc_why(const struct cg_auto *c, char *buf, size_t len)
+{
+	if (!c->libc_judged)
+		snprintf(buf, len, "the C library could not be judged");
+	else
+		why(c->libc_path, &c->libc_share, c->libc_dwarf, buf, len);
 }

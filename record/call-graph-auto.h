@@ -15,6 +15,13 @@ struct cg_auto {
 	char path[1024];       /* the binary that decided: the first without frame
 				  pointers, else the first judged */
 	struct fp_share share; /* its code that keeps a frame pointer */
+	/* --sched with frame-pointer stacks: the targets' C library, where
+	 * lock, condition and I/O waits switch out; without frame pointers
+	 * (Debian's) a frame-pointer switch-out stack ends in it, so the
+	 * switch-out stacks are DWARF ones (libc_dwarf). */
+	int libc_judged, libc_dwarf;
+	char libc_path[1024];
+	struct fp_share libc_share;
 };
 
 /* Judges each target's main executable (-p: /proc/PID/exe; a command: its
@@ -26,9 +33,17 @@ struct cg_auto {
  * not judged. Blocks on file reads; allocates nothing that outlives it. */
 void call_graph_auto(const struct record_opts *o, struct cg_auto *c);
 
+/* With --sched (and switch-out stacks) when the choice is fp: judges the C
+ * library (-p: the one the first target maps, through /proc/PID/map_files;
+ * a command: the one prof runs with, as the command will) into c->libc_*. */
+void call_graph_auto_libc(const struct record_opts *o, struct cg_auto *c);
+
 /* The why, for the notice and the file's meta ("call-graph-auto"), e.g.
  * "/usr/bin/redis-server has no frame pointers (1% of its code keeps
  * one)". */
 void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len);
+/* The same for the switch-out stacks, e.g. "/lib/x86_64-linux-gnu/libc.so.6
+ * has no frame pointers (0% of its code keeps one)". */
+void call_graph_auto_libc_why(const struct cg_auto *c, char *buf, size_t len);
 
 #endif

@@ -177,6 +177,12 @@ static void print_summary(const struct record_summary *s, const char *out)
 			(unsigned long long)s->fp_cut,
 			pct < RECORD_FP_ROOT_HINT ? ": rerun with --call-graph dwarf" : "");
 	}
+	if (s->switch_unwind_stacks)
+		fprintf(stderr, "prof record: %llu of %llu switch-out stacks unwound to their root "
+			"(%.1f%%)\n",
+			(unsigned long long)s->switch_unwind_root,
+			(unsigned long long)s->switch_unwind_stacks,
+			100.0 * (double)s->switch_unwind_root / (double)s->switch_unwind_stacks);
 	fprintf(stderr,
 		"prof record: %.1f s, %llu samples, %llu threads, %llu lost, %.0f KB written to %s",
 		secs, (unsigned long long)s->samples, (unsigned long long)s->threads,

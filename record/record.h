@@ -69,6 +69,10 @@ struct record_opts {
 	enum record_call_graph call_graph;
 	uint32_t stack_size; /* --call-graph dwarf,SIZE; 0: default */
 	int no_leaf_fix;     /* fp mode: leave frameless leaves' callers out */
+	/* fp mode with --sched: switch-out stacks as DWARF stack copies
+	 * (stack_size), the CPU samples' staying frame-pointer ones; set by
+	 * --call-graph auto when the C library keeps no frame pointer. */
+	int sched_dwarf;
 	/* fp mode: how frameless leaves' callers are found (user-stack.c):
 	 * from registers and a stack slice taken with every sample (exact
 	 * call site, also through calls by register; costs the kernel a
@@ -121,6 +125,8 @@ struct record_summary {
 	/* fp mode (with a leaf fix): user stacks, how many end in a thread's
 	 * root, how many had non-canonical outer frames cut off */
 	uint64_t fp_stacks, fp_root, fp_cut;
+	/* sched_dwarf: switch-out stacks unwound, how many to their root */
+	uint64_t switch_unwind_stacks, switch_unwind_root;
 	uint32_t stack_size; /* the size used */
 	uint64_t bytes;
 	/* probes: hits kept, windows opened, time attached, of the time recorded */

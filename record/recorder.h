@@ -82,6 +82,17 @@ struct ustack_rec {
 	uint64_t *callees;
 	size_t ncallees, callees_cap;
 	uint64_t callsites_generation;
+	/* fp mode, sched_dwarf: the switch-out stacks' own layout (all
+	 * general registers and a stack copy), unwound like dwarf ones. */
+	struct ustack_switch {
+		int on;
+		uint8_t event;          /* their event id in the file */
+		uint64_t regs_mask;
+		uint8_t reg_dwarf[64];
+		unsigned nregs;
+		uint32_t stack_size;
+		uint64_t stacks, root, cut;
+	} sw;
 };
 
 /* Deferred processing (defer.c): while `on`, drains only copy the rings'
@@ -293,15 +304,6 @@ void sched_snapshot_write_stats(struct recorder *rec);
 void sched_snapshot_release(struct recorder *rec);
 /* sched-decode.c: one record of a sched ring (ring_record_fn). */
 void sched_handle_record(void *ctx, const struct perf_event_header *h);
-/* sched-decode.c: an off-CPU stack of thread tid taken elsewhere (a thread
- * already blocked at attach): the kernel chain (leaf first, may be empty)
- * and the user registers and stack bytes (either may be NULL), made as the
- * recording's call-graph mode wants (dwarf: unwound now, so tid's mappings
- * must be known) and added as a switch-out stack sample. No-op without
- * --sched stacks. */
-void sched_add_stack(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
-		     uint32_t cpu, const uint64_t *chain, uint64_t nr,
-		     const struct unwind_regs *regs, const struct unwind_stack *st);
 
 /* jvm-step.c: at the end of a recording, before symbolization: asks the
  * live JVMs among the targets for their JIT maps and full thread names

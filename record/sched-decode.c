@@ -238,13 +238,3 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h)
 		break;
 	}
 }
-
-void sched_add_stack(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
-		     uint32_t cpu, const uint64_t *chain, uint64_t nr,
-		     const struct unwind_regs *regs, const struct unwind_stack *st)
-{
-	if (!rec->sched.on || rec->sched.attr[SCHED_EV_STACK].size == 0)
-		return;
-	ustack_sample_now(rec, pid, tid, time, cpu, 0, PERF_RECORD_MISC_USER, chain, nr, regs, st,
-			  rec->sched.stack_event);
-}

@@ -50,9 +50,16 @@ static const char *const wake_fields[] = {
 	"common_flags", "pid", "target_cpu", NULL,
 };
 
+/* Per CPU: -m x 4; else 4 MiB, 16 MiB as root with DWARF switch-out
+ * stacks (about 32 KiB each: 4 MiB holds 128 of them, a burst of
+ * switches on a busy host overflowed it). */
 static size_t sched_pages(const struct recorder *rec)
 {
-	return rec->opts->ring_pages ? rec->opts->ring_pages * 4 : RECORD_DEFAULT_SCHED_PAGES;
+	if (rec->opts->ring_pages)
+		return rec->opts->ring_pages * 4;
+	if (rec->ustack.on && (rec->ustack.dwarf || rec->ustack.sw.on) && !geteuid())
+		return RECORD_DEFAULT_SCHED_PAGES * 4;
+	return RECORD_DEFAULT_SCHED_PAGES;
 }
 
 static void fill(struct recorder *rec, struct perf_event_attr *a, uint64_t id, uint64_t period,
@@ -90,23 +97,27 @@ static int probe(struct perf_event_attr *a)
 	return 0;
 }
 
-/* --call-graph dwarf: the switch-out's user registers and stack go with
- * the kernel's chain, and user-stack.c unwinds them as it does the CPU
- * samples' (glibc's futex wait keeps no frame pointer: a frame-pointer
- * walk stops there). The same registers and size as the CPU samples; a
- * kernel that refuses leaves the frame-pointer chain. */
+/* --call-graph dwarf, or fp with sched_dwarf (auto, when the C library
+ * keeps no frame pointer): the switch-out's user registers and stack go
+ * with the kernel's chain, and user-stack.c unwinds them as it does dwarf
+ * CPU samples (glibc's futex wait keeps no frame pointer: a frame-pointer
+ * walk stops there). dwarf: the CPU samples' registers and size; a kernel
+ * that refuses leaves the frame-pointer chain. */
 static void dwarf_stacks(struct recorder *rec, struct perf_event_attr *a)
 {
+	struct ustack_rec *u = &rec->ustack;
 	struct perf_event_attr d = *a;
 
-	if (!rec->ustack.on || !rec->ustack.dwarf)
+	if (!u->on || (!u->dwarf && !u->sw.on))
 		return;
 	d.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	d.sample_regs_user = rec->ustack.regs_mask;
-	d.sample_stack_user = rec->ustack.stack_size;
+	d.sample_regs_user = u->dwarf ? u->regs_mask : u->sw.regs_mask;
+	d.sample_stack_user = u->dwarf ? u->stack_size : u->sw.stack_size;
 	d.exclude_callchain_user = 1;
 	if (!probe(&d))
 		*a = d;
+	else
+		u->sw.on = 0;
 }
 
 int sched_setup(struct recorder *rec)
@@ -183,6 +194,7 @@ int sched_setup(struct recorder *rec)
 		if (err)
 			return prof_error_set(rec->err, err, NULL, "%s", "out of memory");
 		s->stack_event = (uint8_t)id;
+		rec->ustack.sw.event = (uint8_t)id;
 	}
 	s->on = 1;
 	return 0;

@@ -431,6 +431,10 @@ static void write_meta(struct recorder *rec)
 						    : rec->ustack.callsite ? "callsite"
 									  : "stack");
 	}
+	if (rec->sched.on && rec->sched.attr[SCHED_EV_STACK].size)
+		rec_writer__meta(rec->w, "sched-call-graph",
+				 rec->sched.attr[SCHED_EV_STACK].sample_type & PERF_SAMPLE_STACK_USER
+				     ? "dwarf" : "fp");
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rec->max_stack);
 	rec_writer__meta(rec->w, "max-stack", buf);
 	if (rec->opts->no_symbolize)
@@ -882,7 +886,8 @@ static int finish(struct recorder *rec, uint64_t start)
 
 /* --call-graph auto's one line: which mode and why. The path is the
  * target's: shown cleaned, as other notices. */
-static void print_auto_notice(const struct cg_auto *cg, const char *why)
+static void print_auto_notice(const struct recorder *rec, const struct cg_auto *cg,
+			      const char *why, const char *libc_why)
 {
 	fputs("prof record: ", stderr);
 	text_put(stderr, why);
@@ -891,6 +896,12 @@ static void print_auto_notice(const struct cg_auto *cg, const char *why)
 			"override)\n", RECORD_DEFAULT_STACK_SIZE);
 	else
 		fputs(": frame-pointer stacks (--call-graph dwarf to override)\n", stderr);
+	if (!rec->ustack.sw.on)
+		return;
+	fputs("prof record: ", stderr);
+	text_put(stderr, libc_why);
+	fputs(": its lock and I/O waits would end the off-CPU stacks there: DWARF switch-out "
+	      "stacks\n", stderr);
 }
 
 int record_run(const struct record_opts *opts, struct record_summary *sum,
@@ -900,7 +911,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	const char *out = opts->output ? opts->output : RECORD_DEFAULT_OUTPUT;
 	struct record_opts chosen;
 	struct cg_auto cg;
-	char why[1200] = "";
+	char why[1200] = "", libc_why[1200] = "";
 	struct sigaction sa;
 	sigset_t block, old;
 	uint64_t start;
@@ -911,6 +922,11 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		call_graph_auto_why(&cg, why, sizeof(why));
 		chosen = *opts;
 		chosen.call_graph = cg.dwarf ? RECORD_CALL_GRAPH_DWARF : RECORD_CALL_GRAPH_FP;
+		if (!cg.dwarf && opts->sched && opts->sched_stacks != RECORD_SCHED_STACKS_NONE) {
+			call_graph_auto_libc(opts, &cg);
+			call_graph_auto_libc_why(&cg, libc_why, sizeof(libc_why));
+			chosen.sched_dwarf = cg.libc_dwarf;
+		}
 		opts = &chosen;
 	}
 	err = recorder_init(&rec, opts, sum, errp);
@@ -966,7 +982,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	}
 	/* Once it records: a refused recording says only what went wrong. */
 	if (!err && why[0] && !opts->quiet)
-		print_auto_notice(&cg, why);
+		print_auto_notice(&rec, &cg, why, libc_why);
 	/* Started: the new file takes the output's name now, so a recorder
 	 * killed from here on leaves a readable file there. Until now an
 	 * existing output was untouched. */

@@ -43,6 +43,7 @@ struct ustack_entry {
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
 	uint8_t has_regs, cut, event; /* event: the file's event id */
+	uint8_t dwarf;                /* unwind by CFI (dwarf mode, or a switch-out's) */
 	uint32_t nchain, stack_len;
 	struct unwind_regs regs;
 	/* then u64 chain[nchain], then stack bytes padded to 8 */
@@ -97,21 +98,40 @@ int ustack_find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m
 /* The queue's settings for dwarf (all general registers and stack_size
  * bytes) or the fp leaf fix (callsite: nothing; else ip, sp, bp and a
  * slice), without asking the kernel: setup asked, replay reads the file. */
-static void ustack_choose(struct ustack_rec *u, int dwarf, int callsite, uint32_t stack_size)
+/* The general registers: CFI rules name the callee-saved ones,
+ * expressions (stack realignment, PLT) a few others. */
+static uint64_t dwarf_regs_mask(void)
 {
+	uint64_t mask = 0;
 	int i;
 
+	for (i = PERF_REG_X86_AX; i <= PERF_REG_X86_IP; i++)
+		mask |= 1ULL << i;
+	for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
+		mask |= 1ULL << i;
+	return mask;
+}
+
+/* reg_dwarf[i]: the DWARF number of the i-th register of mask in a sample. */
+static unsigned reg_order(uint64_t mask, uint8_t *reg_dwarf)
+{
+	unsigned n = 0;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (mask & (1ULL << i))
+			reg_dwarf[n++] = (uint8_t)ustack_perf_to_dwarf(i);
+	return n;
+}
+
+static void ustack_choose(struct ustack_rec *u, int dwarf, int callsite, uint32_t stack_size)
+{
 	u->dwarf = dwarf;
 	u->callsite = !dwarf && callsite;
 	if (u->callsite)
 		return;
 	if (dwarf) {
-		/* The general registers: CFI rules name the callee-saved ones,
-		 * expressions (stack realignment, PLT) a few others. */
-		for (i = PERF_REG_X86_AX; i <= PERF_REG_X86_IP; i++)
-			u->regs_mask |= 1ULL << i;
-		for (i = PERF_REG_X86_R8; i <= PERF_REG_X86_R15; i++)
-			u->regs_mask |= 1ULL << i;
+		u->regs_mask = dwarf_regs_mask();
 		u->stack_size = stack_size ? stack_size : RECORD_DEFAULT_STACK_SIZE;
 	} else {
 		u->regs_mask =
@@ -127,11 +147,8 @@ static int ustack_start(struct recorder *rec)
 	struct unwind_opts uo = {
 	    .find_map = ustack_find_map, .ctx = rec, .map_generation = &rec->spaces.generation,
 	};
-	int i;
 
-	for (i = 0; i < 64; i++)
-		if (u->regs_mask & (1ULL << i))
-			u->reg_dwarf[u->nregs++] = (uint8_t)ustack_perf_to_dwarf(i);
+	u->nregs = reg_order(u->regs_mask, u->reg_dwarf);
 	u->unwinder = unwinder__new(&uo);
 	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {
 		snprintf(rec->err->msg, sizeof(rec->err->msg), "out of memory");
@@ -151,6 +168,13 @@ int ustack_setup(struct recorder *rec)
 	if (!dwarf && rec->opts->no_leaf_fix)
 		return 0;
 	ustack_choose(u, dwarf, rec->opts->leaf_fix == RECORD_LEAF_CALLSITE, rec->opts->stack_size);
+	if (!dwarf && rec->opts->sched && rec->opts->sched_dwarf) {
+		u->sw.on = 1;
+		u->sw.regs_mask = dwarf_regs_mask();
+		u->sw.nregs = reg_order(u->sw.regs_mask, u->sw.reg_dwarf);
+		u->sw.stack_size =
+		    rec->opts->stack_size ? rec->opts->stack_size : RECORD_DEFAULT_STACK_SIZE;
+	}
 	if (u->callsite) /* samples as the kernel gives them (caller_from_callsite()) */
 		return ustack_start(rec);
 	err = event_choice__user_stack(&rec->ev, u->regs_mask, u->stack_size, u->dwarf);
@@ -198,9 +222,14 @@ void ustack_add_event(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t
 	    .event = event,
 	};
 	const unsigned char *stack = NULL;
+	/* A switch-out's stack in fp mode with sched_dwarf: its own layout. */
+	int sw = !u->dwarf && u->sw.on && event == u->sw.event;
+	unsigned nregs = sw ? u->sw.nregs : u->nregs;
+	const uint8_t *reg_dwarf = sw ? u->sw.reg_dwarf : u->reg_dwarf;
 	uint64_t abi, size = 0, dyn = 0, need;
 	unsigned i;
 
+	e.dwarf = (uint8_t)(u->dwarf || sw);
 	/* PERF_SAMPLE_REGS_USER: u64 abi, then the registers unless abi is
 	 * NONE (a kernel thread). */
 	if ((size_t)(end - p) < 8)
@@ -208,16 +237,16 @@ void ustack_add_event(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t
 	memcpy(&abi, p, 8);
 	p += 8;
 	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-		if ((size_t)(end - p) < (size_t)u->nregs * 8)
+		if ((size_t)(end - p) < (size_t)nregs * 8)
 			goto plain;
-		for (i = 0; i < u->nregs; i++) {
+		for (i = 0; i < nregs; i++) {
 			uint64_t v;
 
 			memcpy(&v, p + (size_t)i * 8, 8);
-			e.regs.r[u->reg_dwarf[i]] = v;
-			e.regs.valid |= 1u << u->reg_dwarf[i];
+			e.regs.r[reg_dwarf[i]] = v;
+			e.regs.valid |= 1u << reg_dwarf[i];
 		}
-		p += (size_t)u->nregs * 8;
+		p += (size_t)nregs * 8;
 		e.has_regs = abi == PERF_SAMPLE_REGS_ABI_64;
 	}
 	/* PERF_SAMPLE_STACK_USER: u64 size, size bytes, u64 dyn_size (the
@@ -234,7 +263,9 @@ void ustack_add_event(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t
 	}
 	e.stack_len = (uint32_t)dyn;
 	e.cut = dyn && dyn == size; /* the kernel may have given less than asked */
-	if (e.cut)
+	if (e.cut && sw)
+		u->sw.cut++;
+	else if (e.cut)
 		u->cut++;
 plain:
 	if (nr > MAX_FRAMES)
@@ -282,8 +313,13 @@ static void process_dwarf(struct recorder *rec, const struct ustack_entry *e, co
 		u->ips[k] = PERF_CONTEXT_USER;
 		s = unwinder__unwind(u->unwinder, e->pid, &e->regs, st, u->ips + k + 1,
 				     MAX_FRAMES - k, &n);
-		u->stacks++;
-		u->fail[s]++;
+		if (u->dwarf) {
+			u->stacks++;
+			u->fail[s]++;
+		} else { /* a switch-out's, fp mode: counted apart */
+			u->sw.stacks++;
+			u->sw.root += s == UNWIND_OK_ROOT;
+		}
 		if (s == UNWIND_STACK_CUT || s == UNWIND_MAX_FRAMES)
 			trunc = 1;
 		n = n ? n + 1 : 0;
@@ -510,7 +546,7 @@ void ustack_process_pid(struct recorder *rec, uint32_t pid, uint64_t before)
 		    .size = e.stack_len,
 		    .cut = e.cut,
 		};
-		if (u->dwarf)
+		if (e.dwarf)
 			process_dwarf(rec, &e, chain, &st, e.event);
 		else
 			process_fp(rec, &e, chain, &st, e.event);
@@ -537,7 +573,7 @@ void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_
 	}
 	e.regs = *regs;
 	e.has_regs = 1;
-	if (rec->ustack.dwarf)
+	if (rec->ustack.dwarf || (rec->ustack.sw.on && event == rec->ustack.sw.event))
 		process_dwarf(rec, &e, chain, st ? st : &none, event);
 	else
 		process_fp(rec, &e, chain, st ? st : &none, event);
@@ -552,6 +588,13 @@ void ustack_write_stats(struct recorder *rec)
 	if (!u->on)
 		return;
 	if (!u->dwarf) {
+		if (u->sw.on) {
+			rec_writer__stat(rec->w, "switch-unwind-stacks", u->sw.stacks);
+			rec_writer__stat(rec->w, "switch-unwind-root", u->sw.root);
+			rec_writer__stat(rec->w, "switch-unwind-stack-cut", u->sw.cut);
+			rec->sum->switch_unwind_stacks = u->sw.stacks;
+			rec->sum->switch_unwind_root = u->sw.root;
+		}
 		rec_writer__stat(rec->w, "leaf-checked", u->leaf_checked);
 		rec_writer__stat(rec->w, "leaf-fixed", u->leaf_fixed);
 		rec_writer__stat(rec->w, "leaf-fix-ns", u->ns);
