@@ -210,7 +210,9 @@ int recorder_add_mapping(struct recorder *rec, uint64_t time, uint32_t pid, uint
 			 uint64_t end, uint64_t pgoff, const char *path);
 
 /* stack-intern.c: interns a sample's call chain (kernel's order, leaf
- * first) and appends the sample for `event`. */
+ * first) and appends the sample for `event`; a frame-pointer chain as the
+ * kernel gave it, so cut at its first garbage user frame
+ * (recorder_user_frames). */
 void recorder_add_stack_sample(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event);
@@ -220,6 +222,12 @@ void recorder_add_stack_sample(struct recorder *rec, uint32_t pid, uint32_t tid,
 void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips, uint64_t nr,
 			uint8_t event, int trunc);
+/* Frame-pointer walks through code without frame pointers run into
+ * addresses no code can have (above the user address range or below
+ * 4096), such as [unknown+0xb2cc7ac1c3a49300]: the length of chain[0, n)
+ * up to the first such user frame after the PERF_CONTEXT_USER marker at k
+ * (k == n: none). */
+size_t recorder_user_frames(const uint64_t *chain, size_t k, size_t n);
 /* Retries the mapping of pending frames; `flushed` counts a flush. */
 void recorder_resolve_pending(struct recorder *rec, int flushed);
 /* Counts a thread and its process in the summary the first time seen. */

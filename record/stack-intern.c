@@ -66,11 +66,30 @@ static void chain_hash(uint32_t pid, const uint64_t *ips, uint64_t nr, uint64_t 
 
 #define CACHED_TRUNCATED 0x80000000u
 
+/* Highest user address on x86-64 with 4-level page tables (5-level ones
+ * go to 0x00ffffffffffffff, and only for programs that ask). */
+#define USER_ADDR_MAX 0x00007fffffffffffULL
+
+size_t recorder_user_frames(const uint64_t *chain, size_t k, size_t n)
+{
+	size_t i;
+
+	for (i = k + 1; i < n; i++)
+		if (chain[i] < 4096 || chain[i] > USER_ADDR_MAX)
+			break;
+	return i < n ? i : n;
+}
+
 void recorder_add_stack_sample(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,
 			       uint32_t cpu, uint64_t ip, uint16_t misc, const uint64_t *ips,
 			       uint64_t nr, uint8_t event)
 {
-	recorder_add_chain(rec, pid, tid, time, cpu, ip, misc, ips, nr, event, -1);
+	size_t k = 0;
+
+	while (k < nr && ips[k] != PERF_CONTEXT_USER)
+		k++;
+	recorder_add_chain(rec, pid, tid, time, cpu, ip, misc, ips,
+			   recorder_user_frames(ips, k, (size_t)nr), event, -1);
 }
 
 void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_t time,

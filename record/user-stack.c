@@ -432,24 +432,6 @@ static uint64_t caller_from_callsite(struct recorder *rec, const struct ustack_e
 	return to ? to + 1 : 0;
 }
 
-/* Highest user address on x86-64 with 4-level page tables (5-level ones
- * go to 0x00ffffffffffffff, and only for programs that ask). */
-#define USER_ADDR_MAX 0x00007fffffffffffULL
-
-/* The frames of a walk through rbp values that were no frame pointers
- * (code built without them) run into addresses no code can have, such as
- * [unknown+0xb2cc7ac1c3a49300]: the number of user frames from k + 1 to
- * keep, the ones before the first such address. */
-static size_t canonical_frames(const uint64_t *chain, size_t k, size_t n)
-{
-	size_t i;
-
-	for (i = k + 1; i < n; i++)
-		if (chain[i] < 4096 || chain[i] > USER_ADDR_MAX)
-			break;
-	return i;
-}
-
 /* Does a frame-pointer walk whose outermost frame is `pc` end at its
  * thread's root? The C library calls a program's code from its start
  * routines (__libc_start_call_main, start_thread), which follow _start
@@ -483,7 +465,7 @@ static void process_fp(struct recorder *rec, const struct ustack_entry *e, const
 	uint64_t ra = 0;
 
 	if (k + 1 < n) {
-		n = canonical_frames(chain, k, n);
+		n = recorder_user_frames(chain, k, n);
 		u->stacks++;
 		if (n < e->nchain)
 			u->fp_cut++;

@@ -92,6 +92,14 @@ ROOT='^(_start|__libc_start_main|__libc_start_call_main|clone|clone3|start_threa
 	! grep -E '\[unknown\+0x[0-9a-f]{13,}\]' "$BATS_TEST_TMPDIR/garbage.folded"
 }
 
+@test "--no-leaf-fix: the walk is cut at the garbage frame all the same" {
+	"$PROF" record -q -F 499 --call-graph fp --no-leaf-fix -o "$BATS_TEST_TMPDIR/nl.data" \
+		-- "$EXAMPLES/fp-garbage" 1
+	"$PROF" report -i "$BATS_TEST_TMPDIR/nl.data" >"$BATS_TEST_TMPDIR/nl.folded"
+	grep -q 'garbage_leaf' "$BATS_TEST_TMPDIR/nl.folded"
+	! grep -E '\[unknown\+0x[0-9a-f]{13,}\]' "$BATS_TEST_TMPDIR/nl.folded"
+}
+
 @test "-q silences the notice; --call-graph auto given is the default" {
 	run "$PROF" record -q -o "$BATS_TEST_TMPDIR/q.data" -- "$EXAMPLES/nofp-deep" 0.3
 	[ "$status" -eq 0 ]
