@@ -975,6 +975,8 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		write_meta(&rec);
 		if (why[0])
 			rec_writer__meta(rec.w, "call-graph-auto", why);
+		if (libc_why[0])
+			rec_writer__meta(rec.w, "sched-call-graph-auto", libc_why);
 		err = opts->argv ? start_launch(&rec) : start_attach(&rec);
 		if (err) {
 			sigprocmask(SIG_SETMASK, &old, NULL);

@@ -15,6 +15,7 @@
 #include "lib/cli.h"
 #include "lib/recording.h"
 #include "report/formats.h"
+#include "report/header.h"
 #include "report/report-cli.h"
 
 static const char usage_head[] =
@@ -45,6 +46,9 @@ static const char usage_head[] =
 	"                     'go tool pprof' (needs -o or a pipe); speedscope:\n"
 	"                     speedscope's JSON, one profile per thread\n"
 	"  -o, --output FILE  write there instead of standard output\n"
+	"  --header           how the recording was made (command line, host,\n"
+	"                     event, stack modes and why) and the recorder's\n"
+	"                     counts, as KEY: VALUE lines, instead of stacks\n"
 	"\n";
 /* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
  * then: */
@@ -54,6 +58,7 @@ static const char usage_tail[] = "\n"
 enum {
 	OPT_TOP = PROFILE_OPT_END,
 	OPT_FORMAT,
+	OPT_HEADER,
 };
 
 enum report_format {
@@ -68,6 +73,7 @@ static const struct option long_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	{"top", required_argument, NULL, OPT_TOP},
 	{"format", required_argument, NULL, OPT_FORMAT},
+	{"header", no_argument, NULL, OPT_HEADER},
 	{"output", required_argument, NULL, 'o'},
 	{NULL, 0, NULL, 0},
 };
@@ -77,6 +83,7 @@ struct report_cmd {
 	struct profile_input in; /* options, input, the filtered profile */
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
+	int header;         /* --header */
 	const char *output; /* -o; NULL: standard output */
 	struct profile_output out; /* -o FILE: made new, named at the end */
 };
@@ -103,6 +110,9 @@ static int own_option(void *cmd, int opt, const char *arg)
 			return cli_usage_error("--format is folded, pprof or speedscope, not '%s'",
 					       arg);
 		return 0;
+	case OPT_HEADER:
+		c->header = 1;
+		return 0;
 	case 'o':
 		c->output = arg;
 		return 0;
@@ -127,6 +137,9 @@ static int parse_options(struct report_cmd *c, int argc, char **argv,
 	profile_input__options_done(&c->in);
 	if (c->top && c->format != FORMAT_FOLDED)
 		return cli_usage_error("--top is a table: it does not combine with --format");
+	if (c->header && (c->top || c->format != FORMAT_FOLDED))
+		return cli_usage_error("--header prints the recording's header only: it does not "
+				       "combine with --top or --format");
 	/* pprof labels and speedscope profiles are per thread. */
 	c->in.want_threads = c->format != FORMAT_FOLDED;
 	if (c->top && c->in.roots != PROFILE_ROOT_NONE)
@@ -140,9 +153,11 @@ static int write_output(struct report_cmd *c)
 	struct folded_opts fo = {.thread_root = c->in.roots};
 	int err;
 
-	if (c->in.is_recording && !c->in.rec.nsamples && c->format == FORMAT_FOLDED)
+	if (c->header)
+		err = recording__write_header(&c->in.rec, c->out.fp);
+	else if (c->in.is_recording && !c->in.rec.nsamples && c->format == FORMAT_FOLDED)
 		return 0; /* nothing to show; already warned */
-	if (c->format == FORMAT_PPROF) {
+	else if (c->format == FORMAT_PPROF) {
 		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_period};
 
 		err = profile__write_pprof(&c->in.prof, c->in.is_recording ? &c->in.rec : NULL,
@@ -205,6 +220,9 @@ static int run(struct report_cmd *c, int argc, char **argv, const struct prof_en
 	rc = profile_input__load(&c->in);
 	if (rc)
 		return rc;
+	if (c->header && !c->in.is_recording)
+		return cli_usage_error("--header needs a recording made by 'prof record', not "
+				       "folded or perf script text");
 	rc = open_output(c);
 	if (rc)
 		return rc;

@@ -40,6 +40,14 @@ waited() {
 		"$BATS_FILE_TMPDIR/auto.err"
 	# --call-graph fp, asked for: frame pointers everywhere, no notice
 	! grep -q 'switch-out' "$BATS_FILE_TMPDIR/fp.err"
+	# the file says which, and why
+	"$PROF" report --header -i "$BATS_FILE_TMPDIR/auto.data" >"$BATS_FILE_TMPDIR/auto.header"
+	grep -qx 'call-graph: fp' "$BATS_FILE_TMPDIR/auto.header"
+	grep -qx 'sched-call-graph: dwarf' "$BATS_FILE_TMPDIR/auto.header"
+	grep -q '^sched-call-graph-auto: .*/libc\.so\.6 has no frame pointers' \
+		"$BATS_FILE_TMPDIR/auto.header"
+	grep -Eq '^switch-unwind-stacks: [1-9][0-9]*$' "$BATS_FILE_TMPDIR/auto.header"
+	"$PROF" report --header -i "$BATS_FILE_TMPDIR/fp.data" | grep -qx 'sched-call-graph: fp'
 }
 
 @test "auto: each waiter's sleep is under its waiting function, through glibc's futex wait" {

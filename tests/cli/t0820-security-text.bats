@@ -149,6 +149,23 @@ teardown_file() {
 	grep -q ' evil?\]0:pwned??\[2J$' "$BATS_TEST_TMPDIR/top.txt"
 }
 
+@test "report --header: how the file was made, control bytes as '?'" {
+	local rec="$BATS_TEST_TMPDIR/"$'\e[2J'"x.data"
+	"$PROF" record -q -F 499 -o "$rec" -- "$EXAMPLES/threads" 0.3
+	"$PROF" report --header -i "$rec" >"$BATS_TEST_TMPDIR/header.txt"
+	"$PROF" report --header -i "$REC" >>"$BATS_TEST_TMPDIR/header.txt"
+	no_control "$BATS_TEST_TMPDIR/header.txt"
+	grep -q '^cmdline: record -q -F 499 -o .*/?\[2Jx\.data -- .*/threads 0\.3$' \
+		"$BATS_TEST_TMPDIR/header.txt"
+	grep -Eq '^samples: [1-9][0-9]*$' "$BATS_TEST_TMPDIR/header.txt"
+	grep -q '^sched: yes$' "$BATS_TEST_TMPDIR/header.txt"
+	# not a recording: refused
+	printf 'a;b 1\n' >"$BATS_TEST_TMPDIR/f.folded"
+	run "$PROF" report --header -i "$BATS_TEST_TMPDIR/f.folded"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--header needs a recording"* ]]
+}
+
 @test "annotate: the escaped symbol's listing holds no control byte" {
 	run --separate-stderr "$PROF" annotate -i "$REC" "$EVIL_SYM"
 	[ "$status" -eq 0 ]
