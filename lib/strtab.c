@@ -33,8 +33,7 @@ int strtab__init(struct strtab *t)
 
 	memset(t, 0, sizeof(*t));
 	t->index = calloc(1024, sizeof(*t->index));
-	t->hashes = calloc(1024, sizeof(*t->hashes));
-	if (!t->index || !t->hashes) {
+	if (!t->index) {
 		strtab__release(t);
 		return -ENOMEM;
 	}
@@ -52,7 +51,6 @@ void strtab__release(struct strtab *t)
 	free(t->strs);
 	free(t->lens);
 	free(t->index);
-	free(t->hashes);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -61,11 +59,11 @@ static size_t probe(const struct strtab *t, uint64_t h, const char *s, size_t le
 	size_t i = h & t->index_mask;
 
 	for (;;) {
-		uint32_t slot = t->index[i];
+		uint32_t slot = t->index[i].id1;
 
 		if (!slot)
 			return i;
-		if (t->hashes[i] == h && t->lens[slot - 1] == len &&
+		if (t->index[i].hash == h && t->lens[slot - 1] == len &&
 		    memcmp(t->strs[slot - 1], s, len) == 0)
 			return i;
 		i = (i + 1) & t->index_mask;
@@ -79,38 +77,31 @@ int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id
 	if (!t->index)
 		return 0;
 	i = probe(t, hash_bytes(s, len), s, len);
-	if (!t->index[i])
+	if (!t->index[i].id1)
 		return 0;
-	*id = t->index[i] - 1;
+	*id = t->index[i].id1 - 1;
 	return 1;
 }
 
 static int grow_index(struct strtab *t)
 {
 	size_t cap = (t->index_mask + 1) * 2, i;
-	uint32_t *index = calloc(cap, sizeof(*index));
-	uint64_t *hashes = calloc(cap, sizeof(*hashes));
+	struct strtab_slot *index = calloc(cap, sizeof(*index));
 
-	if (!index || !hashes) {
-		free(index);
-		free(hashes);
+	if (!index)
 		return -ENOMEM;
-	}
 	for (i = 0; i <= t->index_mask; i++) {
 		size_t j;
 
-		if (!t->index[i])
+		if (!t->index[i].id1)
 			continue;
-		j = t->hashes[i] & (cap - 1);
-		while (index[j])
+		j = t->index[i].hash & (cap - 1);
+		while (index[j].id1)
 			j = (j + 1) & (cap - 1);
 		index[j] = t->index[i];
-		hashes[j] = t->hashes[i];
 	}
 	free(t->index);
-	free(t->hashes);
 	t->index = index;
-	t->hashes = hashes;
 	t->index_mask = cap - 1;
 	return 0;
 }
@@ -144,13 +135,13 @@ int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 	size_t i = probe(t, h, s, len);
 	char *p;
 
-	if (t->index[i]) {
-		*id = t->index[i] - 1;
+	if (t->index[i].id1) {
+		*id = t->index[i].id1 - 1;
 		return 0;
 	}
 	if (len > UINT32_MAX - 1 || t->count >= UINT32_MAX - 1)
 		return -ENOMEM;
-	if ((t->count + 1) * 4 > (t->index_mask + 1) * 3) {
+	if ((t->count + 1) * 2 > t->index_mask + 1) {
 		if (grow_index(t))
 			return -ENOMEM;
 		i = probe(t, h, s, len);
@@ -162,8 +153,7 @@ int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 		return -ENOMEM;
 	t->strs[t->count] = p;
 	t->lens[t->count] = (uint32_t)len;
-	t->index[i] = (uint32_t)t->count + 1;
-	t->hashes[i] = h;
+	t->index[i] = (struct strtab_slot){.hash = h, .id1 = (uint32_t)t->count + 1};
 	*id = (uint32_t)t->count++;
 	return 0;
 }

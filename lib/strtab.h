@@ -9,12 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A slot of the open-addressed index: the hash beside the id, so that a
+ * probe reads one cache line, not one in each of two arrays. */
+struct strtab_slot {
+	uint64_t hash;
+	uint32_t id1; /* id + 1; 0: empty */
+};
+
 struct strtab {
 	char **strs;      /* id -> NUL-terminated bytes (owned, in blocks) */
 	uint32_t *lens;   /* id -> length */
 	size_t count, strs_cap, lens_cap;
-	uint32_t *index;  /* open-addressed: id + 1, 0 = empty */
-	uint64_t *hashes; /* hash per index slot */
+	struct strtab_slot *index; /* open-addressed, at most half full */
 	size_t index_mask;
 	char *block;      /* current storage block */
 	size_t block_used, block_cap;

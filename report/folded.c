@@ -14,6 +14,7 @@
 
 #include "lib/grow.h"
 #include "lib/keymap.h"
+#include "report/joined-sort.h"
 
 /* ---- reading ---- */
 
@@ -206,12 +207,28 @@ static int cmp_joined(const char *a, int ta, const char *b, int tb)
 	return ca < cb ? -1 : ca > cb;
 }
 
-static int cmp_rank(const void *x, const void *y, void *ctx)
+/* rank[id]: the position of name id among all n names in ';'-terminated
+ * order (joined-sort.h). 0 or -ENOMEM. */
+static int rank_names(const struct profile *p, uint32_t *rank, size_t n)
 {
-	const struct profile *p = ctx;
+	struct joined_item *items = malloc((n ? n : 1) * sizeof(*items));
+	size_t i;
+	int err;
 
-	return cmp_joined(profile__name(p, *(const uint32_t *)x), ';',
-			  profile__name(p, *(const uint32_t *)y), ';');
+	if (!items)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *s = profile__name(p, (uint32_t)i);
+		size_t len = strlen(s);
+
+		items[i] = (struct joined_item){
+		    .s = s, .len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, .id = (uint32_t)i};
+	}
+	err = joined_sort(items, n);
+	for (i = 0; !err && i < n; i++)
+		rank[items[i].id] = (uint32_t)i;
+	free(items);
+	return err;
 }
 
 struct line_ctx {
@@ -318,7 +335,7 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 {
 	enum profile_thread_root how = opts ? opts->thread_root : PROFILE_ROOT_NONE;
 	struct profile_line *lines = NULL;
-	uint32_t *order = NULL, *rank = NULL, *stack_order = NULL, *stack_rank = NULL;
+	uint32_t *rank = NULL, *stack_order = NULL, *stack_rank = NULL;
 	struct keymap roots = {0};
 	struct line_ctx ctx = {.p = p};
 	size_t n = 0, i, j, nnames;
@@ -343,17 +360,14 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 	}
 	/* Rank every name (roots are interned by now). */
 	nnames = p->names.count;
-	order = malloc(nnames * sizeof(*order));
-	rank = malloc(nnames * sizeof(*rank));
-	if (!order || !rank) {
+	rank = malloc((nnames ? nnames : 1) * sizeof(*rank));
+	if (!rank) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < nnames; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, nnames, sizeof(*order), cmp_rank, p);
-	for (i = 0; i < nnames; i++)
-		rank[order[i]] = (uint32_t)i;
+	err = rank_names(p, rank, nnames);
+	if (err)
+		goto out;
 	ctx.rank = rank;
 	/* Rank every stack by its text; stacks with the same text (different
 	 * addresses in the same functions) get the same rank. */
@@ -390,7 +404,6 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 	err = 0;
 out:
 	free(lines);
-	free(order);
 	free(rank);
 	free(stack_order);
 	free(stack_rank);

@@ -1,0 +1,47 @@
+#!/bin/bash
+# bench/names-speed.sh: `prof svg` and `prof report` on folded input whose
+# frame names are nearly all distinct (unresolved "[lib+0x7f...]" addresses
+# and JIT lambdas: about 940k distinct names in 30k stacks 23-48 deep, 28
+# MB), where ordering the names dominates. hyperfine (1 warm-up, RUNS
+# runs) times each; prints the CPU time (user + system) of each and, when
+# FLAMEGRAPH_PL names FlameGraph's flamegraph.pl (not packaged in Debian
+# 12: a checkout of github.com/brendangregg/FlameGraph), its CPU time on
+# the same input and the ratio.
+#
+#   bench/names-speed.sh           PROF=path (default build/prof), RUNS (3)
+#   FLAMEGRAPH_PL=/path/flamegraph.pl bench/names-speed.sh
+set -eu
+BENCH_NAME=names-speed
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+RUNS=${RUNS:-3}
+need_tools hyperfine python3
+
+say "generating the input"
+python3 - "$TMP/distinct.folded" <<'PY'
+import random, sys
+random.seed(7)
+libs = ['libjvm.so', 'libc.so.6', '[anon]', 'libfoo.so', 'perf-1234.map']
+with open(sys.argv[1], 'w') as out:
+    for s in range(30000):
+        fr = ['java', 'start_thread', 'thread_native_entry']
+        for d in range(random.randint(20, 45)):
+            if random.random() < 0.9:
+                fr.append('[%s+0x7f%010x]' % (random.choice(libs), random.getrandbits(36)))
+            else:
+                fr.append('Lcom/example/Lambda$%d.apply' % random.randint(0, 100000))
+        out.write(';'.join(fr) + ' %d\n' % random.randint(1, 50))
+PY
+names=$(cut -d' ' -f1 "$TMP/distinct.folded" | tr ';' '\n' | sort -u | wc -l)
+cmds=("$PROF svg -i $TMP/distinct.folded -o $TMP/p.svg" "$PROF report -i $TMP/distinct.folded -o $TMP/p.txt")
+[ -z "${FLAMEGRAPH_PL:-}" ] || cmds+=("perl $FLAMEGRAPH_PL $TMP/distinct.folded")
+say "timing ${#cmds[@]} commands, $RUNS runs each"
+hyperfine -N --warmup 1 --runs "$RUNS" --export-csv "$TMP/t.csv" --output=null "${cmds[@]}" >&2
+echo "_$(date -u +%Y-%m-%d), $(nproc) CPUs, input $(du -m "$TMP/distinct.folded" | cut -f1) MB, $names distinct names, median of $RUNS runs (hyperfine -N)_"
+echo
+echo "| command | CPU s (user + system) | wall s | ratio to prof svg (CPU) |"
+echo "|---|---:|---:|---:|"
+# hyperfine's csv: command,mean,stddev,median,user,system,min,max
+awk -F, -v tmp="$TMP/" 'NR > 1 { c[NR] = $5 + $6; w[NR] = $4; n[NR] = $1 } END {
+	for (i = 2; i <= NR; i++) { name = n[i]; gsub(tmp, "", name)
+		printf "| `%s` | %.2f | %.2f | %.1f |\n", name, c[i], w[i], c[i] / c[2] } }' "$TMP/t.csv"
