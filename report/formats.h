@@ -22,9 +22,18 @@ enum perf_script_root {
 	PERF_SCRIPT_ROOT_TID,      /* "comm-PID/TID" (its --tid) */
 };
 
+/* What a perf script sample weighs. */
+enum perf_script_weight {
+	/* stackcollapse-perf.pl's rule: the period of a header "... TIME:
+	 * PERIOD EVENT:" (the period after a token ending in ':'), else 1 */
+	PERF_SCRIPT_WEIGHT_DEFAULT = 0,
+	PERF_SCRIPT_WEIGHT_PERIOD,  /* --period: the number before the event, else 1 (st->no_period) */
+	PERF_SCRIPT_WEIGHT_SAMPLES, /* --no-period: 1 each */
+};
+
 struct perf_script_opts {
 	enum perf_script_root root;
-	int period; /* weigh each sample by its period field instead of 1 */
+	enum perf_script_weight period;
 };
 
 struct perf_script_stats {
@@ -35,7 +44,8 @@ struct perf_script_stats {
 	size_t other_events;    /* samples of events other than the first one seen: skipped */
 	char event[64];         /* the first event seen (the one counted), "" if none */
 	char other_event[64];   /* the first skipped event */
-	size_t no_period;       /* with opts.period: samples without a period, counted 1 */
+	size_t no_period;       /* samples without a period, counted 1 (not with _SAMPLES) */
+	size_t weighed;         /* samples weighed by their period */
 	size_t bad_line;        /* the line of an -EOVERFLOW, -ERANGE or -E2BIG (1-based) */
 };
 

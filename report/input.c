@@ -31,7 +31,10 @@ const char profile_input_filter_help[] =
 	"source lines (recordings of binaries with DWARF):\n"
 	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
 	"perf script input (read like FlameGraph's stackcollapse-perf.pl --all):\n"
-	"  --period           weigh samples by their period field, not 1 each\n"
+	"  --period           weigh samples by the number before their event, wherever\n"
+	"                     (default: by the period of 'TIME: PERIOD EVENT:', as\n"
+	"                     stackcollapse-perf.pl; 1 without one)\n"
+	"  --no-period        count each sample 1\n"
 	"  --pids             roots 'comm-PID' (--tids: 'comm-PID/TID')\n"
 	"Java (recordings of JVMs):\n"
 	"  --java-signatures  keep Java methods' parameter lists in JIT frame names\n";
@@ -138,6 +141,9 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_PERIOD:
 		in->perf_period = 1;
+		return 0;
+	case PROFILE_OPT_NO_PERIOD:
+		in->perf_period = -1;
 		return 0;
 	case PROFILE_OPT_PIDS:
 		in->perf_pids = 1;
@@ -417,7 +423,9 @@ static int build_from_perf_script(struct profile_input *in)
 		.root = in->roots == PROFILE_ROOT_NAME_TID ? PERF_SCRIPT_ROOT_TID
 			: in->perf_pids			   ? PERF_SCRIPT_ROOT_PID
 							   : PERF_SCRIPT_ROOT_COMM,
-		.period = in->perf_period,
+		.period = in->perf_period > 0	? PERF_SCRIPT_WEIGHT_PERIOD
+			  : in->perf_period < 0 ? PERF_SCRIPT_WEIGHT_SAMPLES
+						: PERF_SCRIPT_WEIGHT_DEFAULT,
 	};
 	struct perf_script_stats st;
 	int err;
@@ -470,7 +478,8 @@ static int build_from_perf_script(struct profile_input *in)
 			 "sample%s of other events, such as '%s'",
 			 st.event, in->shown, st.other_events, st.other_events == 1 ? "" : "s",
 			 st.other_event);
-	if (st.no_period)
+	in->perf_weighed = st.weighed != 0;
+	if (st.no_period && in->perf_period > 0)
 		cli_warn("--period: %zu sample%s of %s have no period (perf script -F ...,period): "
 			 "counted 1 each",
 			 st.no_period, st.no_period == 1 ? "" : "s", in->shown);
@@ -481,7 +490,7 @@ static int check_perf_only_options(struct profile_input *in)
 {
 	if (in->perf_period || in->perf_pids)
 		return cli_usage_error("%s is for perf script input; %s is not perf script text",
-				       in->perf_period ? "--period" : "--pids", in->shown);
+				       in->perf_period > 0 ? "--period" : in->perf_period ? "--no-period" : "--pids", in->shown);
 	return 0;
 }
 

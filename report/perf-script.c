@@ -187,7 +187,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 		    int has_mod, uint32_t flags, int inlined)
 {
 	size_t i, o = 0, cut = n;
-	int err;
+	int err, jit = has_mod && is_jit_dso(mod, mod_len); /* before mod becomes a base name */
 	uint32_t id;
 
 	if (GROW(ps->text, ps->text_cap, n + mod_len + 8))
@@ -241,7 +241,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 	} else if (has_mod ? is_kernel_dso(mod, mod_len) : (flags & FRAME_KERNEL_IP) != 0) {
 		memcpy(ps->text + o, "_[k]", 4);
 		o += 4;
-	} else if (has_mod && is_jit_dso(mod, mod_len)) {
+	} else if (jit) {
 		memcpy(ps->text + o, "_[j]", 4);
 		o += 4;
 	}
@@ -510,7 +510,8 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 	for (i = 0; i < n; i++)
 		if (ps->text[i] == ' ')
 			ps->text[i] = '_';
-	t->java = n == 4 && !memcmp(ps->text, "java", 4);
+	/* stackcollapse-perf.pl's `$pname =~ m/^java/`, whatever --pid/--tid add */
+	t->java = n >= 4 && !memcmp(ps->text, "java", 4);
 	err = profile__intern(ps->p, ps->text, n, &t->name);
 	if (err)
 		return err;
@@ -528,19 +529,17 @@ static void copy_event(char *dst, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-/* A header line: "comm [pid/]tid [fields...] [period] [event:] [ip sym
- * (dso)]". 1 if it is one, 0 if not, -ENOMEM, -EOVERFLOW (its period) or
- * -ERANGE (its pid or tid). */
-static int header_line(struct ps *ps, const char *l, size_t n)
-{
-	size_t i, j, k, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0, comm_len = 0;
-	const char *period = NULL, *ev = NULL, *after = NULL;
-	size_t period_len = 0, ev_len = 0, prev_at = 0, prev_len = 0;
-	uint64_t pid, tid;
-	int err;
+/* Where a header's "comm [pid/]tid" is: comm the shortest prefix
+ * followed by whitespace, [pid/]tid and whitespace (comms may hold
+ * spaces: "V8 WorkerThread 25607"). comm_len 0: not a header. */
+struct header_ids {
+	size_t comm_len, pid_at, pid_len, tid_at, tid_len, end;
+};
 
-	/* comm: the shortest prefix followed by whitespace, [pid/]tid and
-	 * whitespace (comms may hold spaces: "V8 WorkerThread 25607"). */
+static void find_ids(const char *l, size_t n, struct header_ids *h)
+{
+	size_t i, j = 0, k, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0, comm_len = 0;
+
 	for (i = 1; i < n && !comm_len; i++) {
 		if (!is_space(l[i]) || is_space(l[i - 1]))
 			continue;
@@ -564,8 +563,39 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		comm_len = i;
 		j = k;
 	}
-	if (!comm_len)
+	*h = (struct header_ids){comm_len, pid_at, pid_len, tid_at, tid_len, comm_len ? j : 0};
+}
+
+static int is_header(const char *l, size_t n)
+{
+	struct header_ids h;
+
+	find_ids(l, n, &h);
+	return h.comm_len != 0;
+}
+
+/* A header line: "comm [pid/]tid [fields...] [period] [event:] [ip sym
+ * (dso)]". 1 if it is one, 0 if not, -ENOMEM, -EOVERFLOW (its period) or
+ * -ERANGE (its pid or tid). */
+static int header_line(struct ps *ps, const char *l, size_t n)
+{
+	struct header_ids h;
+	size_t i, j, k, pid_at, pid_len, tid_at, tid_len, comm_len;
+	const char *period = NULL, *ev = NULL, *after = NULL;
+	size_t period_len = 0, ev_len = 0, prev_at = 0, prev_len = 0;
+	int prev_colon = 0, colon = 0; /* the token before the period ends in ':' */
+	uint64_t pid, tid;
+	int err;
+
+	find_ids(l, n, &h);
+	if (!h.comm_len)
 		return 0;
+	comm_len = h.comm_len;
+	pid_at = h.pid_at;
+	pid_len = h.pid_len;
+	tid_at = h.tid_at;
+	tid_len = h.tid_len;
+	j = h.end;
 	/* The rest: tokens; the event is the first one ending in ':' that is
 	 * not a time ("123.456:"); a digits-only token just before it is the
 	 * period; text after it is the sampled ip (no callchain). */
@@ -589,6 +619,7 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 				if (k == prev_at + prev_len) {
 					period = l + prev_at;
 					period_len = prev_len;
+					colon = prev_colon;
 				}
 			}
 			while (t < n && is_space(l[t]))
@@ -597,6 +628,7 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 				after = l + t;
 			break;
 		}
+		prev_colon = prev_len && l[prev_at + prev_len - 1] == ':';
 		prev_at = i;
 		prev_len = t - i;
 		i = t;
@@ -618,12 +650,19 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 	}
 	ps->weight = 1;
 	ps->sample_line = ps->lineno;
-	if (ps->o->period) {
+	/* stackcollapse-perf.pl takes the period of "TIME: PERIOD EVENT:"
+	 * only (its regex wants a ':' before it); --period takes it after
+	 * any field. */
+	if (period && ps->o->period == PERF_SCRIPT_WEIGHT_DEFAULT && !colon)
+		period = NULL;
+	if (ps->o->period != PERF_SCRIPT_WEIGHT_SAMPLES) {
 		if (period && parse_num(period, period_len, UINT64_MAX, &ps->weight)) {
 			ps->st->bad_line = ps->lineno;
 			return -EOVERFLOW;
 		}
-		if (!period)
+		if (period)
+			ps->st->weighed++;
+		else
 			ps->st->no_period++;
 	}
 	if (parse_num(l + pid_at, pid_len, PERF_SCRIPT_MAX_ID, &pid) ||
@@ -631,7 +670,9 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		ps->st->bad_line = ps->lineno;
 		return -ERANGE;
 	}
-	if (tid_len)
+	/* "pid/0" (swapper 0/0): stackcollapse-perf.pl's `not $tid` takes
+	 * it as a tid alone, named "comm-?/PID". */
+	if (tid_len && tid)
 		err = find_thread(ps, l, comm_len, (uint32_t)pid, 1, (uint32_t)tid, &ps->thread);
 	else
 		err = find_thread(ps, l, comm_len, 0, 0, (uint32_t)pid, &ps->thread);
@@ -782,6 +823,15 @@ int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 				continue;
 			}
 			r = indented_line(&ps, l, n);
+		} else if (ps.in_sample && !is_header(l, n)) {
+			/* A frame line without indentation (perf-java-stacks-02
+			 * of FlameGraph's tests): stackcollapse-perf.pl's
+			 * `^\s*(\w+)\s*(.+) \((.*)\)` takes it after a header. */
+			r = indented_line(&ps, l, n);
+			if (!r) {
+				err = end_sample(&ps);
+				ps.in_sample = ps.skipping = 1;
+			}
 		} else {
 			err = end_sample(&ps);
 			if (err)
@@ -840,6 +890,13 @@ int perf_script_detect(const char *text, size_t len)
 				return 1;
 			continue;
 		}
+		/* An unindented frame "HEX sym (dso)" (folded lines end
+		 * in a count, never in ')'). */
+		for (a = 0; a < n && is_hex(l[a]); a++)
+			;
+		if (a && a + 1 < n && l[a] == ' ' && l[n - 1] == ')' &&
+		    find_bytes(l + a, n - a, " ("))
+			return 1;
 		/* A header with a time: a token "DIGITS.DIGITS:". */
 		for (i = 0; i + 3 < n; i++) {
 			if (!is_space(l[i]) || !is_digit(l[i + 1]))
