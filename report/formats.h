@@ -80,6 +80,34 @@ int perf_script_detect(const char *text, size_t len);
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st);
 
+/* The same as the text streams in: a reader takes the text in chunks cut
+ * anywhere (a cut line is kept until its end comes), and keeps only the
+ * distinct frames and stacks, never the text. _feed and _finish return
+ * what profile__from_perf_script() returns; st is filled as it goes. */
+struct perf_script_reader;
+int perf_script_reader__new(struct perf_script_reader **r, struct profile *p,
+			    const struct perf_script_opts *opts, struct perf_script_stats *st);
+int perf_script_reader__feed(struct perf_script_reader *r, const char *text, size_t len);
+int perf_script_reader__finish(struct perf_script_reader *r);
+void perf_script_reader__free(struct perf_script_reader *r); /* NULL: no-op */
+
+/* Reads the rest of `fd` (a file or a pipe, read in 1 MiB chunks) after
+ * `head` (what was read of it already, to tell its format) as perf script
+ * text into `p` (perf-script-read.c). As profile__from_perf_script(), or
+ * -errno of a failed read (st->bad_line 0). Does not close fd. */
+int profile__read_perf_script(struct profile *p, int fd, const char *head, size_t head_len,
+			      const struct perf_script_opts *opts, struct perf_script_stats *st);
+
+/* Opens `path` ("-": standard input) and reads up to `want` bytes into
+ * *data (malloc'ed, *size bytes, room for one more). *fd is left open for
+ * the rest, or -1 when that was all of it (standard input is never
+ * closed: *fd 0). 0, or -errno (-EISDIR for a directory). */
+int profile_text__read_head(const char *path, size_t want, int *fd, unsigned char **data,
+			    size_t *size);
+/* Appends the rest of `fd` to *data (*size bytes of it read). 0 or -errno;
+ * the caller closes fd. */
+int profile_text__read_rest(int fd, unsigned char **data, size_t *size);
+
 /* ---- pprof out ---- */
 
 struct pprof_opts {

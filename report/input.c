@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/cli.h"
 #include "lib/recording.h"
@@ -219,10 +220,23 @@ static void choose_input(struct profile_input *in)
 	profile_input_name(in->shown, sizeof(in->shown), in->input);
 }
 
-static int read_input(struct profile_input *in)
+#define INPUT_HINT "record one with 'prof record'"
+
+/* The input's first bytes, enough to tell its format; *fd is left open for
+ * the rest (-1: that was all). perf script text streams from there
+ * (perf-script-read.c), other inputs are read whole by read_rest(). */
+static int read_head(struct profile_input *in, int *fd)
 {
-	return profile_input_read(in->input, in->shown, "record one with 'prof record'", &in->data,
-				  &in->size);
+	int err = profile_text__read_head(in->input, 1 << 16, fd, &in->data, &in->size);
+
+	return err ? profile_input_read_error(in->input, in->shown, INPUT_HINT, err) : 0;
+}
+
+static int read_rest(struct profile_input *in, int fd)
+{
+	int err = fd < 0 ? 0 : profile_text__read_rest(fd, &in->data, &in->size);
+
+	return err ? profile_input_read_error(in->input, in->shown, INPUT_HINT, err) : 0;
 }
 
 /* A recorder killed while it deferred its processing left the kernel's
@@ -417,7 +431,7 @@ static int build_from_folded(struct profile_input *in)
 
 /* `perf script` text: threads named like stackcollapse-perf.pl's roots,
  * shown as roots by default (it always roots stacks at the comm). */
-static int build_from_perf_script(struct profile_input *in)
+static int build_from_perf_script(struct profile_input *in, int fd)
 {
 	struct perf_script_opts opts = {
 		.root = in->roots == PROFILE_ROOT_NAME_TID ? PERF_SCRIPT_ROOT_TID
@@ -440,7 +454,10 @@ static int build_from_perf_script(struct profile_input *in)
 	if (in->lines)
 		return cli_usage_error("--lines needs a recording; %s is perf script text",
 				       in->shown);
-	err = profile__from_perf_script(&in->prof, (const char *)in->data, in->size, &opts, &st);
+	err = profile__read_perf_script(&in->prof, fd, (const char *)in->data, in->size, &opts,
+					&st);
+	if (err && err != -ENOMEM && !st.bad_line)
+		return profile_input_read_error(in->input, in->shown, NULL, err);
 	if (err == -EOVERFLOW) {
 		cli_error("%s: the periods add up to more than 2^64 - 1 at line %zu; prof does not "
 			  "round or wrap them",
@@ -496,28 +513,31 @@ static int check_perf_only_options(struct profile_input *in)
 
 int profile_input__load(struct profile_input *in)
 {
-	int rc;
+	int rc, fd = -1;
 
 	rc = compile_filters(in);
 	if (rc)
 		return rc;
 	choose_input(in);
-	rc = in->preloaded ? 0 : read_input(in);
+	rc = in->preloaded ? 0 : read_head(in, &fd);
 	if (rc)
 		return rc;
 	if (profile__init(&in->prof)) {
 		cli_error("out of memory");
-		return EXIT_FAIL;
-	}
-	if (perf_script_detect((const char *)in->data, in->size) &&
-	    !recording_is_recording(in->data, in->size)) {
-		rc = build_from_perf_script(in);
+		rc = EXIT_FAIL;
+	} else if (perf_script_detect((const char *)in->data, in->size) &&
+		   !recording_is_recording(in->data, in->size)) {
+		rc = build_from_perf_script(in, fd);
 	} else {
-		rc = check_perf_only_options(in);
+		rc = read_rest(in, fd);
+		if (!rc)
+			rc = check_perf_only_options(in);
 		if (!rc)
 			rc = recording_is_recording(in->data, in->size) ? build_from_recording(in)
 									 : build_from_folded(in);
 	}
+	if (fd > 0)
+		close(fd);
 	if (rc)
 		return rc;
 	in->loaded_total = in->prof.total;

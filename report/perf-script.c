@@ -1,13 +1,14 @@
 /* perf-script.c: `perf script` text into the profile model (formats.h), the
  * way FlameGraph's stackcollapse-perf.pl --all collapses it, but in one pass
- * at memory speed.
+ * at memory speed, as the text streams in (perf-script-read.c feeds it in
+ * chunks: memory is the distinct frames and stacks, not the input).
  *
  * The text is a run of samples: a header line ("comm pid/tid [cpu] time:
  * period event:"; which fields appear depends on `perf script -F`), then
  * one indented line per frame, leaf first ("addr sym+off (dso)"), then a
  * blank line. Per line the work is a memchr for its end and a hash of the
  * frame text: a frame line's names are computed once per distinct text
- * (the cache keeps pointers into the input, which outlives the parse), a
+ * (the cache keeps a copy of each distinct text in ps.keys), a
  * sample's stack is a run of name ids hashed into a table of unique
  * (thread, stack) pairs with their counts. Nothing is allocated per line;
  * the tables grow by doubling. */
@@ -27,14 +28,14 @@
 /* A distinct frame text (what follows the address) and its names. */
 struct ps_frame {
 	uint64_t hash; /* 0: empty slot */
-	const char *key;
+	size_t key; /* its text: ps.keys + key */
 	uint32_t len;
 	uint32_t flags; /* FRAME_JAVA, FRAME_KERNEL_IP */
 	uint32_t first, n; /* names: ps.names[first .. first + n), leaf first */
 };
 
 struct ps_thread {
-	const char *comm;
+	size_t comm; /* ps.keys + comm */
 	uint32_t comm_len;
 	uint32_t pid, tid;
 	int has_pid;
@@ -57,7 +58,10 @@ struct ps {
 
 	/* Its own tables, not lib/keymap: their keys are variable-length (a
 	 * frame's text, a run of name ids), compared whole; keymap's are 128
-	 * bits. Frame keys point into the input, never copied. */
+	 * bits. Frame texts, comms and the event are copied once into keys
+	 * (offsets, as it grows): the input is gone after each chunk. */
+	char *keys;
+	size_t nkeys, keys_cap;
 	struct ps_frame *frames; /* open addressing */
 	size_t frames_mask, nframes;
 	uint32_t *names; /* name ids of frames */
@@ -83,8 +87,8 @@ struct ps {
 	uint32_t *cur; /* its name ids, leaf first */
 	size_t ncur, cur_cap;
 
-	const char *event; /* the first event seen (points into the text) */
-	size_t event_len;
+	int has_event;
+	size_t event, event_len; /* the first event seen: keys + event */
 	char *text; /* scratch for a name */
 	size_t text_cap;
 };
@@ -133,6 +137,17 @@ static uint64_t fast_hash(const char *s, size_t n, uint64_t seed)
 static const char *find_bytes(const char *s, size_t n, const char *needle)
 {
 	return memmem(s, n, needle, strlen(needle));
+}
+
+/* Copies `n` bytes of text into ps->keys; *off is where. */
+static int keep(struct ps *ps, const char *s, size_t n, size_t *off)
+{
+	if (GROW(ps->keys, ps->keys_cap, ps->nkeys + n + 1))
+		return -ENOMEM;
+	memcpy(ps->keys + ps->nkeys, s, n);
+	*off = ps->nkeys;
+	ps->nkeys += n;
+	return 0;
 }
 
 /* ---- frame names ---- */
@@ -350,13 +365,17 @@ static int add_frame(struct ps *ps, const char *addr, size_t addr_len, const cha
 		if (!fr->hash)
 			break;
 		if (fr->hash == h && fr->len == len && fr->flags == flags &&
-		    !memcmp(fr->key, s, len))
+		    !memcmp(ps->keys + fr->key, s, len))
 			goto found;
 	}
 	if (len > UINT32_MAX)
 		return 0;
-	*fr = (struct ps_frame){.hash = h, .key = s, .len = (uint32_t)len, .flags = flags,
+	*fr = (struct ps_frame){.hash = h, .len = (uint32_t)len, .flags = flags,
 				.first = (uint32_t)ps->nnames};
+	if (keep(ps, s, len, &fr->key)) {
+		fr->hash = 0;
+		return -ENOMEM;
+	}
 	err = frame_names(ps, s, len, flags, &fr->n);
 	if (err) {
 		fr->hash = 0;
@@ -482,7 +501,8 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 
 	while (keymap__get(&ps->thread_ids, h, ids, &v)) {
 		t = &ps->threads[v];
-		if (t->comm_len == clen && !memcmp(t->comm, comm, clen) && t->has_pid == has_pid) {
+		if (t->comm_len == clen && !memcmp(ps->keys + t->comm, comm, clen) &&
+		    t->has_pid == has_pid) {
 			*out = v;
 			return 0;
 		}
@@ -492,8 +512,10 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 	    GROW(ps->text, ps->text_cap, clen + 48))
 		return -ENOMEM;
 	t = &ps->threads[ps->nthreads];
-	*t = (struct ps_thread){.comm = comm, .comm_len = (uint32_t)clen, .pid = pid, .tid = tid,
+	*t = (struct ps_thread){.comm_len = (uint32_t)clen, .pid = pid, .tid = tid,
 				.has_pid = has_pid};
+	if (keep(ps, comm, clen, &t->comm))
+		return -ENOMEM;
 	memcpy(ps->text, comm, clen);
 	n = clen;
 	if (ps->o->root != PERF_SCRIPT_ROOT_COMM) {
@@ -637,11 +659,13 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 	ps->skipping = 0;
 	ps->ncur = 0;
 	if (ev) {
-		if (!ps->event) {
-			ps->event = ev;
+		if (!ps->has_event) {
+			if (keep(ps, ev, ev_len, &ps->event))
+				return -ENOMEM;
+			ps->has_event = 1;
 			ps->event_len = ev_len;
 			copy_event(ps->st->event, ev, ev_len);
-		} else if (ev_len != ps->event_len || memcmp(ev, ps->event, ev_len)) {
+		} else if (ev_len != ps->event_len || memcmp(ev, ps->keys + ps->event, ev_len)) {
 			if (!ps->st->other_events++)
 				copy_event(ps->st->other_event, ev, ev_len);
 			ps->skipping = 1;
@@ -778,89 +802,177 @@ static int finish(struct ps *ps)
 	return err;
 }
 
+/* One line (without its '\n'). */
+static int one_line(struct ps *ps, const char *l, size_t n)
+{
+	struct perf_script_stats *st = ps->st;
+	int r, err = 0;
+
+	ps->lineno++;
+	if (n && l[n - 1] == '\r')
+		n--;
+	if (!n)
+		return end_sample(ps);
+	st->lines++;
+	if (l[0] == '#')
+		return 0;
+	if (is_space(l[0])) {
+		size_t i = 0;
+
+		while (i < n && is_space(l[i]))
+			i++;
+		if (i == n)
+			return end_sample(ps);
+		r = indented_line(ps, l, n);
+	} else if (ps->in_sample && !is_header(l, n)) {
+		/* A frame line without indentation (perf-java-stacks-02
+		 * of FlameGraph's tests): stackcollapse-perf.pl's
+		 * `^\s*(\w+)\s*(.+) \((.*)\)` takes it after a header. */
+		r = indented_line(ps, l, n);
+		if (!r) {
+			err = end_sample(ps);
+			ps->in_sample = ps->skipping = 1;
+		}
+	} else {
+		err = end_sample(ps);
+		if (err)
+			return err;
+		r = header_line(ps, l, n);
+		if (!r) {
+			/* Its frames belong to no sample we can name. */
+			ps->in_sample = ps->skipping = 1;
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!r && !st->malformed++)
+		st->first_malformed = ps->lineno;
+	return err;
+}
+
+struct perf_script_reader {
+	struct ps ps;
+	struct perf_script_opts opts;
+	char *carry; /* the start of a line the last chunk cut */
+	size_t ncarry, carry_cap;
+};
+
+void perf_script_reader__free(struct perf_script_reader *r)
+{
+	struct ps *ps;
+
+	if (!r)
+		return;
+	ps = &r->ps;
+	free(ps->keys);
+	free(ps->frames);
+	free(ps->names);
+	free(ps->threads);
+	keymap__release(&ps->thread_ids);
+	free(ps->stacks);
+	free(ps->stack_index);
+	free(ps->stack_ids);
+	free(ps->cur);
+	free(ps->text);
+	free(r->carry);
+	free(r);
+}
+
+int perf_script_reader__new(struct perf_script_reader **out, struct profile *p,
+			    const struct perf_script_opts *opts, struct perf_script_stats *st)
+{
+	struct perf_script_reader *r = calloc(1, sizeof(*r));
+	struct ps *ps;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (opts)
+		r->opts = *opts;
+	ps = &r->ps;
+	*ps = (struct ps){.p = p, .o = &r->opts, .st = st};
+	memset(st, 0, sizeof(*st));
+	p->has_threads = 1;
+	ps->frames_mask = 1023;
+	ps->stack_mask = 1023;
+	ps->frames = calloc(ps->frames_mask + 1, sizeof(*ps->frames));
+	ps->stack_index = calloc(ps->stack_mask + 1, sizeof(*ps->stack_index));
+	/* cur is never NULL: memcpy and memcmp of empty stacks get a pointer. */
+	if (!ps->frames || !ps->stack_index || keymap__init(&ps->thread_ids, 64) ||
+	    GROW(ps->cur, ps->cur_cap, 64)) {
+		perf_script_reader__free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+int perf_script_reader__feed(struct perf_script_reader *r, const char *text, size_t len)
+{
+	size_t pos = 0;
+	int err = 0;
+
+	if (r->ncarry) {
+		/* The cut line's end is in this chunk (or the chunk is all
+		 * of its middle). */
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) : len;
+
+		if (GROW(r->carry, r->carry_cap, r->ncarry + n + 1))
+			return -ENOMEM;
+		memcpy(r->carry + r->ncarry, text, n);
+		r->ncarry += n;
+		if (!nl)
+			return 0;
+		err = one_line(&r->ps, r->carry, r->ncarry);
+		r->ncarry = 0;
+		pos = n + 1;
+	}
+	while (pos < len && !err) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n;
+
+		if (!nl) {
+			n = len - pos;
+			if (GROW(r->carry, r->carry_cap, n + 1))
+				return -ENOMEM;
+			memcpy(r->carry, l, n);
+			r->ncarry = n;
+			break;
+		}
+		n = (size_t)(nl - l);
+		pos += n + 1;
+		err = one_line(&r->ps, l, n);
+	}
+	return err;
+}
+
+int perf_script_reader__finish(struct perf_script_reader *r)
+{
+	int err = 0;
+
+	if (r->ncarry)
+		err = one_line(&r->ps, r->carry, r->ncarry);
+	r->ncarry = 0;
+	if (!err)
+		err = end_sample(&r->ps);
+	if (!err)
+		err = finish(&r->ps);
+	return err;
+}
+
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st)
 {
-	static const struct perf_script_opts defaults;
-	struct ps ps = {.p = p, .o = opts ? opts : &defaults, .st = st};
-	size_t pos = 0, lineno = 0;
-	int err = -ENOMEM;
+	struct perf_script_reader *r;
+	int err = perf_script_reader__new(&r, p, opts, st);
 
-	memset(st, 0, sizeof(*st));
-	p->has_threads = 1;
-	ps.frames_mask = 1023;
-	ps.stack_mask = 1023;
-	ps.frames = calloc(ps.frames_mask + 1, sizeof(*ps.frames));
-	ps.stack_index = calloc(ps.stack_mask + 1, sizeof(*ps.stack_index));
-	/* cur is never NULL: memcpy and memcmp of empty stacks get a pointer. */
-	if (!ps.frames || !ps.stack_index || keymap__init(&ps.thread_ids, 64) ||
-	    GROW(ps.cur, ps.cur_cap, 64))
-		goto out;
-	err = 0;
-	while (pos < len && !err) {
-		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - l) : len - pos;
-		int r;
-
-		pos += n + 1;
-		ps.lineno = ++lineno;
-		if (n && l[n - 1] == '\r')
-			n--;
-		if (!n) {
-			err = end_sample(&ps);
-			continue;
-		}
-		st->lines++;
-		if (l[0] == '#')
-			continue;
-		if (is_space(l[0])) {
-			size_t i = 0;
-
-			while (i < n && is_space(l[i]))
-				i++;
-			if (i == n) {
-				err = end_sample(&ps);
-				continue;
-			}
-			r = indented_line(&ps, l, n);
-		} else if (ps.in_sample && !is_header(l, n)) {
-			/* A frame line without indentation (perf-java-stacks-02
-			 * of FlameGraph's tests): stackcollapse-perf.pl's
-			 * `^\s*(\w+)\s*(.+) \((.*)\)` takes it after a header. */
-			r = indented_line(&ps, l, n);
-			if (!r) {
-				err = end_sample(&ps);
-				ps.in_sample = ps.skipping = 1;
-			}
-		} else {
-			err = end_sample(&ps);
-			if (err)
-				break;
-			r = header_line(&ps, l, n);
-			if (!r) {
-				/* Its frames belong to no sample we can name. */
-				ps.in_sample = ps.skipping = 1;
-			}
-		}
-		if (r < 0)
-			err = r;
-		else if (!r && !st->malformed++)
-			st->first_malformed = lineno;
-	}
+	if (err)
+		return err;
+	err = perf_script_reader__feed(r, text, len);
 	if (!err)
-		err = end_sample(&ps);
-	if (!err)
-		err = finish(&ps);
-out:
-	free(ps.frames);
-	free(ps.names);
-	free(ps.threads);
-	keymap__release(&ps.thread_ids);
-	free(ps.stacks);
-	free(ps.stack_index);
-	free(ps.stack_ids);
-	free(ps.cur);
-	free(ps.text);
+		err = perf_script_reader__finish(r);
+	perf_script_reader__free(r);
 	return err;
 }
 

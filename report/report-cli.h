@@ -238,6 +238,8 @@ void profile_input_name(char *shown, size_t len, const char *path);
  * 0, or EXIT_FAIL after printing. */
 int profile_input_read(const char *path, const char *shown, const char *hint,
 		       unsigned char **data, size_t *size);
+/* Its messages for `err` (-errno of reading path): EXIT_FAIL. */
+int profile_input_read_error(const char *path, const char *shown, const char *hint, int err);
 
 /* A command's text output: -o FILE, a new file that takes its name only
  * when it was written whole (lib/out-file.h), or standard output. */

@@ -135,6 +135,61 @@ static void test_symbol_tidying(void **state)
 	      "ns::(anonymous namespace)::g;ns::f;org/mozilla/Foo:.call_[j] 1\n");
 }
 
+/* The reader fed in chunks cut anywhere (inside lines, inside "\r\n",
+ * the last line without '\n') folds as the whole text does; what it
+ * keeps does not point into a chunk (each is wiped after feeding). */
+static void test_chunks(void **state)
+{
+	static const char tail[] = "java 7 cycles:\r\n"
+				   "7f72 LBusy;::main (/tmp/perf-7.map)\r\n\r\n"
+				   "java 7 cycles:\n\t1 [unknown] (/tmp/perf-7.map)";
+	char text[2048], *want, *got;
+	size_t len, step, i;
+	struct perf_script_stats st0;
+
+	(void)state;
+	/* The tail's event, "cycles", is not the first: its samples are
+	 * skipped, the same way in every cut. */
+	snprintf(text, sizeof(text), "%s%s", default_text, tail);
+	len = strlen(text);
+	want = fold(text, NULL, &st0);
+	assert_int_equal(st0.samples, 3);
+	assert_int_equal(st0.other_events, 2);
+	for (step = 1; step <= 64; step += step < 8 ? 1 : 13) {
+		struct profile p;
+		struct perf_script_stats st;
+		struct perf_script_reader *r;
+		struct folded_opts fo = {.thread_root = PROFILE_ROOT_NAME};
+		size_t n = 0;
+		FILE *f;
+
+		got = NULL;
+		assert_int_equal(profile__init(&p), 0);
+		assert_int_equal(perf_script_reader__new(&r, &p, NULL, &st), 0);
+		for (i = 0; i < len; i += step) {
+			char chunk[64];
+			size_t k = len - i < step ? len - i : step;
+
+			memcpy(chunk, text + i, k);
+			assert_int_equal(perf_script_reader__feed(r, chunk, k), 0);
+			memset(chunk, 'x', sizeof(chunk));
+		}
+		assert_int_equal(perf_script_reader__finish(r), 0);
+		perf_script_reader__free(r);
+		assert_int_equal(st.samples, st0.samples);
+		assert_int_equal(st.other_events, st0.other_events);
+		assert_int_equal(st.lines, st0.lines);
+		f = open_memstream(&got, &n);
+		assert_int_equal(profile__write_folded(&p, &fo, f), 0);
+		fclose(f);
+		profile__release(&p);
+		assert_string_equal(got, want);
+		free(got);
+	}
+	free(want);
+	perf_script_reader__free(NULL);
+}
+
 /* As stackcollapse-perf.pl: Java's 'L' goes with --pids/--tids too (its
  * `$pname =~ m/^java/`), an unknown symbol in a perf map is "[perf-N.map]"
  * marked JIT, and frame lines after a header need no indentation ("LBusy;"
@@ -264,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_default_output),
 		cmocka_unit_test(test_roots_and_period),
 		cmocka_unit_test(test_java_jit_unindented),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_symbol_tidying),
 		cmocka_unit_test(test_formats_without_fields),
 		cmocka_unit_test(test_events_and_bad_lines),
