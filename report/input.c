@@ -456,8 +456,10 @@ static int build_from_perf_script(struct profile_input *in, int fd)
 				       in->shown);
 	err = profile__read_perf_script(&in->prof, fd, (const char *)in->data, in->size, &opts,
 					&st);
-	if (err && err != -ENOMEM && !st.bad_line)
-		return profile_input_read_error(in->input, in->shown, NULL, err);
+	if (err && err != -ENOMEM && !st.bad_line) {
+		cli_error("cannot read %s: %s", in->shown, strerror(-err));
+		return EXIT_FAIL;
+	}
 	if (err == -EOVERFLOW) {
 		cli_error("%s: the periods add up to more than 2^64 - 1 at line %zu; prof does not "
 			  "round or wrap them",
