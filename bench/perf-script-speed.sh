@@ -43,7 +43,7 @@ done
 bytes=$(stat -c %s "$big")
 headers=$(grep -c '^[^[:space:]#]' "$big")
 say "$bytes bytes, $headers samples"
-counted=$("$PROF" report -i "$big" | awk '{ s += $NF } END { print s }')
+counted=$("$PROF" report -i "$big" --no-period | awk '{ s += $NF } END { print s }')
 [ "$counted" -eq "$headers" ] || die "prof counted $counted samples, the text has $headers"
 
 cmds=("taskset -c 0 $PROF report -i $big")

@@ -22,8 +22,11 @@ int profile_input_read(const char *path, const char *shown, const char *hint,
 {
 	int err = read_whole_file(path, data, size);
 
-	if (!err)
-		return 0;
+	return err ? profile_input_read_error(path, shown, hint, err) : 0;
+}
+
+int profile_input_read_error(const char *path, const char *shown, const char *hint, int err)
+{
 	if (!strcmp(path, "-"))
 		cli_error("cannot read standard input: %s", strerror(-err));
 	else if (err == -EISDIR || err == -ENOMEM)

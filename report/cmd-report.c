@@ -20,8 +20,8 @@
 
 static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
-	"                   [--format folded|pprof|speedscope] [-o FILE]\n"
-	"                   [--off-cpu | --wall] [--lines] [--period] [--pids]\n"
+	"                   [--format folded|pprof|speedscope] [-o FILE] [--header]\n"
+	"                   [--off-cpu | --wall] [--lines] [--[no-]period] [--pids]\n"
 	"                   [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                   [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"
@@ -158,7 +158,7 @@ static int write_output(struct report_cmd *c)
 	else if (c->in.is_recording && !c->in.rec.nsamples && c->format == FORMAT_FOLDED)
 		return 0; /* nothing to show; already warned */
 	else if (c->format == FORMAT_PPROF) {
-		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_period};
+		struct pprof_opts po = {.weight = c->in.weight, .period = c->in.perf_weighed};
 
 		err = profile__write_pprof(&c->in.prof, c->in.is_recording ? &c->in.rec : NULL,
 					   &po, c->out.fp);

@@ -22,9 +22,18 @@ enum perf_script_root {
 	PERF_SCRIPT_ROOT_TID,      /* "comm-PID/TID" (its --tid) */
 };
 
+/* What a perf script sample weighs. */
+enum perf_script_weight {
+	/* stackcollapse-perf.pl's rule: the period of a header "... TIME:
+	 * PERIOD EVENT:" (the period after a token ending in ':'), else 1 */
+	PERF_SCRIPT_WEIGHT_DEFAULT = 0,
+	PERF_SCRIPT_WEIGHT_PERIOD,  /* --period: the number before the event, else 1 (st->no_period) */
+	PERF_SCRIPT_WEIGHT_SAMPLES, /* --no-period: 1 each */
+};
+
 struct perf_script_opts {
 	enum perf_script_root root;
-	int period; /* weigh each sample by its period field instead of 1 */
+	enum perf_script_weight period;
 };
 
 struct perf_script_stats {
@@ -35,7 +44,8 @@ struct perf_script_stats {
 	size_t other_events;    /* samples of events other than the first one seen: skipped */
 	char event[64];         /* the first event seen (the one counted), "" if none */
 	char other_event[64];   /* the first skipped event */
-	size_t no_period;       /* with opts.period: samples without a period, counted 1 */
+	size_t no_period;       /* samples without a period, counted 1 (not with _SAMPLES) */
+	size_t weighed;         /* samples weighed by their period */
 	size_t bad_line;        /* the line of an -EOVERFLOW, -ERANGE or -E2BIG (1-based) */
 };
 
@@ -69,6 +79,34 @@ int perf_script_detect(const char *text, size_t len);
  * of more than PROFILE_MAX_DEPTH frames); st->bad_line says where. */
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st);
+
+/* The same as the text streams in: a reader takes the text in chunks cut
+ * anywhere (a cut line is kept until its end comes), and keeps only the
+ * distinct frames and stacks, never the text. _feed and _finish return
+ * what profile__from_perf_script() returns; st is filled as it goes. */
+struct perf_script_reader;
+int perf_script_reader__new(struct perf_script_reader **r, struct profile *p,
+			    const struct perf_script_opts *opts, struct perf_script_stats *st);
+int perf_script_reader__feed(struct perf_script_reader *r, const char *text, size_t len);
+int perf_script_reader__finish(struct perf_script_reader *r);
+void perf_script_reader__free(struct perf_script_reader *r); /* NULL: no-op */
+
+/* Reads the rest of `fd` (a file or a pipe, read in 1 MiB chunks) after
+ * `head` (what was read of it already, to tell its format) as perf script
+ * text into `p` (perf-script-read.c). As profile__from_perf_script(), or
+ * -errno of a failed read (st->bad_line 0). Does not close fd. */
+int profile__read_perf_script(struct profile *p, int fd, const char *head, size_t head_len,
+			      const struct perf_script_opts *opts, struct perf_script_stats *st);
+
+/* Opens `path` ("-": standard input) and reads up to `want` bytes into
+ * *data (malloc'ed, *size bytes, room for one more). *fd is left open for
+ * the rest, or -1 when that was all of it (standard input is never
+ * closed: *fd 0). 0, or -errno (-EISDIR for a directory). */
+int profile_text__read_head(const char *path, size_t want, int *fd, unsigned char **data,
+			    size_t *size);
+/* Appends the rest of `fd` to *data (*size bytes of it read). 0 or -errno;
+ * the caller closes fd. */
+int profile_text__read_rest(int fd, unsigned char **data, size_t *size);
 
 /* ---- pprof out ---- */
 

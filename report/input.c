@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/cli.h"
 #include "lib/recording.h"
@@ -31,7 +32,10 @@ const char profile_input_filter_help[] =
 	"source lines (recordings of binaries with DWARF):\n"
 	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
 	"perf script input (read like FlameGraph's stackcollapse-perf.pl --all):\n"
-	"  --period           weigh samples by their period field, not 1 each\n"
+	"  --period           weigh samples by the number before their event, wherever\n"
+	"                     (default: by the period of 'TIME: PERIOD EVENT:', as\n"
+	"                     stackcollapse-perf.pl; 1 without one)\n"
+	"  --no-period        count each sample 1\n"
 	"  --pids             roots 'comm-PID' (--tids: 'comm-PID/TID')\n"
 	"Java (recordings of JVMs):\n"
 	"  --java-signatures  keep Java methods' parameter lists in JIT frame names\n";
@@ -139,6 +143,9 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 	case PROFILE_OPT_PERIOD:
 		in->perf_period = 1;
 		return 0;
+	case PROFILE_OPT_NO_PERIOD:
+		in->perf_period = -1;
+		return 0;
 	case PROFILE_OPT_PIDS:
 		in->perf_pids = 1;
 		return 0;
@@ -213,10 +220,23 @@ static void choose_input(struct profile_input *in)
 	profile_input_name(in->shown, sizeof(in->shown), in->input);
 }
 
-static int read_input(struct profile_input *in)
+#define INPUT_HINT "record one with 'prof record'"
+
+/* The input's first bytes, enough to tell its format; *fd is left open for
+ * the rest (-1: that was all). perf script text streams from there
+ * (perf-script-read.c), other inputs are read whole by read_rest(). */
+static int read_head(struct profile_input *in, int *fd)
 {
-	return profile_input_read(in->input, in->shown, "record one with 'prof record'", &in->data,
-				  &in->size);
+	int err = profile_text__read_head(in->input, 1 << 16, fd, &in->data, &in->size);
+
+	return err ? profile_input_read_error(in->input, in->shown, INPUT_HINT, err) : 0;
+}
+
+static int read_rest(struct profile_input *in, int fd)
+{
+	int err = fd < 0 ? 0 : profile_text__read_rest(fd, &in->data, &in->size);
+
+	return err ? profile_input_read_error(in->input, in->shown, INPUT_HINT, err) : 0;
 }
 
 /* A recorder killed while it deferred its processing left the kernel's
@@ -411,13 +431,15 @@ static int build_from_folded(struct profile_input *in)
 
 /* `perf script` text: threads named like stackcollapse-perf.pl's roots,
  * shown as roots by default (it always roots stacks at the comm). */
-static int build_from_perf_script(struct profile_input *in)
+static int build_from_perf_script(struct profile_input *in, int fd)
 {
 	struct perf_script_opts opts = {
 		.root = in->roots == PROFILE_ROOT_NAME_TID ? PERF_SCRIPT_ROOT_TID
 			: in->perf_pids			   ? PERF_SCRIPT_ROOT_PID
 							   : PERF_SCRIPT_ROOT_COMM,
-		.period = in->perf_period,
+		.period = in->perf_period > 0	? PERF_SCRIPT_WEIGHT_PERIOD
+			  : in->perf_period < 0 ? PERF_SCRIPT_WEIGHT_SAMPLES
+						: PERF_SCRIPT_WEIGHT_DEFAULT,
 	};
 	struct perf_script_stats st;
 	int err;
@@ -432,7 +454,12 @@ static int build_from_perf_script(struct profile_input *in)
 	if (in->lines)
 		return cli_usage_error("--lines needs a recording; %s is perf script text",
 				       in->shown);
-	err = profile__from_perf_script(&in->prof, (const char *)in->data, in->size, &opts, &st);
+	err = profile__read_perf_script(&in->prof, fd, (const char *)in->data, in->size, &opts,
+					&st);
+	if (err && err != -ENOMEM && !st.bad_line) {
+		cli_error("cannot read %s: %s", in->shown, strerror(-err));
+		return EXIT_FAIL;
+	}
 	if (err == -EOVERFLOW) {
 		cli_error("%s: the periods add up to more than 2^64 - 1 at line %zu; prof does not "
 			  "round or wrap them",
@@ -470,7 +497,8 @@ static int build_from_perf_script(struct profile_input *in)
 			 "sample%s of other events, such as '%s'",
 			 st.event, in->shown, st.other_events, st.other_events == 1 ? "" : "s",
 			 st.other_event);
-	if (st.no_period)
+	in->perf_weighed = st.weighed != 0;
+	if (st.no_period && in->perf_period > 0)
 		cli_warn("--period: %zu sample%s of %s have no period (perf script -F ...,period): "
 			 "counted 1 each",
 			 st.no_period, st.no_period == 1 ? "" : "s", in->shown);
@@ -481,34 +509,37 @@ static int check_perf_only_options(struct profile_input *in)
 {
 	if (in->perf_period || in->perf_pids)
 		return cli_usage_error("%s is for perf script input; %s is not perf script text",
-				       in->perf_period ? "--period" : "--pids", in->shown);
+				       in->perf_period > 0 ? "--period" : in->perf_period ? "--no-period" : "--pids", in->shown);
 	return 0;
 }
 
 int profile_input__load(struct profile_input *in)
 {
-	int rc;
+	int rc, fd = -1;
 
 	rc = compile_filters(in);
 	if (rc)
 		return rc;
 	choose_input(in);
-	rc = in->preloaded ? 0 : read_input(in);
+	rc = in->preloaded ? 0 : read_head(in, &fd);
 	if (rc)
 		return rc;
 	if (profile__init(&in->prof)) {
 		cli_error("out of memory");
-		return EXIT_FAIL;
-	}
-	if (perf_script_detect((const char *)in->data, in->size) &&
-	    !recording_is_recording(in->data, in->size)) {
-		rc = build_from_perf_script(in);
+		rc = EXIT_FAIL;
+	} else if (perf_script_detect((const char *)in->data, in->size) &&
+		   !recording_is_recording(in->data, in->size)) {
+		rc = build_from_perf_script(in, fd);
 	} else {
-		rc = check_perf_only_options(in);
+		rc = read_rest(in, fd);
+		if (!rc)
+			rc = check_perf_only_options(in);
 		if (!rc)
 			rc = recording_is_recording(in->data, in->size) ? build_from_recording(in)
 									 : build_from_folded(in);
 	}
+	if (fd > 0)
+		close(fd);
 	if (rc)
 		return rc;
 	in->loaded_total = in->prof.total;

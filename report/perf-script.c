@@ -1,13 +1,14 @@
 /* perf-script.c: `perf script` text into the profile model (formats.h), the
  * way FlameGraph's stackcollapse-perf.pl --all collapses it, but in one pass
- * at memory speed.
+ * at memory speed, as the text streams in (perf-script-read.c feeds it in
+ * chunks: memory is the distinct frames and stacks, not the input).
  *
  * The text is a run of samples: a header line ("comm pid/tid [cpu] time:
  * period event:"; which fields appear depends on `perf script -F`), then
  * one indented line per frame, leaf first ("addr sym+off (dso)"), then a
  * blank line. Per line the work is a memchr for its end and a hash of the
  * frame text: a frame line's names are computed once per distinct text
- * (the cache keeps pointers into the input, which outlives the parse), a
+ * (the cache keeps a copy of each distinct text in ps.keys), a
  * sample's stack is a run of name ids hashed into a table of unique
  * (thread, stack) pairs with their counts. Nothing is allocated per line;
  * the tables grow by doubling. */
@@ -27,14 +28,14 @@
 /* A distinct frame text (what follows the address) and its names. */
 struct ps_frame {
 	uint64_t hash; /* 0: empty slot */
-	const char *key;
+	size_t key; /* its text: ps.keys + key */
 	uint32_t len;
 	uint32_t flags; /* FRAME_JAVA, FRAME_KERNEL_IP */
 	uint32_t first, n; /* names: ps.names[first .. first + n), leaf first */
 };
 
 struct ps_thread {
-	const char *comm;
+	size_t comm; /* ps.keys + comm */
 	uint32_t comm_len;
 	uint32_t pid, tid;
 	int has_pid;
@@ -57,7 +58,10 @@ struct ps {
 
 	/* Its own tables, not lib/keymap: their keys are variable-length (a
 	 * frame's text, a run of name ids), compared whole; keymap's are 128
-	 * bits. Frame keys point into the input, never copied. */
+	 * bits. Frame texts, comms and the event are copied once into keys
+	 * (offsets, as it grows): the input is gone after each chunk. */
+	char *keys;
+	size_t nkeys, keys_cap;
 	struct ps_frame *frames; /* open addressing */
 	size_t frames_mask, nframes;
 	uint32_t *names; /* name ids of frames */
@@ -83,8 +87,8 @@ struct ps {
 	uint32_t *cur; /* its name ids, leaf first */
 	size_t ncur, cur_cap;
 
-	const char *event; /* the first event seen (points into the text) */
-	size_t event_len;
+	int has_event;
+	size_t event, event_len; /* the first event seen: keys + event */
 	char *text; /* scratch for a name */
 	size_t text_cap;
 };
@@ -133,6 +137,17 @@ static uint64_t fast_hash(const char *s, size_t n, uint64_t seed)
 static const char *find_bytes(const char *s, size_t n, const char *needle)
 {
 	return memmem(s, n, needle, strlen(needle));
+}
+
+/* Copies `n` bytes of text into ps->keys; *off is where. */
+static int keep(struct ps *ps, const char *s, size_t n, size_t *off)
+{
+	if (GROW(ps->keys, ps->keys_cap, ps->nkeys + n + 1))
+		return -ENOMEM;
+	memcpy(ps->keys + ps->nkeys, s, n);
+	*off = ps->nkeys;
+	ps->nkeys += n;
+	return 0;
 }
 
 /* ---- frame names ---- */
@@ -187,7 +202,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 		    int has_mod, uint32_t flags, int inlined)
 {
 	size_t i, o = 0, cut = n;
-	int err;
+	int err, jit = has_mod && is_jit_dso(mod, mod_len); /* before mod becomes a base name */
 	uint32_t id;
 
 	if (GROW(ps->text, ps->text_cap, n + mod_len + 8))
@@ -241,7 +256,7 @@ static int add_name(struct ps *ps, const char *f, size_t n, const char *mod, siz
 	} else if (has_mod ? is_kernel_dso(mod, mod_len) : (flags & FRAME_KERNEL_IP) != 0) {
 		memcpy(ps->text + o, "_[k]", 4);
 		o += 4;
-	} else if (has_mod && is_jit_dso(mod, mod_len)) {
+	} else if (jit) {
 		memcpy(ps->text + o, "_[j]", 4);
 		o += 4;
 	}
@@ -350,13 +365,17 @@ static int add_frame(struct ps *ps, const char *addr, size_t addr_len, const cha
 		if (!fr->hash)
 			break;
 		if (fr->hash == h && fr->len == len && fr->flags == flags &&
-		    !memcmp(fr->key, s, len))
+		    !memcmp(ps->keys + fr->key, s, len))
 			goto found;
 	}
 	if (len > UINT32_MAX)
 		return 0;
-	*fr = (struct ps_frame){.hash = h, .key = s, .len = (uint32_t)len, .flags = flags,
+	*fr = (struct ps_frame){.hash = h, .len = (uint32_t)len, .flags = flags,
 				.first = (uint32_t)ps->nnames};
+	if (keep(ps, s, len, &fr->key)) {
+		fr->hash = 0;
+		return -ENOMEM;
+	}
 	err = frame_names(ps, s, len, flags, &fr->n);
 	if (err) {
 		fr->hash = 0;
@@ -482,7 +501,8 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 
 	while (keymap__get(&ps->thread_ids, h, ids, &v)) {
 		t = &ps->threads[v];
-		if (t->comm_len == clen && !memcmp(t->comm, comm, clen) && t->has_pid == has_pid) {
+		if (t->comm_len == clen && !memcmp(ps->keys + t->comm, comm, clen) &&
+		    t->has_pid == has_pid) {
 			*out = v;
 			return 0;
 		}
@@ -492,8 +512,10 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 	    GROW(ps->text, ps->text_cap, clen + 48))
 		return -ENOMEM;
 	t = &ps->threads[ps->nthreads];
-	*t = (struct ps_thread){.comm = comm, .comm_len = (uint32_t)clen, .pid = pid, .tid = tid,
+	*t = (struct ps_thread){.comm_len = (uint32_t)clen, .pid = pid, .tid = tid,
 				.has_pid = has_pid};
+	if (keep(ps, comm, clen, &t->comm))
+		return -ENOMEM;
 	memcpy(ps->text, comm, clen);
 	n = clen;
 	if (ps->o->root != PERF_SCRIPT_ROOT_COMM) {
@@ -510,7 +532,8 @@ static int find_thread(struct ps *ps, const char *comm, size_t clen, uint32_t pi
 	for (i = 0; i < n; i++)
 		if (ps->text[i] == ' ')
 			ps->text[i] = '_';
-	t->java = n == 4 && !memcmp(ps->text, "java", 4);
+	/* stackcollapse-perf.pl's `$pname =~ m/^java/`, whatever --pid/--tid add */
+	t->java = n >= 4 && !memcmp(ps->text, "java", 4);
 	err = profile__intern(ps->p, ps->text, n, &t->name);
 	if (err)
 		return err;
@@ -528,19 +551,17 @@ static void copy_event(char *dst, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-/* A header line: "comm [pid/]tid [fields...] [period] [event:] [ip sym
- * (dso)]". 1 if it is one, 0 if not, -ENOMEM, -EOVERFLOW (its period) or
- * -ERANGE (its pid or tid). */
-static int header_line(struct ps *ps, const char *l, size_t n)
-{
-	size_t i, j, k, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0, comm_len = 0;
-	const char *period = NULL, *ev = NULL, *after = NULL;
-	size_t period_len = 0, ev_len = 0, prev_at = 0, prev_len = 0;
-	uint64_t pid, tid;
-	int err;
+/* Where a header's "comm [pid/]tid" is: comm the shortest prefix
+ * followed by whitespace, [pid/]tid and whitespace (comms may hold
+ * spaces: "V8 WorkerThread 25607"). comm_len 0: not a header. */
+struct header_ids {
+	size_t comm_len, pid_at, pid_len, tid_at, tid_len, end;
+};
 
-	/* comm: the shortest prefix followed by whitespace, [pid/]tid and
-	 * whitespace (comms may hold spaces: "V8 WorkerThread 25607"). */
+static void find_ids(const char *l, size_t n, struct header_ids *h)
+{
+	size_t i, j = 0, k, pid_at = 0, pid_len = 0, tid_at = 0, tid_len = 0, comm_len = 0;
+
 	for (i = 1; i < n && !comm_len; i++) {
 		if (!is_space(l[i]) || is_space(l[i - 1]))
 			continue;
@@ -564,8 +585,39 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		comm_len = i;
 		j = k;
 	}
-	if (!comm_len)
+	*h = (struct header_ids){comm_len, pid_at, pid_len, tid_at, tid_len, comm_len ? j : 0};
+}
+
+static int is_header(const char *l, size_t n)
+{
+	struct header_ids h;
+
+	find_ids(l, n, &h);
+	return h.comm_len != 0;
+}
+
+/* A header line: "comm [pid/]tid [fields...] [period] [event:] [ip sym
+ * (dso)]". 1 if it is one, 0 if not, -ENOMEM, -EOVERFLOW (its period) or
+ * -ERANGE (its pid or tid). */
+static int header_line(struct ps *ps, const char *l, size_t n)
+{
+	struct header_ids h;
+	size_t i, j, k, pid_at, pid_len, tid_at, tid_len, comm_len;
+	const char *period = NULL, *ev = NULL, *after = NULL;
+	size_t period_len = 0, ev_len = 0, prev_at = 0, prev_len = 0;
+	int prev_colon = 0, colon = 0; /* the token before the period ends in ':' */
+	uint64_t pid, tid;
+	int err;
+
+	find_ids(l, n, &h);
+	if (!h.comm_len)
 		return 0;
+	comm_len = h.comm_len;
+	pid_at = h.pid_at;
+	pid_len = h.pid_len;
+	tid_at = h.tid_at;
+	tid_len = h.tid_len;
+	j = h.end;
 	/* The rest: tokens; the event is the first one ending in ':' that is
 	 * not a time ("123.456:"); a digits-only token just before it is the
 	 * period; text after it is the sampled ip (no callchain). */
@@ -589,6 +641,7 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 				if (k == prev_at + prev_len) {
 					period = l + prev_at;
 					period_len = prev_len;
+					colon = prev_colon;
 				}
 			}
 			while (t < n && is_space(l[t]))
@@ -597,6 +650,7 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 				after = l + t;
 			break;
 		}
+		prev_colon = prev_len && l[prev_at + prev_len - 1] == ':';
 		prev_at = i;
 		prev_len = t - i;
 		i = t;
@@ -605,11 +659,13 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 	ps->skipping = 0;
 	ps->ncur = 0;
 	if (ev) {
-		if (!ps->event) {
-			ps->event = ev;
+		if (!ps->has_event) {
+			if (keep(ps, ev, ev_len, &ps->event))
+				return -ENOMEM;
+			ps->has_event = 1;
 			ps->event_len = ev_len;
 			copy_event(ps->st->event, ev, ev_len);
-		} else if (ev_len != ps->event_len || memcmp(ev, ps->event, ev_len)) {
+		} else if (ev_len != ps->event_len || memcmp(ev, ps->keys + ps->event, ev_len)) {
 			if (!ps->st->other_events++)
 				copy_event(ps->st->other_event, ev, ev_len);
 			ps->skipping = 1;
@@ -618,12 +674,19 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 	}
 	ps->weight = 1;
 	ps->sample_line = ps->lineno;
-	if (ps->o->period) {
+	/* stackcollapse-perf.pl takes the period of "TIME: PERIOD EVENT:"
+	 * only (its regex wants a ':' before it); --period takes it after
+	 * any field. */
+	if (period && ps->o->period == PERF_SCRIPT_WEIGHT_DEFAULT && !colon)
+		period = NULL;
+	if (ps->o->period != PERF_SCRIPT_WEIGHT_SAMPLES) {
 		if (period && parse_num(period, period_len, UINT64_MAX, &ps->weight)) {
 			ps->st->bad_line = ps->lineno;
 			return -EOVERFLOW;
 		}
-		if (!period)
+		if (period)
+			ps->st->weighed++;
+		else
 			ps->st->no_period++;
 	}
 	if (parse_num(l + pid_at, pid_len, PERF_SCRIPT_MAX_ID, &pid) ||
@@ -631,7 +694,9 @@ static int header_line(struct ps *ps, const char *l, size_t n)
 		ps->st->bad_line = ps->lineno;
 		return -ERANGE;
 	}
-	if (tid_len)
+	/* "pid/0" (swapper 0/0): stackcollapse-perf.pl's `not $tid` takes
+	 * it as a tid alone, named "comm-?/PID". */
+	if (tid_len && tid)
 		err = find_thread(ps, l, comm_len, (uint32_t)pid, 1, (uint32_t)tid, &ps->thread);
 	else
 		err = find_thread(ps, l, comm_len, 0, 0, (uint32_t)pid, &ps->thread);
@@ -737,80 +802,177 @@ static int finish(struct ps *ps)
 	return err;
 }
 
+/* One line (without its '\n'). */
+static int one_line(struct ps *ps, const char *l, size_t n)
+{
+	struct perf_script_stats *st = ps->st;
+	int r, err = 0;
+
+	ps->lineno++;
+	if (n && l[n - 1] == '\r')
+		n--;
+	if (!n)
+		return end_sample(ps);
+	st->lines++;
+	if (l[0] == '#')
+		return 0;
+	if (is_space(l[0])) {
+		size_t i = 0;
+
+		while (i < n && is_space(l[i]))
+			i++;
+		if (i == n)
+			return end_sample(ps);
+		r = indented_line(ps, l, n);
+	} else if (ps->in_sample && !is_header(l, n)) {
+		/* A frame line without indentation (perf-java-stacks-02
+		 * of FlameGraph's tests): stackcollapse-perf.pl's
+		 * `^\s*(\w+)\s*(.+) \((.*)\)` takes it after a header. */
+		r = indented_line(ps, l, n);
+		if (!r) {
+			err = end_sample(ps);
+			ps->in_sample = ps->skipping = 1;
+		}
+	} else {
+		err = end_sample(ps);
+		if (err)
+			return err;
+		r = header_line(ps, l, n);
+		if (!r) {
+			/* Its frames belong to no sample we can name. */
+			ps->in_sample = ps->skipping = 1;
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!r && !st->malformed++)
+		st->first_malformed = ps->lineno;
+	return err;
+}
+
+struct perf_script_reader {
+	struct ps ps;
+	struct perf_script_opts opts;
+	char *carry; /* the start of a line the last chunk cut */
+	size_t ncarry, carry_cap;
+};
+
+void perf_script_reader__free(struct perf_script_reader *r)
+{
+	struct ps *ps;
+
+	if (!r)
+		return;
+	ps = &r->ps;
+	free(ps->keys);
+	free(ps->frames);
+	free(ps->names);
+	free(ps->threads);
+	keymap__release(&ps->thread_ids);
+	free(ps->stacks);
+	free(ps->stack_index);
+	free(ps->stack_ids);
+	free(ps->cur);
+	free(ps->text);
+	free(r->carry);
+	free(r);
+}
+
+int perf_script_reader__new(struct perf_script_reader **out, struct profile *p,
+			    const struct perf_script_opts *opts, struct perf_script_stats *st)
+{
+	struct perf_script_reader *r = calloc(1, sizeof(*r));
+	struct ps *ps;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (opts)
+		r->opts = *opts;
+	ps = &r->ps;
+	*ps = (struct ps){.p = p, .o = &r->opts, .st = st};
+	memset(st, 0, sizeof(*st));
+	p->has_threads = 1;
+	ps->frames_mask = 1023;
+	ps->stack_mask = 1023;
+	ps->frames = calloc(ps->frames_mask + 1, sizeof(*ps->frames));
+	ps->stack_index = calloc(ps->stack_mask + 1, sizeof(*ps->stack_index));
+	/* cur is never NULL: memcpy and memcmp of empty stacks get a pointer. */
+	if (!ps->frames || !ps->stack_index || keymap__init(&ps->thread_ids, 64) ||
+	    GROW(ps->cur, ps->cur_cap, 64)) {
+		perf_script_reader__free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+int perf_script_reader__feed(struct perf_script_reader *r, const char *text, size_t len)
+{
+	size_t pos = 0;
+	int err = 0;
+
+	if (r->ncarry) {
+		/* The cut line's end is in this chunk (or the chunk is all
+		 * of its middle). */
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) : len;
+
+		if (GROW(r->carry, r->carry_cap, r->ncarry + n + 1))
+			return -ENOMEM;
+		memcpy(r->carry + r->ncarry, text, n);
+		r->ncarry += n;
+		if (!nl)
+			return 0;
+		err = one_line(&r->ps, r->carry, r->ncarry);
+		r->ncarry = 0;
+		pos = n + 1;
+	}
+	while (pos < len && !err) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n;
+
+		if (!nl) {
+			n = len - pos;
+			if (GROW(r->carry, r->carry_cap, n + 1))
+				return -ENOMEM;
+			memcpy(r->carry, l, n);
+			r->ncarry = n;
+			break;
+		}
+		n = (size_t)(nl - l);
+		pos += n + 1;
+		err = one_line(&r->ps, l, n);
+	}
+	return err;
+}
+
+int perf_script_reader__finish(struct perf_script_reader *r)
+{
+	int err = 0;
+
+	if (r->ncarry)
+		err = one_line(&r->ps, r->carry, r->ncarry);
+	r->ncarry = 0;
+	if (!err)
+		err = end_sample(&r->ps);
+	if (!err)
+		err = finish(&r->ps);
+	return err;
+}
+
 int profile__from_perf_script(struct profile *p, const char *text, size_t len,
 			      const struct perf_script_opts *opts, struct perf_script_stats *st)
 {
-	static const struct perf_script_opts defaults;
-	struct ps ps = {.p = p, .o = opts ? opts : &defaults, .st = st};
-	size_t pos = 0, lineno = 0;
-	int err = -ENOMEM;
+	struct perf_script_reader *r;
+	int err = perf_script_reader__new(&r, p, opts, st);
 
-	memset(st, 0, sizeof(*st));
-	p->has_threads = 1;
-	ps.frames_mask = 1023;
-	ps.stack_mask = 1023;
-	ps.frames = calloc(ps.frames_mask + 1, sizeof(*ps.frames));
-	ps.stack_index = calloc(ps.stack_mask + 1, sizeof(*ps.stack_index));
-	/* cur is never NULL: memcpy and memcmp of empty stacks get a pointer. */
-	if (!ps.frames || !ps.stack_index || keymap__init(&ps.thread_ids, 64) ||
-	    GROW(ps.cur, ps.cur_cap, 64))
-		goto out;
-	err = 0;
-	while (pos < len && !err) {
-		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - l) : len - pos;
-		int r;
-
-		pos += n + 1;
-		ps.lineno = ++lineno;
-		if (n && l[n - 1] == '\r')
-			n--;
-		if (!n) {
-			err = end_sample(&ps);
-			continue;
-		}
-		st->lines++;
-		if (l[0] == '#')
-			continue;
-		if (is_space(l[0])) {
-			size_t i = 0;
-
-			while (i < n && is_space(l[i]))
-				i++;
-			if (i == n) {
-				err = end_sample(&ps);
-				continue;
-			}
-			r = indented_line(&ps, l, n);
-		} else {
-			err = end_sample(&ps);
-			if (err)
-				break;
-			r = header_line(&ps, l, n);
-			if (!r) {
-				/* Its frames belong to no sample we can name. */
-				ps.in_sample = ps.skipping = 1;
-			}
-		}
-		if (r < 0)
-			err = r;
-		else if (!r && !st->malformed++)
-			st->first_malformed = lineno;
-	}
+	if (err)
+		return err;
+	err = perf_script_reader__feed(r, text, len);
 	if (!err)
-		err = end_sample(&ps);
-	if (!err)
-		err = finish(&ps);
-out:
-	free(ps.frames);
-	free(ps.names);
-	free(ps.threads);
-	keymap__release(&ps.thread_ids);
-	free(ps.stacks);
-	free(ps.stack_index);
-	free(ps.stack_ids);
-	free(ps.cur);
-	free(ps.text);
+		err = perf_script_reader__finish(r);
+	perf_script_reader__free(r);
 	return err;
 }
 
@@ -840,6 +1002,13 @@ int perf_script_detect(const char *text, size_t len)
 				return 1;
 			continue;
 		}
+		/* An unindented frame "HEX sym (dso)" (folded lines end
+		 * in a count, never in ')'). */
+		for (a = 0; a < n && is_hex(l[a]); a++)
+			;
+		if (a && a + 1 < n && l[a] == ' ' && l[n - 1] == ')' &&
+		    find_bytes(l + a, n - a, " ("))
+			return 1;
 		/* A header with a time: a token "DIGITS.DIGITS:". */
 		for (i = 0; i + 3 < n; i++) {
 			if (!is_space(l[i]) || !is_digit(l[i + 1]))

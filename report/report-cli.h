@@ -52,6 +52,7 @@ enum profile_input_opt {
 	PROFILE_OPT_WALL,
 	PROFILE_OPT_PERIOD, /* perf script input (formats.h) */
 	PROFILE_OPT_PIDS,
+	PROFILE_OPT_NO_PERIOD,
 	PROFILE_OPT_EVENT,
 	PROFILE_OPT_ARGS,
 	PROFILE_OPT_ALLOC,
@@ -79,6 +80,7 @@ enum profile_input_opt {
 		{"lines", no_argument, NULL, PROFILE_OPT_LINES},                                   \
 		{"period", no_argument, NULL, PROFILE_OPT_PERIOD},                                 \
 		{"pids", no_argument, NULL, PROFILE_OPT_PIDS},                                     \
+		{"no-period", no_argument, NULL, PROFILE_OPT_NO_PERIOD},                           \
 		{"java-signatures", no_argument, NULL, PROFILE_OPT_JAVA_SIGNATURES}
 
 /* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
@@ -128,7 +130,8 @@ struct profile_input {
 	struct folded_stats folded; /* when not */
 	/* `perf script` text input (formats.h, perf-script.c). */
 	int is_perf_script;
-	int perf_period; /* --period: weigh its samples by their period */
+	int perf_period; /* --period 1, --no-period -1 (perf script weights, formats.h) */
+	int perf_weighed; /* set by loading: some counts are perf script periods */
 	int perf_pids;   /* --pids: roots "comm-PID" */
 	int want_threads; /* the command's output needs threads (pprof, speedscope) */
 	uint64_t loaded_total; /* samples before the filters */
@@ -235,6 +238,8 @@ void profile_input_name(char *shown, size_t len, const char *path);
  * 0, or EXIT_FAIL after printing. */
 int profile_input_read(const char *path, const char *shown, const char *hint,
 		       unsigned char **data, size_t *size);
+/* Its messages for `err` (-errno of reading path): EXIT_FAIL. */
+int profile_input_read_error(const char *path, const char *shown, const char *hint, int err);
 
 /* A command's text output: -o FILE, a new file that takes its name only
  * when it was written whole (lib/out-file.h), or standard output. */

@@ -12,7 +12,9 @@
  *
  * Palette maps hold name -> color pairs read from and written back to a
  * palette file, so graphs compared side by side use the same colors
- * (flamegraph.pl's --cp and palette.map). */
+ * (flamegraph.pl's --cp and palette.map). flamegraph.pl's files start with
+ * "->rgb(...)", the color of its root, whose name is empty: kept and
+ * written back, not used (prof's root has its own color). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,8 @@ struct svg_palette_map {
 	size_t colors_cap;
 	size_t count;
 	int changed;
+	int has_root;        /* an "->rgb(...)" line: flamegraph.pl's root */
+	uint32_t root_color;
 };
 
 struct svg_palette_map *svg_palette_map__new(void)
@@ -239,12 +243,16 @@ int svg_palette_map__read(struct svg_palette_map *m, const char *text, size_t le
 		/* The color has no "->"; the name may. */
 		for (sep = llen; sep >= 2 && !(line[sep - 2] == '-' && line[sep - 1] == '>'); sep--)
 			;
-		if (sep < 3 || parse_rgb(line + sep, llen - sep, &color)) {
+		if (sep < 2 || parse_rgb(line + sep, llen - sep, &color)) {
 			*bad_line = lineno;
 			return -EBADMSG;
 		}
-		if (set(m, line, sep - 2, color))
+		if (sep == 2) {
+			m->has_root = 1;
+			m->root_color = color;
+		} else if (set(m, line, sep - 2, color)) {
 			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -271,9 +279,17 @@ int svg_palette_map__write(const struct svg_palette_map *m, FILE *out)
 		ids[i] = (uint32_t)i + 1;
 	qsort_r(ids, m->count, sizeof(*ids), cmp_ids, (void *)&m->names);
 	errno = 0;
+	if (m->has_root && fprintf(out, "->rgb(%u,%u,%u)\n", m->root_color >> 16,
+				   m->root_color >> 8 & 0xff, m->root_color & 0xff) < 0)
+		err = errno ? -errno : -EIO;
 	for (i = 0; i < m->count && !err; i++) {
 		uint32_t c = m->colors[ids[i]];
 
+		/* flamegraph.pl splits a line at every "->": such a name would
+		 * give its first part a broken color. Left out (its color is
+		 * the palette's, the same every time). */
+		if (memmem(strtab__str(&m->names, ids[i]), strtab__len(&m->names, ids[i]), "->", 2))
+			continue;
 		if (fwrite(strtab__str(&m->names, ids[i]), 1, strtab__len(&m->names, ids[i]), out) !=
 			    strtab__len(&m->names, ids[i]) ||
 		    fprintf(out, "->rgb(%u,%u,%u)\n", c >> 16, c >> 8 & 0xff, c & 0xff) < 0)

@@ -121,11 +121,14 @@ struct svg_palette_map *svg_palette_map__new(void);
 /* NULL is a no-op. */
 void svg_palette_map__free(struct svg_palette_map *m);
 /* Adds the lines of a palette file, "NAME->rgb(R,G,B)" each (flamegraph.pl's
- * palette.map; empty lines ignored; a later line wins). 0, -ENOMEM, or
+ * palette.map, whose "->rgb(...)" line, its root's, is kept for writing;
+ * empty lines ignored; a later line wins). 0, -ENOMEM, or
  * -EBADMSG with the 1-based number of the first bad line in *bad_line. */
 int svg_palette_map__read(struct svg_palette_map *m, const char *text, size_t len,
 			  size_t *bad_line);
-/* Writes every entry, sorted bytewise by name, in the same format. 0 or
+/* Writes every entry, sorted bytewise by name as flamegraph.pl sorts its
+ * keys, in the same format; not names holding "->", which flamegraph.pl
+ * cannot read back. 0 or
  * -errno of the failed write. */
 int svg_palette_map__write(const struct svg_palette_map *m, FILE *out);
 /* Did svg__write() add names since the map was made or read? */

@@ -210,8 +210,11 @@ teardown_file() {
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[ "$stderr" = "prof report: '$BATS_TEST_TMPDIR/sum.txt': the periods add up to more than 2^64 - 1 at line 4; prof does not round or wrap them" ]
-	# Without --period each sample counts 1: fine.
+	# By default too (periods weigh, as stackcollapse-perf.pl weighs them).
 	run "$PROF" report -i "$BATS_TEST_TMPDIR/sum.txt"
+	[ "$status" -eq 1 ]
+	# With --no-period each sample counts 1: fine.
+	run "$PROF" report -i "$BATS_TEST_TMPDIR/sum.txt" --no-period
 	[ "$status" -eq 0 ]
 }
 

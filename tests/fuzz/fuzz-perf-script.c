@@ -30,7 +30,7 @@ static void outputs(struct profile *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct perf_script_opts o = {.root = size % 3, .period = (int)(size & 4)};
+	struct perf_script_opts o = {.root = size % 3, .period = (size >> 2) % 3};
 	struct perf_script_stats st;
 	struct profile p;
 

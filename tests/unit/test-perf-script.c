@@ -68,11 +68,19 @@ static void test_default_output(void **state)
 	char *out;
 
 	(void)state;
+	/* Weighed by their periods, as stackcollapse-perf.pl weighs them. */
 	out = fold(default_text, NULL, &st);
+	assert_string_equal(out, "alpha;start_thread;alpha_inner;burn_alpha 4008016\n"
+				 "pool-2;[unknown];[libc.so.6];pool_burn;"
+				 "irqentry_exit_to_user_mode_[k] 2004008\n");
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.weighed, 3);
+	free(out);
+	out = fold(default_text, &(struct perf_script_opts){.period = PERF_SCRIPT_WEIGHT_SAMPLES},
+		   &st);
 	assert_string_equal(out, "alpha;start_thread;alpha_inner;burn_alpha 2\n"
 				 "pool-2;[unknown];[libc.so.6];pool_burn;"
 				 "irqentry_exit_to_user_mode_[k] 1\n");
-	assert_int_equal(st.samples, 3);
 	assert_int_equal(st.malformed, 0);
 	assert_string_equal(st.event, "cpu-clock:ppp");
 	free(out);
@@ -84,18 +92,26 @@ static void test_roots_and_period(void **state)
 				   "\t1 f (/a)\n\n"
 				   "V8 WorkerThread 100/101 [000] 5.000002:     750 cycles: \n"
 				   "\t2 f (/a)\n";
-	struct perf_script_opts o = {.root = PERF_SCRIPT_ROOT_TID};
+	struct perf_script_opts o = {.root = PERF_SCRIPT_ROOT_TID,
+				     .period = PERF_SCRIPT_WEIGHT_SAMPLES};
 
 	(void)state;
-	check(text, NULL, "V8_WorkerThread;f 2\n");
+	check(text, NULL, "V8_WorkerThread;f 1000\n");
 	check(text, &o, "V8_WorkerThread-100/101;f 2\n");
 	o.root = PERF_SCRIPT_ROOT_PID;
-	o.period = 1;
+	o.period = PERF_SCRIPT_WEIGHT_PERIOD;
 	check(text, &o, "V8_WorkerThread-100;f 1000\n");
 	/* No pid in the text: "?". */
 	o.root = PERF_SCRIPT_ROOT_TID;
-	o.period = 0;
+	o.period = PERF_SCRIPT_WEIGHT_DEFAULT;
 	check("java 25607 4794564.109216: cycles: \n\t1 f (/a)\n", &o, "java-?/25607;f 1\n");
+	/* "0/0" is a tid alone to stackcollapse-perf.pl (`not $tid`). */
+	check("swapper 0/0 [000] 1.5: 7 cycles: \n\t1 f (/a)\n", &o, "swapper-?/0;f 7\n");
+	/* Its period regex wants a ':' before the period (a time): without
+	 * one the sample counts 1 by default, its period with --period. */
+	check("a 1/2 7 cycles: \n\t1 f (/a)\n", &o, "a-1/2;f 1\n");
+	o.period = PERF_SCRIPT_WEIGHT_PERIOD;
+	check("a 1/2 7 cycles: \n\t1 f (/a)\n", &o, "a-1/2;f 7\n");
 }
 
 static void test_symbol_tidying(void **state)
@@ -117,6 +133,83 @@ static void test_symbol_tidying(void **state)
 	check(text, NULL,
 	      "java;native_safe_halt_[k];outer;inner_[i];say his_[j];net/http.(*Client).Do;"
 	      "ns::(anonymous namespace)::g;ns::f;org/mozilla/Foo:.call_[j] 1\n");
+}
+
+/* The reader fed in chunks cut anywhere (inside lines, inside "\r\n",
+ * the last line without '\n') folds as the whole text does; what it
+ * keeps does not point into a chunk (each is wiped after feeding). */
+static void test_chunks(void **state)
+{
+	static const char tail[] = "java 7 cycles:\r\n"
+				   "7f72 LBusy;::main (/tmp/perf-7.map)\r\n\r\n"
+				   "java 7 cycles:\n\t1 [unknown] (/tmp/perf-7.map)";
+	char text[2048], *want, *got;
+	size_t len, step, i;
+	struct perf_script_stats st0;
+
+	(void)state;
+	/* The tail's event, "cycles", is not the first: its samples are
+	 * skipped, the same way in every cut. */
+	snprintf(text, sizeof(text), "%s%s", default_text, tail);
+	len = strlen(text);
+	want = fold(text, NULL, &st0);
+	assert_int_equal(st0.samples, 3);
+	assert_int_equal(st0.other_events, 2);
+	for (step = 1; step <= 64; step += step < 8 ? 1 : 13) {
+		struct profile p;
+		struct perf_script_stats st;
+		struct perf_script_reader *r;
+		struct folded_opts fo = {.thread_root = PROFILE_ROOT_NAME};
+		size_t n = 0;
+		FILE *f;
+
+		got = NULL;
+		assert_int_equal(profile__init(&p), 0);
+		assert_int_equal(perf_script_reader__new(&r, &p, NULL, &st), 0);
+		for (i = 0; i < len; i += step) {
+			char chunk[64];
+			size_t k = len - i < step ? len - i : step;
+
+			memcpy(chunk, text + i, k);
+			assert_int_equal(perf_script_reader__feed(r, chunk, k), 0);
+			memset(chunk, 'x', sizeof(chunk));
+		}
+		assert_int_equal(perf_script_reader__finish(r), 0);
+		perf_script_reader__free(r);
+		assert_int_equal(st.samples, st0.samples);
+		assert_int_equal(st.other_events, st0.other_events);
+		assert_int_equal(st.lines, st0.lines);
+		f = open_memstream(&got, &n);
+		assert_int_equal(profile__write_folded(&p, &fo, f), 0);
+		fclose(f);
+		profile__release(&p);
+		assert_string_equal(got, want);
+		free(got);
+	}
+	free(want);
+	perf_script_reader__free(NULL);
+}
+
+/* As stackcollapse-perf.pl: Java's 'L' goes with --pids/--tids too (its
+ * `$pname =~ m/^java/`), an unknown symbol in a perf map is "[perf-N.map]"
+ * marked JIT, and frame lines after a header need no indentation ("LBusy;"
+ * has no '/': kept). */
+static void test_java_jit_unindented(void **state)
+{
+	static const char text[] = "java 7/8 1.5: cycles: \n"
+				   "\t1 Lorg/Foo;.run (/tmp/perf-7.map)\n"
+				   "\t2 [unknown] (/tmp/perf-7.map)\n\n"
+				   "java 7 cycles:\n"
+				   "ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n"
+				   "7f722d12e1d4 LBusy;::main (/tmp/perf-7.map)\n"
+				   "7f72432b4e9a start_thread (/lib/libpthread-2.15.so)\n\n";
+	struct perf_script_opts o = {.root = PERF_SCRIPT_ROOT_PID};
+
+	(void)state;
+	check(text, &o,
+	      "java-7;[perf-7.map]_[j];org/Foo:.run_[j] 1\n"
+	      "java-?;start_thread;LBusy:::main_[j];native_write_msr_safe_[k] 1\n");
+	assert_true(perf_script_detect(strstr(text, "java 7 "), strlen(strstr(text, "java 7 "))));
 }
 
 static void test_formats_without_fields(void **state)
@@ -225,6 +318,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_output),
 		cmocka_unit_test(test_roots_and_period),
+		cmocka_unit_test(test_java_jit_unindented),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_symbol_tidying),
 		cmocka_unit_test(test_formats_without_fields),
 		cmocka_unit_test(test_events_and_bad_lines),
