@@ -117,10 +117,18 @@ frame_attr() {
 	[ "$(xpath "string(//*[@id='subtitle'])" "$out")" = sub ]
 	[ "$(frame_attr all y "$out")" -eq 0 ]
 	[ "$(xpath "string(($G/*[local-name()='title'])[1])" "$out")" = 'all (1,000 bytes)' ]
-	# --minwidth 0 keeps the 0.1% frame; the default prunes below 0.1%.
+	# --minwidth 0 keeps the 0.1% frame; the default prunes below 0.1 px of
+	# the 1200 px a fluid graph is laid out for (flamegraph.pl's rule), and
+	# says so
 	[ "$(xpath "count($G)" "$out")" -eq 4 ]
-	printf 'main;f 1\nmain;g 2000\n' | "$PROF" svg -o "$out"
+	[ "$(xpath "count(//*[@id='hidden'])" "$out")" -eq 0 ]
+	printf 'main;f 1\nmain;g 11000\n' | "$PROF" svg -o "$out"
+	[ "$(xpath "count($G)" "$out")" -eq 4 ]
+	printf 'main;f 1\nmain;g 13000\n' | "$PROF" svg -o "$out"
 	[ "$(xpath "count($G)" "$out")" -eq 3 ]
+	[ "$(xpath "string(//*[@id='hidden'])" "$out")" = \
+		"1 frame too narrow to draw (0.01% of the samples end in them); search counts them" ]
+	[ "$(xpath "string(//*[@id='hidden-names'])" "$out")" = f ]
 }
 
 @test "option errors are usage errors" {
