@@ -701,8 +701,9 @@
 		function num() {
 			var v = 0, mul = 1, d;
 			do {
-				d = digit[s.charCodeAt(pos++) & 127];
-				if (!(d >= 0) || pos > s.length)
+				var c = s.charCodeAt(pos++);
+				d = c < 128 ? digit[c] : -1;
+				if (d < 0 || pos > s.length)
 					throw new Error('bad hidden-frames table');
 				v += (d & 31) * mul;
 				mul *= 32;
