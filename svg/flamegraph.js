@@ -29,7 +29,8 @@
  *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
  *   an <img>, which runs no script; here it becomes 100% wide;
- * - labels on dark fills (white text contrasts more) get class "d".
+ * - labels on dark fills (white text contrasts more) get class "d",
+ *   except on a differential graph's see-through vanished frames.
  *
  * Embedding (svg/embed-js.awk) drops indentation and comments on lines
  * of their own; keep other comments short, and keep the file free of the
@@ -971,7 +972,8 @@
 			names.push(m ? title.slice(0, m.index) : title);
 			counts[i] = m ? Number(m[1].replace(/,/g, '')) : 0;
 			changes.push(m && m[2] ? m[2] : '');
-			darkFill.push(!!dark[attr(r, 'class')]);
+			/* a vanished frame (class v) is see-through: pale */
+			darkFill.push(!!dark[attr(r, 'class')] && !g.classList.contains('v'));
 			x0[i] = cx[i] = Number(attr(r, 'x'));
 			w0[i] = cw[i] = Number(attr(r, 'width'));
 			var row = Math.round(Number(attr(r, 'y')) / fh);

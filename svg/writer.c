@@ -473,7 +473,10 @@ static int write_labels(struct writer *wr)
 			return -ENOMEM;
 		X(libxml.start_element(wr->w, S("text")));
 		X(libxml.write_attribute(wr->w, S("x"), S(wr->b.s)));
-		if (dark(wr->colors[wr->klass[i]]) && (err = attr(wr, "class", "d")))
+		/* a vanished frame is see-through: its fill shows pale */
+		if (dark(wr->colors[wr->klass[i]]) &&
+		    !(wr->o->diff && svg_diff_frames__vanished(&wr->diff, f->node)) &&
+		    (err = attr(wr, "class", "d")))
 			return err;
 		if ((err = attr_num(wr, "y",
 				    row_y(wr, f->depth) + (wr->fh - 1) / 2.0 + wr->fs / 4, 2)))

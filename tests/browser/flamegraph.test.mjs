@@ -564,8 +564,9 @@ test('as an <img>, the fluid graph shows at its intrinsic size (1200 px), and sc
 
 test('differential colors: by self change (the frame that changed), inclusive as an option; readable labels', async () => {
 	const input = join(dir, 'diff.folded');
-	// "stack OLD NEW": leaf grew, gone shrank to nothing, the rest is the same
-	writeFileSync(input, 'main;a;leaf 100 300\nmain;a 50 50\nmain;b 200 200\nmain;gone 200 0\n');
+	// "stack OLD NEW": leaf grew, shrunk shrank, gone vanished, the rest is the same
+	writeFileSync(input, 'main;a;leaf 100 300\nmain;a 50 50\nmain;b 200 200\n' +
+		'main;shrunk 300 100\nmain;gone 100 0\n');
 	const fills = async (args) => {
 		const svg = join(dir, 'diff.svg');
 		run(PROF, ['svg', '--diff', ...args, '-i', input, '-o', svg]);
@@ -586,21 +587,25 @@ test('differential colors: by self change (the frame that changed), inclusive as
 		return out;
 	};
 	const RED = 'rgb(255, 0, 0)', BLUE = 'rgb(0, 0, 255)', WHITE = 'rgb(255, 255, 255)';
+	const BLACK = 'rgb(0, 0, 0)', HALF_BLUE = 'rgb(105, 105, 255)'; // 210 * (1 - 100 / 200)
 	const self = await fills([]);
 	assert.equal(self.leaf, RED, 'the frame that grew is the deepest red');
-	assert.equal(self.gone, BLUE, 'the frame that shrank is the deepest blue');
+	assert.equal(self.shrunk, BLUE, 'the frame that shrank is the deepest blue');
+	assert.equal(self.gone, HALF_BLUE, 'the frame that vanished: -100 of the largest 200');
 	for (const f of ['main', 'a', 'b'])
 		assert.equal(self[f], WHITE, `${f}: no self change`);
-	// labels: white on the pure blue, black on red and white
-	assert.equal(self.labels.gone, WHITE);
-	assert.equal(self.labels.leaf, 'rgb(0, 0, 0)');
-	assert.equal(self.labels.main, 'rgb(0, 0, 0)');
+	// labels: white on the pure blue, black on red and white, and on the
+	// vanished frame (drawn see-through, so its blue shows pale)
+	assert.equal(self.labels.shrunk, WHITE);
+	assert.equal(self.labels.leaf, BLACK);
+	assert.equal(self.labels.main, BLACK);
+	assert.equal(self.labels.gone, BLACK);
 	const incl = await fills(['--diff-colors', 'inclusive']);
-	// inclusive: main +0 (200 up, 200 down), a +200 like leaf
+	// inclusive: a +200 like leaf, main -100 (+200 - 200 - 100)
 	assert.equal(incl.a, RED);
 	assert.equal(incl.leaf, RED);
-	assert.equal(incl.gone, BLUE);
-	assert.equal(incl.main, WHITE);
+	assert.equal(incl.shrunk, BLUE);
+	assert.equal(incl.main, HALF_BLUE);
 	assert.equal(incl.b, WHITE);
 });
 
