@@ -720,11 +720,11 @@
 				throw new Error('bad hidden-frames table');
 			first[frame] = count.length;
 			for (var t = num(); t; t = num()) {
-				if (t === 1) {
-					nameList.push(num());
+				if (t % 2) {
+					nameList.push((t - 1) / 2); /* an only child, same count */
 					continue;
 				}
-				for (var up = t - 2; up > 0 && open.length; up--)
+				for (var up = t / 2 - 1; up > 0 && open.length; up--)
 					end[open.pop()] = count.length;
 				open.push(count.length);
 				nameAt.push(nameList.length);

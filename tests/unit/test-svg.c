@@ -434,9 +434,10 @@ static void test_minwidth_prunes_and_keeps_parent_width(void **state)
 }
 
 /* The frames left out go to the table the search reads (hidden.c): names
- * once each, one a line; per drawn frame with hidden children, base-64
- * VLQ: the frame's index delta, "UP+2 NAME COUNT" per hidden frame or "1
- * NAME" for an only child with its parent's count, then 0. */
+ * once each, one a line, the most used first; per drawn frame with hidden
+ * children, base-64 VLQ: the frame's index delta, "2*(UP+1) NAME COUNT"
+ * per hidden frame or "2*NAME+1" for an only child with its parent's
+ * count, then 0. */
 static void test_hidden_frames_table(void **state)
 {
 	static const struct {
@@ -447,13 +448,17 @@ static void test_hidden_frames_table(void **state)
 		 "2 frames too narrow to draw (0.10% of the samples end in them); "
 		 "search counts them"},
 		/* c (10) and its only child d (10): one frame for a search */
-		{"p;big 1990\np;c;d 10\n", "c\nd", "BCAKBBA",
+		{"p;big 1990\np;c;d 10\n", "c\nd", "BCAKDA",
 		 "2 frames too narrow to draw (0.50% of the samples end in them); "
 		 "search counts them"},
 		/* two groups: under p (frame 1) and under big (frame 2), and
-		 * siblings: the second is UP 1 (token 3, "D") */
-		{"p;big 1980\np;big;x 4\np;y 8\np;z 8\n", "y\nz\nx", "BCAIDBIABCCEA",
+		 * siblings: the second is UP 1 (token 4, "E") */
+		{"p;big 1980\np;big;x 4\np;y 8\np;z 8\n", "y\nz\nx", "BCAIEBIABCCEA",
 		 "3 frames too narrow to draw (1.00% of the samples end in them); "
+		 "search counts them"},
+		/* w, used three times, is line 0 */
+		{"p;big 1980\np;u;w 4\np;v;w 4\np;w 8\n", "w\nu\nv", "BCBEBECEBEAIA",
+		 "5 frames too narrow to draw (0.80% of the samples end in them); "
 		 "search counts them"},
 	};
 	struct svg_opts o = {.minwidth_unit = SVG_MINWIDTH_PERCENT, .minwidth = 1};
