@@ -220,7 +220,8 @@ static int write_names(struct encoder *e)
 {
 	size_t i;
 
-	qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
+	if (e->nnames > 1)
+		qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
 	e->line = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->line));
 	if (!e->line)
 		return -ENOMEM;
