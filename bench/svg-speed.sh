@@ -11,13 +11,16 @@
 #    most of them siblings of an earlier stack (a shared prefix, the last
 #    1-6 frames replaced), names from a pool of 20,000, sample counts skewed
 #    towards a hot set. hyperfine (1 warm-up, RUNS runs) times
-#      prof svg -i big.folded -o OUT.svg                (default: 0.1% pruning)
+#      prof svg -i big.folded -o OUT.svg                (default: 0.1 px pruning)
+#      prof svg -i big.folded --minwidth 0.1% -o OUT.svg (the default before)
 #      prof svg -i big.folded --minwidth 0 -o OUT.svg   (every frame drawn)
 #    /usr/bin/time -v gives the peak RSS of one more run of each; the drawn
 #    frames are counted with xmllint (the children of svg#frames, the DOM of
 #    docs/prof-svg.md), and bytes per frame are given whole (file / frames)
-#    and for the frames alone (the bytes from <svg id="frames"> on: frames
-#    and labels, without the fixed style and script).
+#    and for the frames alone (the bytes from <svg id="frames"> on: frames,
+#    labels and the table of the frames too narrow to draw, which the
+#    search reads, without the fixed style and script); "hidden table" is
+#    that table's bytes (from <metadata id="hidden-names"> on).
 # 2. Unless PERF_SAMPLES=0: bench/cpu-bound (one thread per CPU) recorded at
 #    FREQ (4999) Hz for about PERF_SAMPLES (200,000) samples by prof and by
 #    `perf record -g -e cpu-clock`; hyperfine times
@@ -111,6 +114,14 @@ frame_bytes() {
 	echo $(($(file_bytes "$1") - off))
 }
 
+# hidden_bytes SVG: the bytes from '<metadata id="hidden-names"' to the end
+# (0: nothing hidden).
+hidden_bytes() {
+	local off
+	off=$(grep -bo '<metadata id="hidden-names"' "$1" | head -1 | cut -d: -f1)
+	if [ -n "$off" ]; then echo $(($(file_bytes "$1") - off)); else echo 0; fi
+}
+
 # peak_rss_mb LOG: "Maximum resident set size" of /usr/bin/time -v, in MB.
 peak_rss_mb() {
 	awk -F': ' '/Maximum resident set size/ {printf "%.0f\n", $2 / 1024}' "$1"
@@ -131,6 +142,7 @@ fbytes=$(file_bytes "$TMP/big.folded")
 say "timing prof svg, $RUNS runs each"
 hyperfine -N --warmup 1 --runs "$RUNS" --export-csv "$TMP/svg.csv" \
 	-n default "$(printf '%q ' "$PROF" svg -i "$TMP/big.folded" -o "$TMP/default.svg")" \
+	-n pct "$(printf '%q ' "$PROF" svg -i "$TMP/big.folded" --minwidth 0.1% -o "$TMP/pct.svg")" \
 	-n minwidth0 "$(printf '%q ' "$PROF" svg -i "$TMP/big.folded" --minwidth 0 -o "$TMP/all.svg")" >&2
 # hyperfine's csv: command,mean,stddev,median,user,system,min,max
 t() { awk -F, -v c="$1" '$1 == c {printf "%.3f ± %.3f", $2, $3}' "$2"; }
@@ -146,9 +158,10 @@ row() {
 	n=$(frames "$ref")
 	b=$(file_bytes "$ref")
 	fb=$(frame_bytes "$ref")
+	hb=$(hidden_bytes "$ref")
 	echo "| $label | $(t "$name" "$TMP/svg.csv") | $(peak_rss_mb "$TMP/$name.time") MB | $n |" \
 		"$(awk -v b="$b" 'BEGIN {printf "%.2f", b / 1e6}') MB | $(ratio "$b" "$n") |" \
-		"$(ratio "$fb" "$n") |"
+		"$(ratio "$fb" "$n") | $(awk -v b="$hb" 'BEGIN {printf "%.2f", b / 1e6}') MB |"
 }
 
 echo "### prof svg on 1,000,000 samples of 100,000 unique stacks"
@@ -162,9 +175,10 @@ echo "Synthetic folded input from \`bench/svg-speed.sh\`'s generator (seed $SEED
 	"bytes from \`<svg id=\"frames\">\` to the end (frames and labels, without the fixed" \
 	"style and script). Each SVG was written twice and compared: the same bytes."
 echo
-echo "| \`prof svg -i big.folded\` | time (s) | peak RSS | drawn frames | SVG | bytes/frame | bytes/frame, frames only |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-row "default (\`--minwidth 0.1%\`)" default "$TMP/default.svg"
+echo "| \`prof svg -i big.folded\` | time (s) | peak RSS | drawn frames | SVG | bytes/frame | bytes/frame, frames only | hidden table |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+row "default (\`--minwidth 0.1\` px)" default "$TMP/default.svg"
+row "\`--minwidth 0.1%\`" pct "$TMP/pct.svg" --minwidth 0.1%
 row "\`--minwidth 0\` (every frame)" minwidth0 "$TMP/all.svg" --minwidth 0
 echo
 echo "FlameGraph's flamegraph.pl, as the issue measured it (not packaged in Debian 12, so" \

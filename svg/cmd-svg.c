@@ -29,7 +29,7 @@ static const char usage_head[] =
 	"                [--off-cpu | --wall] [--lines]\n"
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
-	"                [--diff [--negate] [OLD NEW]]\n"
+	"                [--diff [--negate] [--diff-colors self|inclusive] [OLD NEW]]\n"
 	"\n"
 	"Draws the stacks of a recording or of folded text as a flamegraph: one\n"
 	"self-contained SVG to hover, zoom and search in a browser.\n"
@@ -57,8 +57,9 @@ static const char usage_head[] =
 	"  --font FAMILY      the font family (default: Verdana)\n"
 	"  --minwidth PX|PCT%\n"
 	"                     leave out frames narrower than this, in pixels or in %\n"
-	"                     of the total (default: 0.1%); their time stays in\n"
-	"                     their parent's width\n"
+	"                     of the total (default: 0.1 px, as flamegraph.pl);\n"
+	"                     their time stays in their parent's width, and the\n"
+	"                     search counts them\n"
 	"  --colors PALETTE   hot (default; io with --off-cpu), mem (allocations),\n"
 	"                     io (off-CPU), or java (Java, JIT _[j], inlined _[i],\n"
 	"                     C++, kernel _[k] and native frames each in their\n"
@@ -83,6 +84,9 @@ static const char usage_head[] =
 	"  --diff             the same from a two-column file ('prof diff' output,\n"
 	"                     \"stack OLD NEW\"), counts as they are\n"
 	"  --negate           widths from OLD instead (NEW scaled to OLD's total)\n"
+	"  --diff-colors self|inclusive\n"
+	"                     color by each frame's self change (default, as\n"
+	"                     flamegraph.pl) or by its change with its callees\n"
 	"\n";
 /* ...then profile_input_weight_help, a blank line, profile_input_filter_help,
  * then: */
@@ -105,6 +109,7 @@ enum {
 	OPT_SORT,
 	OPT_DIFF,
 	OPT_NEGATE,
+	OPT_DIFF_COLORS,
 };
 
 static const struct option long_options[] = {
@@ -127,6 +132,7 @@ static const struct option long_options[] = {
 	{"sort", required_argument, NULL, OPT_SORT},
 	{"diff", no_argument, NULL, OPT_DIFF},
 	{"negate", no_argument, NULL, OPT_NEGATE},
+	{"diff-colors", required_argument, NULL, OPT_DIFF_COLORS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -144,6 +150,7 @@ struct svg_cmd {
 
 	/* --diff: NEW is `in`, OLD is `old` (same options), joined in `diff`. */
 	int is_diff, negate;
+	int inclusive, inclusive_given; /* --diff-colors */
 	const char *old_path; /* OLD given as an argument; NULL: a two-column input */
 	struct profile_input old;
 	struct profile_diff diff;
@@ -260,6 +267,12 @@ static int own_option(void *cmd, int opt, const char *arg)
 	case OPT_NEGATE:
 		c->negate = 1;
 		break;
+	case OPT_DIFF_COLORS:
+		if (strcmp(arg, "self") && strcmp(arg, "inclusive"))
+			return cli_usage_error("--diff-colors needs self or inclusive, not '%s'", arg);
+		c->inclusive = !strcmp(arg, "inclusive");
+		c->inclusive_given = 1;
+		break;
 	case OPT_SORT:
 		if (!strcmp(arg, "alpha"))
 			o->sort = SVG_SORT_ALPHA;
@@ -339,8 +352,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv,
 						    "two-column input: unexpected '%s'"
 						  : "unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
-	if (c->negate && !c->is_diff)
-		return cli_usage_error("--negate goes with --diff");
+	if ((c->negate || c->inclusive_given) && !c->is_diff)
+		return cli_usage_error("%s goes with --diff", c->negate ? "--negate" : "--diff-colors");
 	if (c->is_diff && (c->colors_given || c->palette_file))
 		return cli_usage_error("--colors and --palette-file do not apply to --diff: its "
 				       "colors show the change");
@@ -478,6 +491,7 @@ static int draw(struct svg_cmd *c)
 			cli_error("out of memory");
 			return EXIT_FAIL;
 		}
+		c->sd.inclusive = c->inclusive;
 		c->opts.diff = &c->sd;
 	} else if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
 		cli_error("out of memory");

@@ -3,8 +3,10 @@
  * over the lines through it and scaled; its color from the change, as
  * FlameGraph's difference coloring does (red for more in NEW, blue for
  * less, white for none, from a pale shade for a small change to full red
- * or blue for the largest change of the graph); and the words the tooltip
- * adds. The widths are the lines' own counts and need nothing here. */
+ * or blue for the largest change of the graph), by default from the
+ * frame's self change as flamegraph.pl does (so the deepest color is on
+ * the function that changed, not on all its callers), or from its
+ * inclusive change; and the words the tooltip adds. The widths are the lines' own counts and need nothing here. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,11 +26,40 @@ static uint64_t scaled(uint64_t v, double scale)
 	return s >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)s;
 }
 
+/* The counts colored: self, or inclusive. */
+static uint64_t colored_old(const struct svg_diff_frames *df, uint32_t node)
+{
+	return df->old_self ? df->old_self[node] : df->old[node];
+}
+
+static uint64_t colored_new(const struct svg_diff_frames *df, uint32_t node)
+{
+	return df->new_self ? df->new_self[node] : df->new[node];
+}
+
 static uint64_t change(const struct svg_diff_frames *df, uint32_t node)
 {
-	uint64_t o = df->old[node], n = df->new[node];
+	uint64_t o = colored_old(df, node), n = colored_new(df, node);
 
 	return n > o ? n - o : o - n;
+}
+
+/* self[i] = v[i] minus v of i's children. Scaled counts are rounded per
+ * node, so a child may exceed its parent by a rounding: clamp at 0. */
+static uint64_t *self_counts(const struct flame_tree *t, const uint64_t *v)
+{
+	uint64_t *self = malloc((t->n ? t->n : 1) * sizeof(*self));
+	size_t i;
+
+	if (!self)
+		return NULL;
+	memcpy(self, v, t->n * sizeof(*self));
+	for (i = 1; i < t->n; i++) {
+		uint32_t up = t->nodes[i].parent;
+
+		self[up] = self[up] > v[i] ? self[up] - v[i] : 0;
+	}
+	return self;
 }
 
 int svg_diff_frames__init(struct svg_diff_frames *df, const struct flame_tree *t,
@@ -56,9 +87,18 @@ int svg_diff_frames__init(struct svg_diff_frames *df, const struct flame_tree *t
 	for (i = 0; i < t->n; i++) {
 		df->old[i] = scaled(df->old[i], d->old_scale);
 		df->new[i] = scaled(df->new[i], d->new_scale);
-		if (i && change(df, (uint32_t)i) > df->max_change)
-			df->max_change = change(df, (uint32_t)i);
 	}
+	if (!d->inclusive) {
+		df->old_self = self_counts(t, df->old);
+		df->new_self = self_counts(t, df->new);
+		if (!df->old_self || !df->new_self) {
+			svg_diff_frames__release(df);
+			return -ENOMEM;
+		}
+	}
+	for (i = 1; i < t->n; i++)
+		if (change(df, (uint32_t)i) > df->max_change)
+			df->max_change = change(df, (uint32_t)i);
 	return 0;
 }
 
@@ -66,6 +106,8 @@ void svg_diff_frames__release(struct svg_diff_frames *df)
 {
 	free(df->old);
 	free(df->new);
+	free(df->old_self);
+	free(df->new_self);
 	memset(df, 0, sizeof(*df));
 }
 
@@ -89,7 +131,7 @@ uint32_t svg_diff_frames__color(const struct svg_diff_frames *df, uint32_t node)
 	if (c > df->max_change)
 		c = df->max_change; /* the root's change may be larger */
 	v = (uint32_t)((unsigned __int128)PALE * (df->max_change - c) / df->max_change);
-	if (df->new[node] > df->old[node])
+	if (colored_new(df, node) > colored_old(df, node))
 		return 0xff0000 | v << 8 | v;
 	return v << 16 | v << 8 | 0xff;
 }

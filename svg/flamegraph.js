@@ -20,11 +20,17 @@
  * - search (button, Ctrl-F): a regex (JavaScript syntax), matches
  *   highlighted, #matched gives the share of the zoomed frame's samples
  *   under a matching frame (outermost matches only, so nested matches are
- *   not counted twice); an invalid regex is reported in #details. The
+ *   not counted twice), drawn or too narrow to draw: those are read from
+ *   the table svg/hidden.c writes, on the first search; an invalid regex
+ *   is reported in #details. The
  *   page matches with its own linear-time matcher, never with RegExp,
  *   whose backtracking a crafted link could make run for hours;
  * - state (zoomed frame, search, ignore case) lives in the URL fragment,
- *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange.
+ *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
+ * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
+ *   an <img>, which runs no script; here it becomes 100% wide;
+ * - labels on dark fills (white text contrasts more) get class "d",
+ *   except on a differential graph's see-through vanished frames.
  *
  * Embedding (svg/embed-js.awk) drops indentation and comments on lines
  * of their own; keep other comments short, and keep the file free of the
@@ -39,12 +45,26 @@
 	var doc = document;
 	var root = doc.documentElement;
 
+	/* Fluid in a tab: before anything is laid out. */
+	if (root.getAttribute('data-fluid') === '1') {
+		root.removeAttribute('viewBox');
+		root.setAttribute('width', '100%');
+	}
+
 	var framesEl, labelsEl, details, matchedEl, unzoomBtn, searchBtn, icBtn;
 	var total, units, rows, fh, inverted, countname, fontSize, charPx;
 	var n = 0;
 	var els = [], rects = [], names = [];
 	/* a differential graph's "old A, new B, +D, +P%" per frame */
 	var changes = [];
+	var darkFill = []; /* per frame: does its fill take a white label */
+	/* The frames too narrow to draw (hidden.c), read on the first search:
+	 * per hidden frame its count, the end of its subtree and its names
+	 * (hNames[hName[k]] to hNames[hName[k + 1] - 1], lines of hTable: a
+	 * chain of only children is one frame); per drawn frame the range of
+	 * its hidden subtrees, hFirst[i] to hLast[i]. */
+	var hidden = null;
+	var hiddenSums = null; /* per drawn frame: matched samples hidden above it */
 	var counts, x0, w0, cx, cw, depth, parent, end;
 	var zoomed = 0; /* index of the zoomed frame; 0, the root, when not zoomed */
 	var shown = []; /* ancestors and subtree of the zoomed frame */
@@ -123,6 +143,8 @@
 			t.setAttribute('x', (cx[j] * scale).toFixed(1));
 			t.setAttribute('y', rowY(j) + (fh - 1) / 2 + fontSize / 4);
 			t.textContent = fitLabel(names[j], chars);
+			if (darkFill[j])
+				t.setAttribute('class', 'd');
 			frag.appendChild(t);
 		}
 		labelsEl.textContent = '';
@@ -661,6 +683,102 @@
 		return m;
 	}
 
+	/* ---- hidden frames ---- */
+
+	var VLQ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+	/* The table of svg/hidden.c as arrays; null when nothing is hidden. */
+	function readHidden() {
+		var namesEl = doc.getElementById('hidden-names');
+		var framesEl2 = doc.getElementById('hidden-frames');
+		if (!namesEl || !framesEl2)
+			return null;
+		var table = namesEl.textContent.split('\n');
+		var s = framesEl2.textContent, pos = 0;
+		var scale = Math.pow(10, Number(attr(framesEl2, 'data-decimals')) || 0);
+		var digit = new Int8Array(128).fill(-1);
+		for (var k = 0; k < VLQ.length; k++)
+			digit[VLQ.charCodeAt(k)] = k;
+		function num() {
+			var v = 0, mul = 1, d;
+			do {
+				var c = s.charCodeAt(pos++);
+				d = c < 128 ? digit[c] : -1;
+				if (d < 0 || pos > s.length)
+					throw new Error('bad hidden-frames table');
+				v += (d & 31) * mul;
+				mul *= 32;
+			} while (d & 32);
+			return v;
+		}
+		var count = [], end = [], nameAt = [], nameList = [];
+		var first = new Int32Array(n), last = new Int32Array(n), open = [];
+		var frame = 0;
+		while (pos < s.length) {
+			frame += num();
+			if (frame >= n)
+				throw new Error('bad hidden-frames table');
+			first[frame] = count.length;
+			for (var t = num(); t; t = num()) {
+				if (t % 2) {
+					nameList.push((t - 1) / 2); /* an only child, same count */
+					continue;
+				}
+				for (var up = t / 2 - 1; up > 0 && open.length; up--)
+					end[open.pop()] = count.length;
+				open.push(count.length);
+				nameAt.push(nameList.length);
+				nameList.push(num());
+				count.push(num() / scale);
+				end.push(0);
+			}
+			while (open.length)
+				end[open.pop()] = count.length;
+			last[frame] = count.length;
+		}
+		nameAt.push(nameList.length);
+		return {table: table, count: count, end: end, nameAt: nameAt, names: nameList,
+			first: first, last: last};
+	}
+
+	/* Per drawn frame, the samples of the outermost matching hidden frames
+	 * above it, with matcher M; false when the search stopped. */
+	function hiddenMatches(m) {
+		if (hidden === null) {
+			try {
+				hidden = readHidden() || false;
+			} catch (err) {
+				hidden = false;
+			}
+		}
+		var sums = new Float64Array(n);
+		if (!hidden)
+			return sums;
+		var h = hidden, hit = new Int8Array(h.table.length).fill(-1);
+		for (var i = 0; i < n; i++) {
+			for (var k = h.first[i]; k < h.last[i];) {
+				var yes = false;
+				for (var q = h.nameAt[k]; q < h.nameAt[k + 1] && !yes; q++) {
+					var line = h.names[q];
+					if (hit[line] < 0) {
+						var r = m.test(h.table[line]);
+						if (r === null)
+							return false;
+						hit[line] = r ? 1 : 0;
+					}
+					yes = hit[line] === 1;
+				}
+				if (yes) {
+					sums[i] += h.count[k];
+					k = h.end[k];
+				} else {
+					k++;
+				}
+			}
+		}
+		return sums;
+	}
+
 	/* ---- search ---- */
 
 	function updateMatched() {
@@ -681,6 +799,7 @@
 					sum += counts[j];
 					j = end[j]; /* outermost only: skip the subtree */
 				} else {
+					sum += hiddenSums[j];
 					j++;
 				}
 			}
@@ -699,6 +818,7 @@
 			els[hitList[k]].classList.remove('m');
 		hitList = [];
 		hits = null;
+		hiddenSums = null;
 		status = '';
 		failure = '';
 		if (query) {
@@ -731,8 +851,15 @@
 						list.push(j);
 					}
 				}
+				var sums = failure ? null : hiddenMatches(m);
+				if (sums === false) {
+					status = 'Search stopped: this pattern needs more than ' +
+						SEARCH_WORK + ' steps over these names';
+					failure = 'Search stopped';
+				}
 				if (!failure) {
 					hits = found;
+					hiddenSums = sums;
 					hitList = list;
 					for (k = 0; k < list.length; k++)
 						els[list[k]].classList.add('m');
@@ -803,7 +930,27 @@
 
 	/* ---- start ---- */
 
+	/* Which color classes (".cK{fill:#rrggbb}" in the style) are dark:
+	 * white text contrasts more on them (WCAG 2's relative luminance). */
+	function darkClasses() {
+		var dark = {}, re = /\.(c\d+)\{fill:#([0-9a-f]{6})\}/g, m;
+		var style = doc.getElementsByTagName('style')[0];
+		var css = style ? style.textContent : '';
+		function lin(c) {
+			c /= 255;
+			return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+		}
+		while ((m = re.exec(css))) {
+			var v = parseInt(m[2], 16);
+			var l = 0.2126 * lin(v >> 16 & 255) + 0.7152 * lin(v >> 8 & 255) +
+				0.0722 * lin(v & 255);
+			dark[m[1]] = 1.05 / (l + 0.05) > (l + 0.05) / 0.05;
+		}
+		return dark;
+	}
+
 	function read() {
+		var dark = darkClasses();
 		var suffix = new RegExp(' \\(([0-9,]+(?:\\.[0-9]+)?) ' + escapeRegExp(countname) +
 			'(?:; ([^()]*))?\\)$');
 		var gs = framesEl.children, stack = [];
@@ -825,6 +972,8 @@
 			names.push(m ? title.slice(0, m.index) : title);
 			counts[i] = m ? Number(m[1].replace(/,/g, '')) : 0;
 			changes.push(m && m[2] ? m[2] : '');
+			/* a vanished frame (class v) is see-through: pale */
+			darkFill.push(!!dark[attr(r, 'class')] && !g.classList.contains('v'));
 			x0[i] = cx[i] = Number(attr(r, 'x'));
 			w0[i] = cw[i] = Number(attr(r, 'width'));
 			var row = Math.round(Number(attr(r, 'y')) / fh);

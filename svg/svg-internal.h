@@ -112,6 +112,35 @@ int svg_buf__count_scaled(struct svg_buf *b, uint64_t v, unsigned decimals);
  * trailing '.' trimmed ("12.5", "3"); the C locale's format. */
 int svg_buf__num(struct svg_buf *b, double v, int decimals);
 
+/* ---- hidden frames (hidden.c) ---- */
+
+/* A title keeps this many characters of a name, then "...": a name of
+ * megabytes in every frame of its path would make the SVG that much
+ * larger for each (the folded text and `prof report` keep it whole). */
+#define SVG_MAX_NAME_CHARS 4096
+
+/* Appends a frame's name as titles show it: made safe (svg_text_clean())
+ * and cut to SVG_MAX_NAME_CHARS. 0 or -ENOMEM. */
+int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
+
+/* The frames a graph does not draw, for the page's search: see hidden.c
+ * for the encoding. */
+struct svg_hidden {
+	struct svg_buf names;  /* their distinct names, one a line */
+	struct svg_buf stream; /* the subtrees, base-64 VLQ */
+	size_t frames;         /* hidden frames (paths) with a count */
+	uint64_t count;        /* their samples (the hidden subtrees' roots') */
+};
+
+/* Encodes the subtrees under the drawn `frames` that are not drawn, except
+ * above row cut_row - 1 when the rows from cut_row were cut (0: no cut).
+ * counts: per node, what titles show (a diff's NEW or OLD); NULL: the
+ * tree's totals. Frames with a count of 0 are left out. 0 or -ENOMEM. */
+int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const struct profile *p,
+		       const struct flame_frame *frames, size_t nframes, uint32_t cut_row,
+		       const uint64_t *counts);
+void svg_hidden__release(struct svg_hidden *h);
+
 /* ---- colors (palette.c) ---- */
 
 /* The palette's color of a name, 0xRRGGBB: a shade picked by a hash of the
@@ -130,7 +159,9 @@ int svg_palette_map__add(struct svg_palette_map *m, const char *name, size_t len
 /* Per node of a flame tree: its OLD and NEW counts, scaled. */
 struct svg_diff_frames {
 	uint64_t *old, *new;
-	uint64_t max_change; /* the largest |NEW - OLD| of a node other than the root */
+	uint64_t *old_self, *new_self; /* minus the children's (self); NULL when inclusive */
+	uint64_t max_change; /* the largest |NEW - OLD| colored (self or inclusive) of a
+				node other than the root */
 	int negate;
 	unsigned decimals; /* the profile's count_decimals, for the titles */
 };
@@ -146,7 +177,10 @@ uint64_t svg_diff_frames__count(const struct svg_diff_frames *df, uint32_t node)
 /* Is the node drawn only to show what vanished: its count is 0? */
 int svg_diff_frames__vanished(const struct svg_diff_frames *df, uint32_t node);
 /* 0xRRGGBB: red for more in NEW, blue for less, white for no change; the
- * deeper the larger the change, against the largest of the graph. */
+ * deeper the larger the change, against the largest of the graph. The
+ * change is the frame's self change (its counts minus its children's, as
+ * flamegraph.pl colors), or its inclusive one with struct svg_diff's
+ * `inclusive`. */
 uint32_t svg_diff_frames__color(const struct svg_diff_frames *df, uint32_t node);
 /* Appends "old 1,000, new 1,234, +234, +23.40%" (see docs/prof-svg.md).
  * 0 or -ENOMEM. */

@@ -32,7 +32,7 @@ enum svg_sort {
 };
 
 enum svg_minwidth_unit {
-	SVG_MINWIDTH_DEFAULT = 0, /* 0.1% of the total */
+	SVG_MINWIDTH_DEFAULT = 0, /* 0.1 px at the layout width (flamegraph.pl's) */
 	SVG_MINWIDTH_PX,
 	SVG_MINWIDTH_PERCENT,
 };
@@ -50,6 +50,7 @@ struct svg_diff {
 	double old_scale;      /* OLD's counts are shown times this (1: as they are) */
 	double new_scale;      /* NEW's likewise; one of the two is 1 */
 	int negate;            /* widths and the titles' counts from OLD, not NEW */
+	int inclusive;         /* color by the frames' inclusive change, not self */
 };
 
 /* The zero value means the default everywhere. */

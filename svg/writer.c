@@ -11,7 +11,11 @@
  * on frames wide enough for one. The script (svg/flamegraph.js) reads the
  * frames back from the DOM for hover, zoom and search. Stacks deeper
  * than the graph can usefully show are cut at a row, with a note (see
- * FLAME_MAX_ROWS), and titles keep the first MAX_NAME_CHARS of a name. */
+ * FLAME_MAX_ROWS), and titles keep the first SVG_MAX_NAME_CHARS of a name.
+ * The frames too narrow to draw go to a compact table for the search
+ * (hidden.c), and a note says how much they hold. A fluid graph has an
+ * intrinsic size (SVG_LAYOUT_WIDTH wide, with a viewBox) so that an <img>
+ * shows it whole; the script makes it fluid in a browser tab. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -28,10 +32,8 @@
 #define MAX_UNITS (1u << 24) /* float-exact integers */
 #define GLYPH_WIDTH 0.59      /* average glyph width per px of font size */
 #define LABEL_PAD 3          /* px left of a label */
-/* A title keeps this many characters of a name, then "...": a name of
- * megabytes in every frame of its path would make the SVG that much
- * larger for each (the folded text and `prof report` keep it whole). */
-#define MAX_NAME_CHARS 4096
+/* flamegraph.pl's default --minwidth: 0.1 px (at the layout width) */
+#define DEFAULT_MINWIDTH_PX 0.1
 
 struct writer {
 	const struct profile *p;
@@ -49,6 +51,7 @@ struct writer {
 	uint64_t total, units;
 	uint64_t count_total; /* what percentages are of: total, or a diff's count */
 	struct svg_diff_frames diff; /* when o->diff */
+	struct svg_hidden hidden;    /* the frames not drawn, for the search */
 	uint32_t rows;
 	struct flame_cut cut; /* the rows left out past FLAME_MAX_ROWS or _FRAMES */
 	double layout_width, fs;
@@ -74,6 +77,25 @@ static uint64_t units_of(const struct writer *wr, uint64_t x)
 	if (wr->units == wr->total)
 		return x;
 	return (uint64_t)(((unsigned __int128)x * wr->units + wr->total / 2) / wr->total);
+}
+
+/* sRGB channel to linear light (WCAG 2's relative luminance). */
+static double linear(uint32_t c8)
+{
+	double c = c8 / 255.0;
+
+	return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+/* Does white text contrast more than black on rgb? (WCAG: the two ratios
+ * are equal at a luminance of about 0.179.) Pure blue, deep purples and
+ * dark greys get white labels; reds, yellows and pale shades black. */
+static int dark(uint32_t rgb)
+{
+	double l = 0.2126 * linear(rgb >> 16 & 0xff) + 0.7152 * linear(rgb >> 8 & 0xff) +
+		   0.0722 * linear(rgb & 0xff);
+
+	return (1.05 / (l + 0.05)) > ((l + 0.05) / 0.05);
 }
 
 static int assign_colors(struct writer *wr)
@@ -204,7 +226,9 @@ static int write_style(struct writer *wr)
 			    "#frames g:hover rect{stroke:#000;stroke-width:.5;"
 			    "vector-effect:non-scaling-stroke}\n"
 			    "#frames g.m rect{fill:#e600e6}\n"
-			    "#labels{pointer-events:none}\n",
+			    "#labels{pointer-events:none}\n"
+			    "#labels text.d{fill:#fff}\n"
+			    "#hidden{fill:#707070}\n",
 			    wr->fh > 1 ? wr->fh - 1 : 1))
 		return -ENOMEM;
 	/* A differential graph's frames that are there only to show what
@@ -223,22 +247,71 @@ static int write_style(struct writer *wr)
 	return 0;
 }
 
+/* "N frames too narrow to draw (P% of the samples end in them); search
+ * counts them", under the title and the other notes: their time is in
+ * their callers' width, the gap above those. */
+static int write_hidden_note(struct writer *wr)
+{
+	const struct svg_opts *o = wr->o;
+	double y = wr->fs * (2 + (o->subtitle ? 2 : 0) + (wr->cut.row ? 2 : 0) + 2);
+
+	wr->a.len = 0;
+	if (svg_buf__count(&wr->a, wr->hidden.frames) ||
+	    svg_buf__printf(&wr->a, " frame%s too narrow to draw (%.2f%% of the %s end in "
+			    "them); search counts them",
+			    wr->hidden.frames == 1 ? "" : "s",
+			    wr->count_total ? 100.0 * (double)wr->hidden.count /
+						      (double)wr->count_total
+					    : 0.0,
+			    wr->countname))
+		return -ENOMEM;
+	return text_elem(wr, "hidden", NULL, "50%", 0, y, wr->a.s);
+}
+
+/* The hidden frames' table (hidden.c), in two metadata elements the
+ * script reads when a search runs; libxml2 escapes the names. */
+static int write_hidden_table(struct writer *wr)
+{
+	char dec[16];
+	int err;
+
+	snprintf(dec, sizeof(dec), "%u", wr->p->count_decimals);
+	if (!wr->hidden.frames)
+		return 0;
+	X(libxml.start_element(wr->w, S("metadata")));
+	if ((err = attr(wr, "id", "hidden-names")))
+		return err;
+	X(libxml.write_string(wr->w, S(wr->hidden.names.s)));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
+	X(libxml.start_element(wr->w, S("metadata")));
+	if ((err = attr(wr, "id", "hidden-frames")) || (err = attr(wr, "data-decimals", dec)))
+		return err;
+	X(libxml.write_string(wr->w, S(wr->hidden.stream.s)));
+	X(libxml.end_element(wr->w));
+	X(libxml.write_raw(wr->w, S("\n")));
+	return 0;
+}
+
 static int write_head(struct writer *wr)
 {
 	const struct svg_opts *o = wr->o;
 	const char *title = o->title ? o->title : o->inverted ? "Icicle Graph" : "Flame Graph";
-	char w[32];
+	char w[32], vb[48];
 	double bottom = wr->height - wr->fs - 5;
 	int err;
 
 	X(libxml.start_document(wr->w, "1.0", "UTF-8", NULL));
 	X(libxml.start_element(wr->w, S("svg")));
-	if (o->width)
-		snprintf(w, sizeof(w), "%u", o->width);
-	else
-		snprintf(w, sizeof(w), "100%%");
+	/* A fluid graph is SVG_LAYOUT_WIDTH wide with a viewBox, so that
+	 * an <img> (no script) shows it at that size, or scaled as a whole;
+	 * the script makes it 100% wide (data-fluid). */
+	snprintf(w, sizeof(w), "%u", o->width ? o->width : SVG_LAYOUT_WIDTH);
+	snprintf(vb, sizeof(vb), "0 0 %u %u", SVG_LAYOUT_WIDTH, wr->height);
 	if ((err = attr(wr, "xmlns", "http://www.w3.org/2000/svg")) || (err = attr(wr, "width", w)) ||
 	    (err = attr_u64(wr, "height", wr->height)) ||
+	    (!o->width &&
+	     ((err = attr(wr, "viewBox", vb)) || (err = attr(wr, "data-fluid", "1")))) ||
 	    (err = attr_text(wr, "font-family", o->font ? o->font : "Verdana")) ||
 	    (err = attr_num(wr, "font-size", wr->fs, 2)) ||
 	    (err = attr_count(wr, "data-total", wr->count_total)) ||
@@ -286,6 +359,8 @@ static int write_head(struct writer *wr)
 				     wr->a.s)))
 			return err;
 	}
+	if (wr->hidden.frames && (err = write_hidden_note(wr)))
+		return err;
 	/* The controls are hidden until the script runs: a graph shown
 	 * without scripts (an <img>) has no dead buttons. */
 	if ((err = text_elem(wr, "unzoom", "hide", "10", 0, wr->fs * 2, "Reset Zoom")) ||
@@ -326,16 +401,9 @@ static int write_frames(struct writer *wr)
 		const char *name = frame_name(wr, f->node, &len);
 		char cls[24];
 
-		long chars;
-
 		wr->a.len = 0;
-		if (svg_buf__put(&wr->a, "", 0) || (chars = svg_text_clean(&wr->a, name, len)) < 0)
+		if (svg_buf__put(&wr->a, "", 0) || svg_frame_name_text(&wr->a, name, len))
 			return -ENOMEM;
-		if (chars > MAX_NAME_CHARS) {
-			wr->a.len = svg_text_prefix(wr->a.s, wr->a.len, MAX_NAME_CHARS - 3);
-			if (svg_buf__put(&wr->a, "...", 3))
-				return -ENOMEM;
-		}
 		if (svg_buf__put(&wr->a, " (", 2) || svg_buf__count_scaled(&wr->a, count, wr->p->count_decimals) ||
 		    svg_buf__printf(&wr->a, " %s", wr->countname) ||
 		    (wr->o->diff && (svg_buf__put(&wr->a, "; ", 2) ||
@@ -405,6 +473,11 @@ static int write_labels(struct writer *wr)
 			return -ENOMEM;
 		X(libxml.start_element(wr->w, S("text")));
 		X(libxml.write_attribute(wr->w, S("x"), S(wr->b.s)));
+		/* a vanished frame is see-through: its fill shows pale */
+		if (dark(wr->colors[wr->klass[i]]) &&
+		    !(wr->o->diff && svg_diff_frames__vanished(&wr->diff, f->node)) &&
+		    (err = attr(wr, "class", "d")))
+			return err;
 		if ((err = attr_num(wr, "y",
 				    row_y(wr, f->depth) + (wr->fh - 1) / 2.0 + wr->fs / 4, 2)))
 			return err;
@@ -445,7 +518,7 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 		min_total = o->minwidth / 100 * (double)wr->total;
 		break;
 	default:
-		min_total = 0.001 * (double)wr->total;
+		min_total = DEFAULT_MINWIDTH_PX / wr->layout_width * (double)wr->total;
 	}
 	/* Never narrower than one drawing unit: scaled widths stay >= 1. */
 	if (min_total < (double)wr->total / (double)wr->units)
@@ -463,10 +536,16 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 		wr->count_total = svg_diff_frames__count(&wr->diff, 0);
 		wr->diff.decimals = wr->p->count_decimals;
 	}
+	err = svg_hidden__encode(&wr->hidden, &wr->tree, wr->p, wr->frames, wr->nframes,
+				 wr->cut.row,
+				 !o->diff ? NULL : o->diff->negate ? wr->diff.old : wr->diff.new);
+	if (err)
+		return err;
 	wr->rows = deepest + 1;
 	wr->fh = o->frame_height ? o->frame_height : 16;
 	wr->fs = o->font_size > 0 ? o->font_size : 12;
-	wr->pad_top = (unsigned)ceil(wr->fs * ((o->subtitle ? 5 : 3) + (wr->cut.row ? 2 : 0)));
+	wr->pad_top = (unsigned)ceil(wr->fs * ((o->subtitle ? 5 : 3) + (wr->cut.row ? 2 : 0) +
+					       (wr->hidden.frames ? 2 : 0)));
 	wr->height = wr->pad_top + wr->rows * wr->fh + (unsigned)ceil(wr->fs * 2 + 10);
 	wr->countname = o->countname ? o->countname : "samples";
 	return assign_colors(wr);
@@ -497,6 +576,8 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 		err = write_frames(&wr);
 	if (!err)
 		err = write_labels(&wr);
+	if (!err)
+		err = write_hidden_table(&wr);
 	if (!err && libxml.end_document(wr.w) < 0)
 		err = -EIO;
 	if (!err && libxml.flush(wr.w) < 0)
@@ -505,6 +586,7 @@ int svg__write(const struct profile *p, const struct profile_line *lines, size_t
 out:
 	flame_tree__release(&wr.tree);
 	svg_diff_frames__release(&wr.diff);
+	svg_hidden__release(&wr.hidden);
 	free(wr.frames);
 	free(wr.klass);
 	free(wr.colors);

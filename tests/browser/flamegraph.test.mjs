@@ -13,13 +13,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-	launchBrowser, parseFolded, modelFrames, modelMatched, foldedShare, pct,
-	AFTER_NEXT_FRAME,
+	launchBrowser, parseFolded, modelFrames, modelMatched, foldedShare, foldedShareUnder,
+	hiddenFrames, syntheticFolded, pct, AFTER_NEXT_FRAME,
 } from './lib.mjs';
 import { measure } from './measure.mjs';
 
@@ -474,6 +474,139 @@ test('the search matcher matches what RegExp matches; it refuses what it cannot 
 	assert.equal(await text(page, '#details'), '');
 	checkClean(page);
 	await page.close();
+});
+
+// ---- frames too narrow to draw, the <img> case, differential colors ----
+
+const thousands = (v) => String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+// The path of names from the root to frame I of the page (without "all").
+const pagePath = (page, i) => page.evaluate((j) => {
+	const fg = window.flamegraph, names = [];
+	for (; j > 0; j = fg.frame(j).parent)
+		names.unshift(fg.frame(j).name);
+	return names;
+}, i);
+
+test('heavy pruning: Matched is the share of all samples, top level and zoomed; the page says what is hidden', async () => {
+	const folded = join(dir, 'pruned.folded'), svg = join(dir, 'pruned.svg');
+	writeFileSync(folded, syntheticFolded(20000, 7));
+	const all = parseFolded(run(PROF, ['report', '-i', folded]).toString());
+	// 0.5% of the total: most frames are too narrow to draw
+	run(PROF, ['svg', '-i', folded, '--minwidth', '0.5%', '-o', svg]);
+	const drawn = modelFrames(all, 0.005);
+	const hid = hiddenFrames(all, 0.005);
+	assert.ok(hid.frames > 10 * drawn.length, `heavy pruning: ${hid.frames} hidden, ${drawn.length} drawn`);
+	const page = await open(pathToFileURL(svg).href);
+	assert.equal(await page.evaluate(() => window.flamegraph.frames()), drawn.length);
+	assert.equal(await text(page, '#hidden'),
+		`${thousands(hid.frames)} frames too narrow to draw (${pct(100 * hid.samples / hid.total)}% ` +
+		'of the samples end in them); search counts them');
+	for (const re of [/parse_1\d\d$/, /::step_/, /json/]) {
+		const exact = foldedShare(all, re);
+		// what counting the drawn frames only would say: far off
+		const drawnOnly = modelMatched(drawn, re).percent;
+		assert.ok(Math.abs(exact - drawnOnly) > 1, `${re}: drawn only ${drawnOnly} vs ${exact}`);
+		await page.evaluate((q) => window.flamegraph.search(q), re.source);
+		assert.equal(await text(page, '#matched'), `Matched: ${pct(exact)}%`, String(re));
+		// zoomed into the root's heaviest child, and into a frame a few rows up
+		let z = 1;
+		for (let i = 1; i < drawn.length; i++)
+			if (drawn[i].parent === 0 && drawn[i].count > drawn[z].count)
+				z = i;
+		let up = z;
+		while (up + 1 < drawn.length && drawn[up + 1].parent === up && drawn[up].depth < 4)
+			up++;
+		for (const i of [z, up]) {
+			await page.evaluate((j) => window.flamegraph.zoom(j), i);
+			const want = foldedShareUnder(all, re, await pagePath(page, i));
+			assert.equal(want.of, drawn[i].count);
+			assert.equal(await text(page, '#matched'), `Matched: ${pct(want.percent)}%`,
+				`${re} zoomed into ${drawn[i].name}`);
+		}
+		await page.evaluate(() => window.flamegraph.reset());
+	}
+	checkClean(page);
+	await page.close();
+	// nothing hidden, no note
+	run(PROF, ['svg', '-i', folded, '--minwidth', '0', '-o', svg]);
+	const page2 = await open(pathToFileURL(svg).href);
+	assert.equal(await page2.locator('#hidden').count(), 0);
+	await page2.evaluate(() => window.flamegraph.search('json'));
+	assert.equal(await text(page2, '#matched'), `Matched: ${pct(foldedShare(all, /json/))}%`);
+	await page2.close();
+});
+
+test('as an <img>, the fluid graph shows at its intrinsic size (1200 px), and scales; in a tab it is fluid', async () => {
+	const head = /<svg [^>]*>/.exec(readFileSync(join(dir, 'threads.svg'), 'utf8'))[0];
+	assert.match(head, / width="1200" .*viewBox="0 0 1200 \d+"/);
+	const height = Number(/ height="(\d+)"/.exec(head)[1]);
+	assert.ok(height > 100, `height ${height}`);
+	writeFileSync(join(dir, 'img.html'), '<!DOCTYPE html><body style="margin:0">' +
+		'<img id="a" src="threads.svg"><br><img id="b" src="threads.svg" style="width:600px"></body>');
+	const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
+	await page.goto(pathToFileURL(join(dir, 'img.html')).href, { waitUntil: 'load' });
+	const got = await page.evaluate(() => ['a', 'b'].map((id) => {
+		const img = document.getElementById(id), r = img.getBoundingClientRect();
+		return { natural: [img.naturalWidth, img.naturalHeight], box: [r.width, r.height] };
+	}));
+	assert.deepEqual(got[0], { natural: [1200, height], box: [1200, height] });
+	assert.equal(got[1].box[0], 600);
+	assert.ok(Math.abs(got[1].box[1] - height / 2) <= 1, `scaled: ${got[1].box[1]} vs ${height / 2}`);
+	await page.close();
+	// opened in a tab (viewport 1280 px): the whole width, no viewBox
+	const tab = await open();
+	assert.deepEqual(await tab.evaluate(() => [document.documentElement.getBoundingClientRect().width,
+		document.documentElement.getAttribute('viewBox')]), [1280, null]);
+	checkClean(tab);
+	await tab.close();
+});
+
+test('differential colors: by self change (the frame that changed), inclusive as an option; readable labels', async () => {
+	const input = join(dir, 'diff.folded');
+	// "stack OLD NEW": leaf grew, shrunk shrank, gone vanished, the rest is the same
+	writeFileSync(input, 'main;a;leaf 100 300\nmain;a 50 50\nmain;b 200 200\n' +
+		'main;shrunk 300 100\nmain;gone 100 0\n');
+	const fills = async (args) => {
+		const svg = join(dir, 'diff.svg');
+		run(PROF, ['svg', '--diff', ...args, '-i', input, '-o', svg]);
+		const page = await open(pathToFileURL(svg).href);
+		const out = await page.evaluate(() => {
+			const fg = window.flamegraph, res = {};
+			for (let i = 0; i < fg.frames(); i++)
+				res[fg.frame(i).name] = getComputedStyle(fg.frame(i).element.lastElementChild).fill;
+			// a label's fill per frame name (the labels are text elements
+			// in order; match them by their text)
+			res.labels = {};
+			for (const t of document.querySelectorAll('#labels text'))
+				res.labels[t.textContent] = getComputedStyle(t).fill;
+			return res;
+		});
+		checkClean(page);
+		await page.close();
+		return out;
+	};
+	const RED = 'rgb(255, 0, 0)', BLUE = 'rgb(0, 0, 255)', WHITE = 'rgb(255, 255, 255)';
+	const BLACK = 'rgb(0, 0, 0)', HALF_BLUE = 'rgb(105, 105, 255)'; // 210 * (1 - 100 / 200)
+	const self = await fills([]);
+	assert.equal(self.leaf, RED, 'the frame that grew is the deepest red');
+	assert.equal(self.shrunk, BLUE, 'the frame that shrank is the deepest blue');
+	assert.equal(self.gone, HALF_BLUE, 'the frame that vanished: -100 of the largest 200');
+	for (const f of ['main', 'a', 'b'])
+		assert.equal(self[f], WHITE, `${f}: no self change`);
+	// labels: white on the pure blue, black on red and white, and on the
+	// vanished frame (drawn see-through, so its blue shows pale)
+	assert.equal(self.labels.shrunk, WHITE);
+	assert.equal(self.labels.leaf, BLACK);
+	assert.equal(self.labels.main, BLACK);
+	assert.equal(self.labels.gone, BLACK);
+	const incl = await fills(['--diff-colors', 'inclusive']);
+	// inclusive: a +200 like leaf, main -100 (+200 - 200 - 100)
+	assert.equal(incl.a, RED);
+	assert.equal(incl.leaf, RED);
+	assert.equal(incl.shrunk, BLUE);
+	assert.equal(incl.main, HALF_BLUE);
+	assert.equal(incl.b, WHITE);
 });
 
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,

@@ -53,11 +53,14 @@ function byteCompare(a, b) {
 
 // The flamegraph of STACKS as prof svg draws it (docs/prof-svg.md, "What is
 // drawn"): a root "all", paths merged from the root, siblings sorted by
-// name, frames whose count is below minTotal left out with everything
-// above them. Returns the frames in the SVG's depth-first order, each
+// name, frames whose count is below minFraction of the total (default:
+// flamegraph.pl's 0.1 px of the 1200 px a fluid graph is laid out for)
+// left out with everything above them. Returns the frames in the SVG's depth-first order, each
 // {name, count, depth, parent, end} (end: one past its subtree's last
 // index, as in the page's script).
-export function modelFrames(stacks, minFraction = 0.001) {
+export const DEFAULT_MIN_FRACTION = 0.1 / 1200;
+
+export function modelFrames(stacks, minFraction = DEFAULT_MIN_FRACTION) {
 	const root = { name: 'all', count: 0, kids: new Map() };
 	for (const { frames, count } of stacks) {
 		root.count += count;
@@ -125,6 +128,46 @@ export function foldedShare(stacks, re) {
 			hit += count;
 	}
 	return all > 0 ? (100 * hit) / all : 0;
+}
+
+// The share (percent) of the samples under the frame at PREFIX (its path of
+// names from the root, without "all") whose stack holds a frame matching
+// RE anywhere: what "Matched" says while that frame is zoomed, exactly,
+// whatever was drawn. Returns {count, of, percent}.
+export function foldedShareUnder(stacks, re, prefix) {
+	let of = 0, count = 0;
+	for (const { frames, count: c } of stacks) {
+		if (frames.length < prefix.length || prefix.some((n, k) => frames[k] !== n))
+			continue;
+		of += c;
+		if (frames.some((f) => re.test(f)))
+			count += c;
+	}
+	return { count, of, percent: of > 0 ? (100 * count) / of : 0 };
+}
+
+// What a graph of STACKS leaves out at minFraction of the total: the
+// frames (distinct paths) narrower than that, and the samples whose stacks
+// end in one of them.
+export function hiddenFrames(stacks, minFraction) {
+	const paths = new Map();
+	let total = 0;
+	for (const { frames, count } of stacks) {
+		total += count;
+		for (let k = 1; k <= frames.length; k++) {
+			const p = frames.slice(0, k).join(';');
+			paths.set(p, (paths.get(p) || 0) + count);
+		}
+	}
+	const min = Math.max(minFraction * total, 1);
+	let frames = 0, samples = 0;
+	for (const c of paths.values())
+		if (c < min)
+			frames++;
+	for (const s of stacks)
+		if (paths.get(s.frames.join(';')) < min)
+			samples += s.count;
+	return { frames, samples, total };
 }
 
 // Display rounding as the page does it: two decimals.

@@ -117,15 +117,37 @@ frame_attr() {
 	[ "$(xpath "string(//*[@id='subtitle'])" "$out")" = sub ]
 	[ "$(frame_attr all y "$out")" -eq 0 ]
 	[ "$(xpath "string(($G/*[local-name()='title'])[1])" "$out")" = 'all (1,000 bytes)' ]
-	# --minwidth 0 keeps the 0.1% frame; the default prunes below 0.1%.
+	# --minwidth 0 keeps the 0.1% frame; the default prunes below 0.1 px of
+	# the 1200 px a fluid graph is laid out for (flamegraph.pl's rule), and
+	# says so
 	[ "$(xpath "count($G)" "$out")" -eq 4 ]
-	printf 'main;f 1\nmain;g 2000\n' | "$PROF" svg -o "$out"
+	[ "$(xpath "count(//*[@id='hidden'])" "$out")" -eq 0 ]
+	printf 'main;f 1\nmain;g 11000\n' | "$PROF" svg -o "$out"
+	[ "$(xpath "count($G)" "$out")" -eq 4 ]
+	printf 'main;f 1\nmain;g 13000\n' | "$PROF" svg -o "$out"
 	[ "$(xpath "count($G)" "$out")" -eq 3 ]
+	[ "$(xpath "string(//*[@id='hidden'])" "$out")" = \
+		"1 frame too narrow to draw (0.01% of the samples end in them); search counts them" ]
+	[ "$(xpath "string(//*[@id='hidden-names'])" "$out")" = f ]
+}
+
+@test "a fluid graph has an intrinsic size (1200 px, a viewBox) for <img>; --width keeps its own" {
+	out="$BATS_TEST_TMPDIR/f.svg"
+	printf 'main;f 1\nmain;g 2\n' | "$PROF" svg -o "$out"
+	h=$(xpath 'string(/*/@height)' "$out")
+	[ "$(xpath 'string(/*/@width)' "$out")" = 1200 ]
+	[ "$(xpath 'string(/*/@viewBox)' "$out")" = "0 0 1200 $h" ]
+	[ "$(xpath 'string(/*/@data-fluid)' "$out")" = 1 ]
+	printf 'main;f 1\nmain;g 2\n' | "$PROF" svg --width 800 -o "$out"
+	[ "$(xpath 'string(/*/@width)' "$out")" = 800 ]
+	[ "$(xpath 'count(/*/@viewBox)' "$out")" = 0 ]
+	[ "$(xpath 'count(/*/@data-fluid)' "$out")" = 0 ]
 }
 
 @test "option errors are usage errors" {
 	for args in "--colors nope" "--minwidth abc" "--minwidth 200%" "--width 5" \
-		"--height 0" "--font-size x" "--sort size" "--countname 'a(b'"; do
+		"--height 0" "--font-size x" "--sort size" "--countname 'a(b'" \
+		"--diff-colors self" "--diff --diff-colors both"; do
 		run sh -c "printf 'a 1\n' | '$PROF' svg $args"
 		[ "$status" -eq 2 ] || { echo "$args: status $status" >&2; return 1; }
 		[[ "$output" == *"prof svg: "* ]]

@@ -385,8 +385,8 @@ static void test_merges_split_prefixes(void **state)
 
 static void test_minwidth_prunes_and_keeps_parent_width(void **state)
 {
-	/* 2000 samples: the default 0.1% is 2: "tiny" (2) stays, "deeper"
-	 * (1) goes. */
+	/* 2000 samples: the default, 0.1 px of 1200, is 0.17 samples: all
+	 * drawn, and no note. */
 	static const char in[] = "p;big 1900\np;tiny 1\np;tiny;deeper 1\np;mid 98\n";
 	struct svg_opts o = {0};
 	struct doc d;
@@ -394,9 +394,10 @@ static void test_minwidth_prunes_and_keeps_parent_width(void **state)
 
 	(void)state;
 	parse(&d, svg);
-	assert_int_equal(frames(&d), 5);
-	assert_int_equal((int)number(&d, "count(" FRAME ")", "deeper"), 0);
+	assert_int_equal(frames(&d), 6);
 	assert_true(frame_attr(&d, "tiny", "width") == 2);
+	assert_int_equal((int)number(&d, "count(//s:*[@id='hidden'])"), 0);
+	assert_int_equal((int)number(&d, "count(//s:metadata)"), 0);
 	unparse(&d);
 	free(svg);
 
@@ -430,6 +431,57 @@ static void test_minwidth_prunes_and_keeps_parent_width(void **state)
 	assert_int_equal(frames(&d), 6);
 	unparse(&d);
 	free(svg);
+}
+
+/* The frames left out go to the table the search reads (hidden.c): names
+ * once each, one a line, the most used first; per drawn frame with hidden
+ * children, base-64 VLQ: the frame's index delta, "2*(UP+1) NAME COUNT"
+ * per hidden frame or "2*NAME+1" for an only child with its parent's
+ * count, then 0. */
+static void test_hidden_frames_table(void **state)
+{
+	static const struct {
+		const char *in, *names, *stream, *note;
+	} cases[] = {
+		/* tiny (2) under p (frame 1), deeper (1) its child */
+		{"p;big 1900\np;tiny 1\np;tiny;deeper 1\np;mid 98\n", "tiny\ndeeper", "BCACCBBA",
+		 "2 frames too narrow to draw (0.10% of the samples end in them); "
+		 "search counts them"},
+		/* c (10) and its only child d (10): one frame for a search */
+		{"p;big 1990\np;c;d 10\n", "c\nd", "BCAKDA",
+		 "2 frames too narrow to draw (0.50% of the samples end in them); "
+		 "search counts them"},
+		/* two groups: under p (frame 1) and under big (frame 2), and
+		 * siblings: the second is UP 1 (token 4, "E") */
+		{"p;big 1980\np;big;x 4\np;y 8\np;z 8\n", "y\nz\nx", "BCAIEBIABCCEA",
+		 "3 frames too narrow to draw (1.00% of the samples end in them); "
+		 "search counts them"},
+		/* w, used three times, is line 0 */
+		{"p;big 1980\np;u;w 4\np;v;w 4\np;w 8\n", "w\nu\nv", "BCBEBECEBEAIA",
+		 "5 frames too narrow to draw (0.80% of the samples end in them); "
+		 "search counts them"},
+	};
+	struct svg_opts o = {.minwidth_unit = SVG_MINWIDTH_PERCENT, .minwidth = 1};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *svg = draw(cases[i].in, &o), *got;
+		struct doc d;
+
+		parse(&d, svg);
+		got = string(&d, "//s:metadata[@id='hidden-names']");
+		assert_string_equal(got, cases[i].names);
+		free(got);
+		got = string(&d, "//s:metadata[@id='hidden-frames']");
+		assert_string_equal(got, cases[i].stream);
+		free(got);
+		got = string(&d, "//s:*[@id='hidden']");
+		assert_string_equal(got, cases[i].note);
+		free(got);
+		unparse(&d);
+		free(svg);
+	}
 }
 
 static void test_inverted_flips_rows(void **state)
@@ -557,8 +609,15 @@ static void test_fluid_and_fixed_width(void **state)
 
 	(void)state;
 	parse(&d, svg);
+	/* an intrinsic size for <img>; the script makes it fluid */
 	w = string(&d, "/s:svg/@width");
-	assert_string_equal(w, "100%");
+	assert_string_equal(w, "1200");
+	free(w);
+	w = string(&d, "/s:svg/@viewBox");
+	assert_string_equal(w, "0 0 1200 102");
+	free(w);
+	w = string(&d, "/s:svg/@data-fluid");
+	assert_string_equal(w, "1");
 	free(w);
 	unparse(&d);
 	free(svg);
@@ -567,6 +626,7 @@ static void test_fluid_and_fixed_width(void **state)
 	w = string(&d, "/s:svg/@width");
 	assert_string_equal(w, "900");
 	free(w);
+	assert_int_equal((int)number(&d, "count(/s:svg/@viewBox)"), 0);
 	unparse(&d);
 	free(svg);
 }
@@ -852,6 +912,7 @@ int main(void)
 		cmocka_unit_test(test_widths_follow_counts),
 		cmocka_unit_test(test_merges_split_prefixes),
 		cmocka_unit_test(test_minwidth_prunes_and_keeps_parent_width),
+		cmocka_unit_test(test_hidden_frames_table),
 		cmocka_unit_test(test_inverted_flips_rows),
 		cmocka_unit_test(test_reverse_merges_from_the_leaf),
 		cmocka_unit_test(test_sort_weight),
