@@ -46,12 +46,16 @@ struct perf_script_stats {
 	char other_event[64];   /* the first skipped event */
 	size_t no_period;       /* samples without a period, counted 1 (not with _SAMPLES) */
 	size_t weighed;         /* samples weighed by their period */
-	size_t bad_line;        /* the line of an -EOVERFLOW, -ERANGE or -E2BIG (1-based) */
+	size_t bad_line;        /* the line of an -EOVERFLOW, -ERANGE, -E2BIG or -EMSGSIZE (1-based) */
 };
 
 /* The largest pid or tid perf script text may hold: pid_t's (the kernel's
  * own limit, PID_MAX_LIMIT, is 2^22). */
 #define PERF_SCRIPT_MAX_ID 2147483647u
+/* The longest line of perf script text read (a frame line of C++
+ * templates is a few KiB): past it, -EMSGSIZE, so that a line without end
+ * cannot hold the streamed input in memory after all. */
+#define PERF_SCRIPT_MAX_LINE (1u << 20)
 
 /* Does `text` look like `perf script` output (rather than folded stacks)?
  * Looks at the first lines only: a frame line (indentation, a hex address,

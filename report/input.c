@@ -472,6 +472,11 @@ static int build_from_perf_script(struct profile_input *in, int fd)
 			  in->shown, st.bad_line, PROFILE_MAX_DEPTH);
 		return EXIT_FAIL;
 	}
+	if (err == -EMSGSIZE) {
+		cli_error("%s: line %zu is longer than %u bytes, which no perf script line is",
+			  in->shown, st.bad_line, PERF_SCRIPT_MAX_LINE);
+		return EXIT_FAIL;
+	}
 	if (err == -ERANGE) {
 		cli_error("%s: line %zu has a pid or tid above %u, which no process has; prof does "
 			  "not wrap or clamp ids",

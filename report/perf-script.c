@@ -907,6 +907,13 @@ int perf_script_reader__new(struct perf_script_reader **out, struct profile *p,
 	return 0;
 }
 
+/* A line past PERF_SCRIPT_MAX_LINE: the next one to be read. */
+static int too_long(struct perf_script_reader *r)
+{
+	r->ps.st->bad_line = r->ps.lineno + 1;
+	return -EMSGSIZE;
+}
+
 int perf_script_reader__feed(struct perf_script_reader *r, const char *text, size_t len)
 {
 	size_t pos = 0;
@@ -918,6 +925,8 @@ int perf_script_reader__feed(struct perf_script_reader *r, const char *text, siz
 		const char *nl = memchr(text, '\n', len);
 		size_t n = nl ? (size_t)(nl - text) : len;
 
+		if (r->ncarry + n > PERF_SCRIPT_MAX_LINE)
+			return too_long(r);
 		if (GROW(r->carry, r->carry_cap, r->ncarry + n + 1))
 			return -ENOMEM;
 		memcpy(r->carry + r->ncarry, text, n);
@@ -934,6 +943,8 @@ int perf_script_reader__feed(struct perf_script_reader *r, const char *text, siz
 
 		if (!nl) {
 			n = len - pos;
+			if (n > PERF_SCRIPT_MAX_LINE)
+				return too_long(r);
 			if (GROW(r->carry, r->carry_cap, n + 1))
 				return -ENOMEM;
 			memcpy(r->carry, l, n);

@@ -134,3 +134,19 @@ kb() {
 	echo "rss $rss KB, input $(kb "$DIR/deep.perf-script") KB"
 	[ "$rss" -le $((3 * $(kb "$DIR/deep.perf-script") + 65536)) ]
 }
+
+@test "perf script text: a frame line without end fails with one line, streamed in bounded memory" {
+	# 64 MiB of one frame line: the streamed reader would keep it whole
+	as_user "$ATTACKER" perl -e '
+		open(my $f, ">", "$ARGV[0]") or die;
+		print $f "prog 123/123 1.000000: 1 cpu-clock:\n\t1 ";
+		print $f "x" x 1048576 for 1 .. 64;
+	' "$DIR/long.perf-script"
+	prof_rss report -i "$DIR/long.perf-script"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+	[[ "$stderr" == *"line 2 is longer than 1048576 bytes"* ]]
+	echo "rss $rss KB, input $(kb "$DIR/long.perf-script") KB"
+	[ "$rss" -le 32768 ]
+}
