@@ -50,16 +50,26 @@ static const char *const wake_fields[] = {
 	"common_flags", "pid", "target_cpu", NULL,
 };
 
-/* Per CPU: -m x 4; else 4 MiB, 16 MiB as root with DWARF switch-out
+/* Per CPU: -m x 4; else 4 MiB, up to 16 MiB as root with DWARF switch-out
  * stacks (about 32 KiB each: 4 MiB holds 128 of them, a burst of
- * switches on a busy host overflowed it). */
+ * switches on a busy host overflowed it), all CPUs' together at most
+ * SCHED_DWARF_MAX_TOTAL beyond the 4 MiB each. */
+#define SCHED_DWARF_MAX_TOTAL (256ULL << 20)
+
 static size_t sched_pages(const struct recorder *rec)
 {
+	size_t pages = RECORD_DEFAULT_SCHED_PAGES;
+
 	if (rec->opts->ring_pages)
 		return rec->opts->ring_pages * 4;
-	if (rec->ustack.on && (rec->ustack.dwarf || rec->ustack.sw.on) && !geteuid())
-		return RECORD_DEFAULT_SCHED_PAGES * 4;
-	return RECORD_DEFAULT_SCHED_PAGES;
+	if (rec->ustack.on && (rec->ustack.dwarf || rec->ustack.sw.on) && !geteuid()) {
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t cap = SCHED_DWARF_MAX_TOTAL / page / (rec->ncpus ? rec->ncpus : 1);
+
+		while (pages < RECORD_DEFAULT_SCHED_PAGES * 4 && pages * 2 <= cap)
+			pages *= 2;
+	}
+	return pages;
 }
 
 static void fill(struct recorder *rec, struct perf_event_attr *a, uint64_t id, uint64_t period,
