@@ -177,6 +177,10 @@ static void print_summary(const struct record_summary *s, const char *out)
 			(unsigned long long)s->fp_cut,
 			pct < RECORD_FP_ROOT_HINT ? ": rerun with --call-graph dwarf" : "");
 	}
+	if (s->sched_stacks_lost)
+		fprintf(stderr, "prof record: %llu switch-out stacks lost (their ring was full): the "
+			"off-CPU profile weighs the others to each thread's off-CPU time\n",
+			(unsigned long long)s->sched_stacks_lost);
 	if (s->switch_unwind_stacks)
 		fprintf(stderr, "prof record: %llu of %llu switch-out stacks unwound to their root "
 			"(%.1f%%)\n",

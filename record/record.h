@@ -115,6 +115,7 @@ struct record_summary {
 	uint64_t defer_ns;    /* the deferred processing at the end */
 	uint64_t samples, lost, throttled;
 	uint64_t switches, wakeups, sched_lost; /* --sched */
+	uint64_t sched_stacks_lost; /* --sched: DWARF switch-out stacks lost (their ring full) */
 	uint64_t threads, processes;
 	/* --call-graph dwarf: user stacks unwound, how many to their root, how
 	 * many copies were cut at the stack size, post-processing time. */

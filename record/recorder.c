@@ -52,6 +52,7 @@ void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss
 		rec_writer__stat(rec->w, "sched-switches", s->switches);
 		rec_writer__stat(rec->w, "sched-wakeups", s->wakeups);
 		rec_writer__stat(rec->w, "sched-lost", s->sched_lost);
+		rec_writer__stat(rec->w, "sched-stacks-lost", s->sched_stacks_lost);
 	}
 	if (rec->bad_ring)
 		rec_writer__stat(rec->w, "malformed-ring-data", 1);

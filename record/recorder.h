@@ -33,6 +33,12 @@ struct sched_rec {
 	struct perf_event_attr attr[4]; /* by enum sched_event_kind */
 	struct tracepoint sw, wake;
 	struct ring *rings;             /* per index into cpus */
+	/* Per index into cpus: the switch-out stacks' own ring when they
+	 * carry DWARF stack copies (32 KiB each), so that a burst of them
+	 * fills this one and loses stacks (weighed around: off-cpu.c), never
+	 * the switch records the accounting needs; else unused (fd -1). */
+	struct ring *stack_rings;
+	int draining_stacks;            /* a stack ring is being drained */
 	struct keymap ids;              /* perf event id -> kind */
 	struct keymap task_names;       /* tid -> string id last written as TASK */
 	struct keymap unnamed;          /* waker tids with no name yet -> 1 */
@@ -292,7 +298,7 @@ int recorder_is_target_task(const struct recorder *rec, uint32_t pid, uint32_t t
 /* sched_drain: up to heads[i] for ring i, or to the end when heads is NULL;
  * sched_heads stores where each ring is now. */
 void sched_drain(struct recorder *rec, const uint64_t *heads);
-void sched_heads(const struct recorder *rec, uint64_t *heads);
+void sched_heads(const struct recorder *rec, uint64_t *heads); /* 2 * ncpus */
 /* CPU-wide: the stack event's filter set to the target tids known now
  * (a drain does it too); sched_tick_ms: how soon to drain again so that
  * the filter catches up with new threads (-1: no hurry). */

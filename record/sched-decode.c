@@ -233,8 +233,9 @@ void sched_handle_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		on_switch_record(rec, h);
 		break;
-	default:
-		recorder_count_loss(rec, h, &rec->sum->sched_lost);
+	default: /* a stack ring's losses are stacks only (sched-events.c) */
+		recorder_count_loss(rec, h, rec->sched.draining_stacks ? &rec->sum->sched_stacks_lost
+								     : &rec->sum->sched_lost);
 		break;
 	}
 }

@@ -50,26 +50,37 @@ static const char *const wake_fields[] = {
 	"common_flags", "pid", "target_cpu", NULL,
 };
 
-/* Per CPU: -m x 4; else 4 MiB, up to 16 MiB as root with DWARF switch-out
- * stacks (about 32 KiB each: 4 MiB holds 128 of them, a burst of
- * switches on a busy host overflowed it), all CPUs' together at most
- * SCHED_DWARF_MAX_TOTAL beyond the 4 MiB each. */
-#define SCHED_DWARF_MAX_TOTAL (256ULL << 20)
-
+/* Per CPU: -m x 4; else 4 MiB. */
 static size_t sched_pages(const struct recorder *rec)
 {
+	return rec->opts->ring_pages ? rec->opts->ring_pages * 4 : RECORD_DEFAULT_SCHED_PAGES;
+}
+
+/* The DWARF switch-out stacks' ring, per CPU: -m x 4; else 4 MiB, up to
+ * 16 MiB as root (about 32 KiB a stack: 4 MiB holds 128 of them), all
+ * CPUs' together at most SCHED_STACKS_MAX_TOTAL. */
+#define SCHED_STACKS_MAX_TOTAL (256ULL << 20)
+
+static size_t stack_pages(const struct recorder *rec)
+{
 	size_t pages = RECORD_DEFAULT_SCHED_PAGES;
+	uint64_t cap;
 
 	if (rec->opts->ring_pages)
 		return rec->opts->ring_pages * 4;
-	if (rec->ustack.on && (rec->ustack.dwarf || rec->ustack.sw.on) && !geteuid()) {
-		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-		uint64_t cap = SCHED_DWARF_MAX_TOTAL / page / (rec->ncpus ? rec->ncpus : 1);
-
-		while (pages < RECORD_DEFAULT_SCHED_PAGES * 4 && pages * 2 <= cap)
-			pages *= 2;
-	}
+	if (geteuid())
+		return pages;
+	cap = SCHED_STACKS_MAX_TOTAL / (uint64_t)sysconf(_SC_PAGESIZE) /
+	      (rec->ncpus ? rec->ncpus : 1);
+	while (pages < RECORD_DEFAULT_SCHED_PAGES * 4 && pages * 2 <= cap)
+		pages *= 2;
 	return pages;
+}
+
+/* Does the stack event carry DWARF copies (its own ring)? */
+static int stacks_apart(const struct sched_rec *s)
+{
+	return !!(s->attr[SCHED_EV_STACK].sample_type & PERF_SAMPLE_STACK_USER);
 }
 
 static void fill(struct recorder *rec, struct perf_event_attr *a, uint64_t id, uint64_t period,
@@ -188,12 +199,13 @@ int sched_setup(struct recorder *rec)
 				      "cannot open tracepoint sched:sched_switch: %s",
 				      strerror(-err));
 	s->rings = calloc(rec->ncpus, sizeof(*s->rings));
+	s->stack_rings = calloc(rec->ncpus, sizeof(*s->stack_rings));
 	s->tp_out = calloc(rec->ncpus, sizeof(*s->tp_out));
 	s->stack_fds = calloc(rec->ncpus, sizeof(*s->stack_fds));
-	if (!s->rings || !s->tp_out || !s->stack_fds)
+	if (!s->rings || !s->stack_rings || !s->tp_out || !s->stack_fds)
 		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	for (size_t i = 0; i < rec->ncpus; i++)
-		s->rings[i].fd = s->stack_fds[i] = -1;
+		s->rings[i].fd = s->stack_rings[i].fd = s->stack_fds[i] = -1;
 	if (every != RECORD_SCHED_STACKS_NONE) {
 		memset(&desc, 0, sizeof(desc));
 		rec_writer__string(rec->w, "sched:sched_switch", 18, &desc.name);
@@ -210,10 +222,42 @@ int sched_setup(struct recorder *rec)
 	return 0;
 }
 
+/* The stack ring of CPU index i, mapped on a dummy event of that CPU
+ * that records nothing and is never reopened (kept in rec->fds, closed
+ * at the end), with the ring's wake-up at a quarter full. */
+static int own_stack_ring(struct recorder *rec, size_t i)
+{
+	struct perf_event_attr a;
+	size_t pages = stack_pages(rec);
+	int fd, err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.use_clockid = 1; /* the events sent into its ring must have its clock */
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	fd = sys_perf_event_open(&a, -1, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	err = ring__map(&rec->sched.stack_rings[i], fd, pages);
+	if (err)
+		rec->sched.stack_rings[i].fd = -1;
+	return err;
+}
+
 static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid, size_t i)
 {
 	struct sched_rec *s = &rec->sched;
-	struct ring *ring = &s->rings[i];
+	int apart = kind == SCHED_EV_STACK && stacks_apart(s);
+	struct ring *ring = apart ? &s->stack_rings[i] : &s->rings[i];
 	uint64_t id;
 	int fd, err;
 
@@ -244,8 +288,15 @@ static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid,
 	err = keymap__set(&s->ids, id, 0, kind);
 	if (err)
 		return err;
+	if (ring->fd < 0 && apart && tid == -1) {
+		/* CPU-wide, the stack event is opened again with each new
+		 * filter: the ring belongs to an event that stays. */
+		err = own_stack_ring(rec, i);
+		if (err)
+			return err;
+	}
 	if (ring->fd < 0) {
-		err = ring__map(ring, fd, sched_pages(rec));
+		err = ring__map(ring, fd, apart ? stack_pages(rec) : sched_pages(rec));
 		if (err)
 			ring->fd = -1;
 		return err;
@@ -344,7 +395,8 @@ static int reopen_stack(struct recorder *rec, size_t i, const char *filter)
 	if (fd < 0)
 		return -errno;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) || ioctl(fd, PERF_EVENT_IOC_ID, &id) ||
-	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->rings[i].fd))
+	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+		  stacks_apart(s) ? s->stack_rings[i].fd : s->rings[i].fd))
 		err = -errno;
 	if (!err)
 		err = keymap__set(&s->ids, id, 0, SCHED_EV_STACK);
@@ -415,21 +467,29 @@ void sched_drain(struct recorder *rec, const uint64_t *heads)
 	if (s->on)
 		sched_refilter(rec);
 
-	for (size_t i = 0; s->on && i < rec->ncpus; i++) {
-		struct ring *r = &s->rings[i];
+	for (size_t k = 0; s->on && k < 2 * rec->ncpus; k++) {
+		size_t i = k % rec->ncpus;
+		struct ring *r = k < rec->ncpus ? &s->rings[i] : &s->stack_rings[i];
 
 		s->cur = i;
-		if (r->fd >= 0 && (heads ? ring__drain_to(r, heads[i], rec->scratch,
+		s->draining_stacks = k >= rec->ncpus;
+		if (r->fd >= 0 && (heads ? ring__drain_to(r, heads[k], rec->scratch,
 							   sched_handle_record, rec)
 					 : ring__drain(r, rec->scratch, sched_handle_record, rec)) < 0)
 			rec->bad_ring = 1;
 	}
+	s->draining_stacks = 0;
 }
 
 void sched_heads(const struct recorder *rec, uint64_t *heads)
 {
-	for (size_t i = 0; rec->sched.on && i < rec->ncpus; i++)
-		heads[i] = rec->sched.rings[i].fd >= 0 ? ring__head(&rec->sched.rings[i]) : 0;
+	const struct sched_rec *s = &rec->sched;
+
+	for (size_t i = 0; s->on && i < rec->ncpus; i++) {
+		heads[i] = s->rings[i].fd >= 0 ? ring__head(&s->rings[i]) : 0;
+		heads[rec->ncpus + i] =
+		    s->stack_rings[i].fd >= 0 ? ring__head(&s->stack_rings[i]) : 0;
+	}
 }
 
 static uint8_t state_of_letter(char c)
@@ -524,6 +584,12 @@ void sched_release(struct recorder *rec)
 			ring__unmap(&s->rings[i]);
 		free(s->rings);
 		s->rings = NULL;
+	}
+	if (s->stack_rings) {
+		for (size_t i = 0; i < rec->ncpus; i++)
+			ring__unmap(&s->stack_rings[i]);
+		free(s->stack_rings);
+		s->stack_rings = NULL;
 	}
 	free(s->tp_out);
 	s->tp_out = NULL;

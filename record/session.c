@@ -275,7 +275,7 @@ static int open_thread(struct recorder *rec, pid_t tid)
  * the FORK records were looked at. */
 static void drain_cpu_wide(struct recorder *rec)
 {
-	uint64_t *cpu_heads = rec->heads, *sched_heads_ = rec->heads + rec->ncpus;
+	uint64_t *cpu_heads = rec->heads, *sched_heads_ = rec->heads + rec->ncpus; /* 2 * ncpus */
 	size_t i;
 
 	for (i = 0; i < rec->ncpus; i++)
@@ -458,7 +458,7 @@ static void try_cpu_wide(struct recorder *rec)
 	if (fd < 0)
 		return;
 	close(fd);
-	rec->heads = calloc(2 * rec->ncpus, sizeof(*rec->heads));
+	rec->heads = calloc(3 * rec->ncpus, sizeof(*rec->heads));
 	if (rec->heads && !sched_try_cpu_wide(rec))
 		rec->cpu_wide = 1;
 }
@@ -675,7 +675,7 @@ static int targets_done(struct recorder *rec, const struct pollfd *pfds, size_t 
  * recorder's priority as --sched does. Returns the tick to use. */
 static long hurry_on_loss(struct recorder *rec, uint64_t *seen, long tick_ms)
 {
-	uint64_t lost = rec->sum->lost + rec->sum->sched_lost;
+	uint64_t lost = rec->sum->lost + rec->sum->sched_lost + rec->sum->sched_stacks_lost;
 
 	if (lost <= *seen)
 		return tick_ms;
@@ -806,6 +806,8 @@ static void stop_events(struct recorder *rec)
 		ring__unmap(&rec->rings[i]);
 	for (i = 0; rec->sched.rings && i < rec->ncpus; i++)
 		ring__unmap(&rec->sched.rings[i]);
+	for (i = 0; rec->sched.stack_rings && i < rec->ncpus; i++)
+		ring__unmap(&rec->sched.stack_rings[i]);
 	for (i = 0; i < rec->nfds; i++)
 		close(rec->fds[i].fd);
 	rec->nfds = 0;
