@@ -25,6 +25,13 @@
  *   is reported in #details. The
  *   page matches with its own linear-time matcher, never with RegExp,
  *   whose backtracking a crafted link could make run for hours;
+ * - the match list (#matchlist, made here, under the status line): per
+ *   matching name, the share
+ *   of the zoomed frame's samples under a frame of that name (counted as
+ *   #matched counts); n / N or its buttons step through the drawn matches
+ *   in view, the current one outlined (class "cur") and scrolled to;
+ * - while zoomed, the zoomed frame's callers are greyed (class "p", as
+ *   flamegraph.pl does);
  * - state (zoomed frame, search, ignore case) lives in the URL fragment,
  *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
@@ -74,6 +81,10 @@
 	var failure = ''; /* #matched's word for a search that could not run */
 	var matched = null; /* {count, of, percent} of the last search */
 	var restoring = false, started = false, relabelPending = false;
+	var searchM = null; /* the matcher of the active search */
+	var hiddenHit = null; /* per line of the hidden names: -1 untested, 0, 1 */
+	var listEl = null, listShown = true, shares = [], baseHeight = 0;
+	var current = -1; /* the frame n / N went to, or -1 */
 	var viewWidth = 1200; /* px of #frames */
 
 	function attr(el, name) {
@@ -206,6 +217,9 @@
 		framesEl.classList.remove('exact');
 		framesEl.setAttribute('viewBox', viewBox);
 		els[zoomed].classList.remove('z');
+		for (j = parent[zoomed]; j >= 0; j = parent[j])
+			els[j].classList.remove('p');
+		setCurrent(-1);
 		shown = [];
 		zoomed = i;
 		if (i) {
@@ -214,6 +228,7 @@
 				cx[j] = 0;
 				cw[j] = units;
 				shown.push(j);
+				els[j].classList.add('p');
 			}
 			shown.reverse();
 			var ancestors = shown.length;
@@ -754,7 +769,7 @@
 		var sums = new Float64Array(n);
 		if (!hidden)
 			return sums;
-		var h = hidden, hit = new Int8Array(h.table.length).fill(-1);
+		var h = hidden, hit = hiddenHit = new Int8Array(h.table.length).fill(-1);
 		for (var i = 0; i < n; i++) {
 			for (var k = h.first[i]; k < h.last[i];) {
 				var yes = false;
@@ -785,6 +800,8 @@
 		if (!hits) {
 			matched = null;
 			matchedEl.textContent = query ? failure : '';
+			shares = [];
+			drawList();
 			return;
 		}
 		var z = zoomed, sum = 0, inside = false, j;
@@ -806,6 +823,191 @@
 		}
 		matched = {count: sum, of: counts[z], percent: Number(percent(sum, counts[z]))};
 		matchedEl.textContent = 'Matched: ' + percent(sum, counts[z]) + '%';
+		shares = nameShares();
+		drawList();
+	}
+
+	/* ---- the match list ---- */
+
+	var LIST_MAX = 12; /* names shown; the rest are counted */
+
+	/* Ids for the matching names, per search: drawn frame j's is
+	 * idOf.drawn[j], a hidden name line's idOf.hidden[line] (-1: not
+	 * yet given), idOf.names[id] the name. */
+	var idOf = null;
+
+	function nameId(name) {
+		var id = idOf.map.get(name);
+		if (id === undefined) {
+			id = idOf.names.length;
+			idOf.names.push(name);
+			idOf.map.set(name, id);
+		}
+		return id;
+	}
+
+	/* The id of hidden name LINE when it matches, else -1. */
+	function hiddenLineId(line) {
+		if (hiddenHit[line] < 0)
+			hiddenHit[line] = searchM.test(hidden.table[line]) ? 1 : 0;
+		if (hiddenHit[line] !== 1)
+			return -1;
+		if (idOf.hidden[line] < 0)
+			idOf.hidden[line] = nameId(hidden.table[line]);
+		return idOf.hidden[line];
+	}
+
+	/* Per matching name, the samples under the zoomed frame beneath a
+	 * frame of that name, outermost only (a frame inside one of the same
+	 * name adds nothing), drawn or hidden; all of the zoomed frame's when
+	 * it or a caller has the name. One walk over the zoomed subtree with
+	 * the names open on the path counted, into the hidden frames above a
+	 * drawn frame only when some match there (hiddenSums). Sorted by
+	 * count, most first. */
+	function nameShares() {
+		var z = zoomed, path = [], j, k;
+		if (!idOf) {
+			idOf = {map: new Map(), names: [], drawn: new Int32Array(n),
+				hidden: new Int32Array(hidden ? hidden.table.length : 0).fill(-1)};
+			for (k = 0; k < hitList.length; k++)
+				idOf.drawn[hitList[k]] = nameId(names[hitList[k]]);
+		}
+		var ids = idOf.names.length + (hidden ? hidden.table.length : 0);
+		var sums = new Float64Array(ids), open = new Int32Array(ids);
+		var seen = new Uint8Array(ids);
+		function add(id, c) {
+			if (!open[id]) {
+				sums[id] += c;
+				seen[id] = 1;
+			}
+			open[id]++;
+		}
+		/* the hidden subtrees above drawn frame i */
+		function hiddenAbove(i) {
+			if (!hidden || !hiddenSums[i])
+				return;
+			var h = hidden, stack = [], lit = [], q, id;
+			for (var k = h.first[i]; k < h.last[i]; k++) {
+				while (stack.length && k >= h.end[stack[stack.length - 1]]) {
+					stack.pop();
+					for (id = lit.pop(); id.length;)
+						open[id.pop()]--;
+				}
+				var these = [];
+				for (q = h.nameAt[k]; q < h.nameAt[k + 1]; q++) {
+					id = hiddenLineId(h.names[q]);
+					if (id >= 0) {
+						add(id, h.count[k]);
+						these.push(id);
+					}
+				}
+				stack.push(k);
+				lit.push(these);
+			}
+			while (lit.length)
+				for (id = lit.pop(); id.length;)
+					open[id.pop()]--;
+		}
+		for (j = z; j > 0; j = parent[j])
+			if (hits[j]) {
+				k = idOf.drawn[j];
+				sums[k] = counts[z];
+				seen[k] = 1;
+				open[k]++;
+			}
+		hiddenAbove(z);
+		for (j = z + 1; j < end[z]; j++) {
+			while (path.length && end[path[path.length - 1]] <= j) {
+				k = path.pop();
+				if (hits[k])
+					open[idOf.drawn[k]]--;
+			}
+			if (hits[j])
+				add(idOf.drawn[j], counts[j]);
+			path.push(j);
+			hiddenAbove(j);
+		}
+		var list = [];
+		for (k = 0; k < idOf.names.length; k++)
+			if (seen[k])
+				list.push({name: idOf.names[k], count: sums[k],
+					percent: Number(percent(sums[k], counts[z]))});
+		list.sort(function (a, b) {
+			return b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+		});
+		return list;
+	}
+
+	function listText(x, y, s, id) {
+		var t = doc.createElementNS(NS, 'text');
+		t.setAttribute('x', x);
+		t.setAttribute('y', y);
+		if (id)
+			t.setAttribute('id', id);
+		t.textContent = s;
+		listEl.appendChild(t);
+		return t;
+	}
+
+	/* Under the status line, the page made taller for it (so it hides no
+	 * frame; a click on "Matched" hides or shows it): a header with the
+	 * previous and next buttons, then a line per name, "P% NAME". */
+	function drawList() {
+		if (!listEl)
+			return;
+		listEl.textContent = '';
+		var on = !!hits && listShown;
+		listEl.classList.toggle('hide', !on);
+		if (!on) {
+			root.setAttribute('height', baseHeight);
+			return;
+		}
+		var lh = Math.round(fontSize * 1.4), y = baseHeight + lh / 2, k;
+		listText(10, y, '\u25c0 prev', 'prevmatch');
+		listText(10 + 8 * charPx, y, 'next \u25b6', 'nextmatch');
+		listText(10 + 17 * charPx, y, shares.length + (shares.length === 1 ? ' function' :
+			' functions') + ' matched, ' + visibleHits().length + ' drawn in view:',
+			'matchcount');
+		for (k = 0; k < shares.length && k < LIST_MAX; k++)
+			listText(10, y += lh, shares[k].percent.toFixed(2) + '% ' +
+				shares[k].name).setAttribute('data-name', shares[k].name);
+		if (shares.length > LIST_MAX)
+			listText(10, y += lh, '(' + (shares.length - LIST_MAX) + ' more)');
+		root.setAttribute('height', Math.ceil(y + lh / 2));
+	}
+
+	/* The drawn matches in view, left to right within a row's subtree
+	 * (depth-first order). */
+	function visibleHits() {
+		if (!hits)
+			return [];
+		return hitList.filter(function (i) {
+			return !zoomed || (i >= zoomed && i < end[zoomed]) || inView(i);
+		});
+	}
+
+	function setCurrent(i) {
+		if (current >= 0)
+			els[current].classList.remove('cur');
+		current = i;
+		if (i < 0)
+			return;
+		els[i].classList.add('cur');
+		els[i].scrollIntoView({block: 'nearest', inline: 'nearest'});
+		details.textContent = describe(i);
+	}
+
+	/* To the next (STEP 1) or previous (-1) drawn match in view. */
+	function step(dir) {
+		var list = visibleHits();
+		if (!list.length)
+			return;
+		var at = list.indexOf(current), k;
+		if (at >= 0)
+			k = (at + dir + list.length) % list.length;
+		else
+			k = dir > 0 ? 0 : list.length - 1;
+		setCurrent(list[k]);
 	}
 
 	function search(q, ignoreCase) {
@@ -816,9 +1018,12 @@
 		query = q === undefined || q === null ? '' : String(q);
 		for (var k = 0; k < hitList.length; k++)
 			els[hitList[k]].classList.remove('m');
+		setCurrent(-1);
 		hitList = [];
 		hits = null;
 		hiddenSums = null;
+		searchM = null;
+		idOf = null;
 		status = '';
 		failure = '';
 		if (query) {
@@ -858,6 +1063,7 @@
 					failure = 'Search stopped';
 				}
 				if (!failure) {
+					searchM = m;
 					hits = found;
 					hiddenSums = sums;
 					hitList = list;
@@ -1009,6 +1215,26 @@
 		viewBox = attr(framesEl, 'viewBox');
 		measure();
 		read();
+		var style = doc.getElementsByTagName('style')[0];
+		if (style)
+			style.appendChild(doc.createTextNode(
+				'#frames g.p{opacity:.5}\n' +
+				'#frames g.cur rect{stroke:#000;stroke-width:2;vector-effect:non-scaling-stroke}\n' +
+				'#matched,#prevmatch,#nextmatch{cursor:pointer}\n'));
+		baseHeight = Number(attr(root, 'height'));
+		listEl = doc.createElementNS(NS, 'g');
+		listEl.setAttribute('id', 'matchlist');
+		listEl.setAttribute('class', 'hide');
+		root.appendChild(listEl);
+		listEl.addEventListener('click', function (e) {
+			var id = e.target.getAttribute('id');
+			if (id === 'prevmatch' || id === 'nextmatch')
+				step(id === 'nextmatch' ? 1 : -1);
+		});
+		matchedEl.addEventListener('click', function () {
+			listShown = !listShown;
+			drawList();
+		});
 
 		framesEl.addEventListener('mouseover', function (e) {
 			var i = frameOf(e.target);
@@ -1039,6 +1265,9 @@
 			if ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {
 				e.preventDefault();
 				ask();
+			} else if ((e.key === 'n' || e.key === 'N') && !e.ctrlKey && !e.metaKey &&
+				   !e.altKey) {
+				step(e.key === 'n' ? 1 : -1);
 			} else if (e.key === 'Escape') {
 				if (query)
 					search('');
@@ -1088,7 +1317,14 @@
 		},
 		state: function () {
 			return {zoomed: zoomed, query: query, ignoreCase: icase, matched: matched,
-				status: status};
+				status: status, current: current};
+		},
+		/* The match list: [{name, count, percent}], most first. */
+		matches: function () {
+			return shares.slice();
+		},
+		step: function (dir) {
+			step(dir < 0 ? -1 : 1);
 		}
 	};
 

@@ -488,13 +488,19 @@ const pagePath = (page, i) => page.evaluate((j) => {
 	return names;
 }, i);
 
-test('heavy pruning: Matched is the share of all samples, top level and zoomed; the page says what is hidden', async () => {
-	const folded = join(dir, 'pruned.folded'), svg = join(dir, 'pruned.svg');
+// A graph of 20,000 generated frames drawn at --minwidth 0.5% of the
+// total, where most frames are too narrow to draw: {folded, svg, all (its
+// stacks), drawn (the model of what is drawn)}.
+function prunedGraph(name) {
+	const folded = join(dir, `${name}.folded`), svg = join(dir, `${name}.svg`);
 	writeFileSync(folded, syntheticFolded(20000, 7));
 	const all = parseFolded(run(PROF, ['report', '-i', folded]).toString());
-	// 0.5% of the total: most frames are too narrow to draw
 	run(PROF, ['svg', '-i', folded, '--minwidth', '0.5%', '-o', svg]);
-	const drawn = modelFrames(all, 0.005);
+	return { folded, svg, all, drawn: modelFrames(all, 0.005) };
+}
+
+test('heavy pruning: Matched is the share of all samples, top level and zoomed; the page says what is hidden', async () => {
+	const { folded, svg, all, drawn } = prunedGraph('pruned');
 	const hid = hiddenFrames(all, 0.005);
 	assert.ok(hid.frames > 10 * drawn.length, `heavy pruning: ${hid.frames} hidden, ${drawn.length} drawn`);
 	const page = await open(pathToFileURL(svg).href);
@@ -607,6 +613,154 @@ test('differential colors: by self change (the frame that changed), inclusive as
 	assert.equal(incl.shrunk, BLUE);
 	assert.equal(incl.main, HALF_BLUE);
 	assert.equal(incl.b, WHITE);
+});
+
+// ---- the match list, next/previous, greyed callers ----
+
+// The page's match list against the folded text: the names are the
+// distinct names matching RE among all stacks' frames (hidden ones too),
+// each share the samples under the frame at PREFIX whose stack holds that
+// name (foldedShareUnder with an exact name).
+function checkList(list, all, re, prefix, what) {
+	const want = new Set();
+	for (const { frames } of all)
+		if (prefix.every((n, k) => frames[k] === n))
+			for (const f of frames)
+				if (re.test(f))
+					want.add(f);
+	assert.deepEqual(list.map((m) => m.name).sort(), [...want].sort(), `${what}: names`);
+	for (const m of list) {
+		const exact = foldedShareUnder(all, { test: (f) => f === m.name }, prefix);
+		assert.equal(m.count, exact.count, `${what}: ${m.name}`);
+		assert.equal(pct(m.percent), pct(exact.percent), `${what}: ${m.name} %`);
+	}
+	for (let k = 1; k < list.length; k++)
+		assert.ok(list[k - 1].count >= list[k].count, `${what}: most first`);
+}
+
+test('match list: each matching function with its share, hidden frames too, top level and zoomed', async () => {
+	const { svg, all, drawn } = prunedGraph('list');
+	const page = await open(pathToFileURL(svg).href);
+	const drawnNames = new Set(drawn.map((f) => f.name));
+	for (const r of [/json::/, /_2\d\d$/]) {
+		await page.evaluate((q) => window.flamegraph.search(q), r.source);
+		const got = await page.evaluate(() => window.flamegraph.matches());
+		assert.ok(got.length >= 20, `${r}: ${got.length} names`);
+		// some of them only in hidden frames
+		assert.ok(got.some((m) => !drawnNames.has(m.name)), `${r}: a name drawn nowhere is listed`);
+		checkList(got, all, r, [], `${r} top level`);
+		assert.equal(await text(page, '#matchlist text:last-child'), `(${got.length - 12} more)`);
+	}
+	const re = /_2\d\d$/;
+	let list = await page.evaluate(() => window.flamegraph.matches());
+	// what the page shows: a header, the buttons, then "P% NAME" lines
+	const lines = await page.locator('#matchlist text[data-name]').allTextContents();
+	assert.deepEqual(lines, list.slice(0, 12).map((m) => `${pct(m.percent)}% ${m.name}`));
+	assert.match(await text(page, '#matchcount'), new RegExp(`^${list.length} functions matched, \\d+ drawn in view:$`));
+	assert.equal(await page.locator('#matchlist').isVisible(), true);
+	// under the status line, the page made taller for it: it hides no frame
+	const ys = await page.evaluate(() => ({
+		list: document.getElementById('matchlist').getBoundingClientRect().top,
+		status: document.getElementById('details').getBoundingClientRect().bottom,
+		height: document.documentElement.getBoundingClientRect().height,
+		bottom: document.getElementById('matchlist').getBoundingClientRect().bottom,
+	}));
+	assert.ok(ys.list >= ys.status && ys.bottom <= ys.height, JSON.stringify(ys));
+	// a click on "Matched" hides the list and shows it again
+	await page.click('#matched');
+	assert.equal(await page.locator('#matchlist').isVisible(), false);
+	await page.click('#matched');
+	assert.equal(await page.locator('#matchlist').isVisible(), true);
+	// zoomed into the root's heaviest child
+	let z = 1;
+	for (let i = 1; i < drawn.length; i++)
+		if (drawn[i].parent === 0 && drawn[i].count > drawn[z].count)
+			z = i;
+	await page.evaluate((j) => window.flamegraph.zoom(j), z);
+	list = await page.evaluate(() => window.flamegraph.matches());
+	checkList(list, all, re, await pagePath(page, z), 'zoomed');
+	// no search, no list
+	await page.evaluate(() => window.flamegraph.search(''));
+	assert.equal(await page.locator('#matchlist').isVisible(), false);
+	checkClean(page);
+	await page.close();
+});
+
+test('n / N and the buttons step through the drawn matches in view; the current one is outlined and scrolled to', async () => {
+	const page = await open();
+	await page.setViewportSize({ width: 1280, height: 120 });
+	const re = /burn_|alpha_/;
+	const hits = model.map((f, i) => i).filter((i) => i > 0 && re.test(model[i].name));
+	assert.ok(hits.length >= 4, `${hits.length} drawn matches`);
+	await page.evaluate((q) => window.flamegraph.search(q), re.source);
+	const cur = async () => (await state(page)).current;
+	const inViewport = async (i) => {
+		const b = await box(page, i);
+		return b.y >= 0 && b.y + b.height <= 120;
+	};
+	// frames high in the graph are off screen at this height: stepping
+	// scrolls them in
+	for (const i of hits) {
+		await page.keyboard.press('n');
+		assert.equal(await cur(), i);
+		assert.equal(await page.locator('#frames > g.cur').count(), 1);
+		assert.equal(await page.evaluate((j) => window.flamegraph.frame(j).element.classList.contains('cur'), i), true);
+		assert.ok(await inViewport(i), `frame ${i} scrolled into view`);
+	}
+	await page.keyboard.press('n'); // wraps around
+	assert.equal(await cur(), hits[0]);
+	await page.keyboard.press('Shift+N');
+	assert.equal(await cur(), hits[hits.length - 1]);
+	await page.keyboard.press('Shift+N');
+	assert.equal(await cur(), hits[hits.length - 2]);
+	// the buttons in the list
+	await page.setViewportSize({ width: 1280, height: 800 });
+	await page.click('#nextmatch');
+	assert.equal(await cur(), hits[hits.length - 1]);
+	await page.click('#prevmatch');
+	assert.equal(await cur(), hits[hits.length - 2]);
+	// zoomed into beta: only beta's matches (none of alpha_, all burn_beta)
+	const beta = pathIndex(['beta']);
+	await page.evaluate((j) => window.flamegraph.zoom(j), beta);
+	assert.equal(await cur(), -1, 'a zoom forgets the current match');
+	const inBeta = hits.filter((i) => i > beta && i < model[beta].end);
+	assert.ok(inBeta.length >= 1);
+	for (const i of inBeta) {
+		await page.keyboard.press('n');
+		assert.equal(await cur(), i);
+	}
+	await page.keyboard.press('n');
+	assert.equal(await cur(), inBeta[0]);
+	checkClean(page);
+	await page.close();
+});
+
+test('while zoomed, the callers of the zoomed frame are greyed (flamegraph.pl)', async () => {
+	const page = await open();
+	const b = pathIndex([...ALPHA, 'alpha_inner']);
+	const opacity = (i) => page.evaluate((j) =>
+		getComputedStyle(window.flamegraph.frame(j).element).opacity, i);
+	await page.click(frameRect(b));
+	await settle(page);
+	const callers = [];
+	for (let j = model[b].parent; j >= 0; j = model[j].parent)
+		callers.push(j);
+	assert.ok(callers.length >= 3);
+	for (const j of callers)
+		assert.equal(await opacity(j), '0.5', `caller ${model[j].name}`);
+	for (let j = b; j < model[b].end; j++)
+		assert.equal(await opacity(j), '1', `${model[j].name} is not greyed`);
+	// a greyed caller stays clickable: zoom out to it
+	await page.click(frameRect(callers[0]));
+	await settle(page);
+	assert.equal((await state(page)).zoomed, callers[0]);
+	assert.equal(await opacity(callers[0]), '1');
+	assert.equal(await opacity(callers[1]), '0.5');
+	await page.click('#unzoom');
+	for (const j of callers)
+		assert.equal(await opacity(j), '1');
+	checkClean(page);
+	await page.close();
 });
 
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,
