@@ -32,6 +32,10 @@
  *   in view, the current one outlined (class "cur") and scrolled to;
  * - while zoomed, the zoomed frame's callers are greyed (class "p", as
  *   flamegraph.pl does);
+ * - right-click on a frame: a menu (#menu, made here) to copy its name or
+ *   its stack (root;...;frame); c and C do the same on the hovered frame.
+ *   navigator.clipboard when the page has it, else a prompt holding the
+ *   text, selected, to copy by hand;
  * - state (zoomed frame, search, ignore case) lives in the URL fragment,
  *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
@@ -85,6 +89,8 @@
 	var hiddenHit = null; /* per line of the hidden names: -1 untested, 0, 1 */
 	var listEl = null, listShown = true, shares = [], baseHeight = 0;
 	var current = -1; /* the frame n / N went to, or -1 */
+	var hovered = -1, menuEl = null, menuFrame = -1;
+	var copied = ''; /* the last text copied, for tests */
 	var viewWidth = 1200; /* px of #frames */
 
 	function attr(el, name) {
@@ -1084,6 +1090,69 @@
 			search(q);
 	}
 
+	/* ---- copy, the frame menu ---- */
+
+	/* Frame i's names from the root's child up to it, as folded text
+	 * writes a stack. */
+	function stackOf(i) {
+		var list = [];
+		for (; i > 0; i = parent[i])
+			list.push(names[i]);
+		return list.reverse().join(';');
+	}
+
+	function copy(text, what) {
+		copied = text;
+		function byHand() {
+			window.prompt('Copy the ' + what + ' (Ctrl-C):', text);
+		}
+		var done = function () {
+			details.textContent = 'Copied the ' + what + ': ' + text;
+		};
+		if (navigator.clipboard && navigator.clipboard.writeText)
+			navigator.clipboard.writeText(text).then(done, byHand);
+		else
+			byHand();
+	}
+
+	var MENU = [['copyname', 'Copy name'], ['copystack', 'Copy stack']];
+
+	function closeMenu() {
+		if (menuEl)
+			menuEl.classList.add('hide');
+		menuFrame = -1;
+	}
+
+	/* The menu of frame i at (x, y) in the root's px. */
+	function openMenu(i, x, y) {
+		var lh = Math.round(fontSize * 1.6), wide = 0, k;
+		menuFrame = i;
+		menuEl.textContent = '';
+		var bg = doc.createElementNS(NS, 'rect');
+		menuEl.appendChild(bg);
+		for (k = 0; k < MENU.length; k++) {
+			var t = doc.createElementNS(NS, 'text');
+			t.setAttribute('id', MENU[k][0]);
+			t.setAttribute('x', x + 8);
+			t.setAttribute('y', y + lh * (k + 0.7));
+			t.textContent = MENU[k][1];
+			menuEl.appendChild(t);
+			wide = Math.max(wide, MENU[k][1].length);
+		}
+		bg.setAttribute('x', x);
+		bg.setAttribute('y', y);
+		bg.setAttribute('width', wide * charPx + 16);
+		bg.setAttribute('height', lh * MENU.length);
+		menuEl.classList.remove('hide');
+	}
+
+	function menuAction(id, i) {
+		if (id === 'copyname')
+			copy(names[i], 'name');
+		else if (id === 'copystack')
+			copy(stackOf(i), 'stack');
+	}
+
 	/* ---- state in the URL ---- */
 
 	function save() {
@@ -1220,7 +1289,8 @@
 			style.appendChild(doc.createTextNode(
 				'#frames g.p{opacity:.5}\n' +
 				'#frames g.cur rect{stroke:#000;stroke-width:2;vector-effect:non-scaling-stroke}\n' +
-				'#matched,#prevmatch,#nextmatch{cursor:pointer}\n'));
+				'#matched,#prevmatch,#nextmatch,#menu text{cursor:pointer}\n' +
+				'#menu rect{fill:#fff;stroke:#888}\n#menu text:hover{fill:#00c}\n'));
 		baseHeight = Number(attr(root, 'height'));
 		listEl = doc.createElementNS(NS, 'g');
 		listEl.setAttribute('id', 'matchlist');
@@ -1235,14 +1305,35 @@
 			listShown = !listShown;
 			drawList();
 		});
+		menuEl = doc.createElementNS(NS, 'g');
+		menuEl.setAttribute('id', 'menu');
+		menuEl.setAttribute('class', 'hide');
+		root.appendChild(menuEl);
+		menuEl.addEventListener('click', function (e) {
+			var i = menuFrame;
+			e.stopPropagation();
+			closeMenu();
+			menuAction(e.target.getAttribute('id'), i);
+		});
+		framesEl.addEventListener('contextmenu', function (e) {
+			var i = frameOf(e.target);
+			if (i < 0)
+				return;
+			e.preventDefault();
+			var r = root.getBoundingClientRect();
+			openMenu(i, e.clientX - r.left, e.clientY - r.top);
+		});
+		doc.addEventListener('click', closeMenu);
 
 		framesEl.addEventListener('mouseover', function (e) {
 			var i = frameOf(e.target);
 			if (i >= 0)
 				details.textContent = describe(i);
+			hovered = i;
 		});
 		framesEl.addEventListener('mouseout', function () {
 			details.textContent = status;
+			hovered = -1;
 		});
 		framesEl.addEventListener('click', function (e) {
 			var i = frameOf(e.target);
@@ -1268,6 +1359,11 @@
 			} else if ((e.key === 'n' || e.key === 'N') && !e.ctrlKey && !e.metaKey &&
 				   !e.altKey) {
 				step(e.key === 'n' ? 1 : -1);
+			} else if ((e.key === 'c' || e.key === 'C') && hovered >= 0 && !e.ctrlKey &&
+				   !e.metaKey && !e.altKey) {
+				menuAction(e.key === 'c' ? 'copyname' : 'copystack', hovered);
+			} else if (e.key === 'Escape' && menuFrame >= 0) {
+				closeMenu();
 			} else if (e.key === 'Escape') {
 				if (query)
 					search('');
@@ -1325,6 +1421,13 @@
 		},
 		step: function (dir) {
 			step(dir < 0 ? -1 : 1);
+		},
+		/* The last text a copy wrote (or offered to copy by hand). */
+		copied: function () {
+			return copied;
+		},
+		stack: function (i) {
+			return stackOf(i);
 		}
 	};
 

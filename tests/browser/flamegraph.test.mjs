@@ -55,8 +55,9 @@ function pathIndex(names) {
 }
 
 // A new page on URL, with every dialog, page error and console error logged.
-async function open(url = svgUrl) {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+// OPTIONS: more of browser.newPage's (permissions).
+async function open(url = svgUrl, options = {}) {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, ...options });
 	page.events = { dialogs: [], errors: [] };
 	page.on('dialog', (d) => {
 		page.events.dialogs.push({ type: d.type(), message: d.message() });
@@ -759,6 +760,67 @@ test('while zoomed, the callers of the zoomed frame are greyed (flamegraph.pl)',
 	await page.click('#unzoom');
 	for (const j of callers)
 		assert.equal(await opacity(j), '1');
+	checkClean(page);
+	await page.close();
+});
+
+// ---- copy ----
+
+// The folded stack of model frame I: its names from the root's child up.
+function modelStack(i) {
+	const list = [];
+	for (; i > 0; i = model[i].parent)
+		list.unshift(model[i].name);
+	return list.join(';');
+}
+
+test('copy a frame\'s name or stack: from its right-click menu, or c / C on the hovered frame', async () => {
+	const page = await open(svgUrl, { permissions: ['clipboard-read', 'clipboard-write'] });
+	const i = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
+	const stack = modelStack(i);
+	// the folded text has this stack (its deepest frames: burn_alpha's self time)
+	assert.ok(stacks.some((s) => s.frames.join(';').startsWith(stack)), stack);
+	const clip = () => page.evaluate(() => navigator.clipboard.readText());
+	await page.click(frameRect(i), { button: 'right' });
+	assert.equal(await page.locator('#menu').isVisible(), true);
+	assert.equal((await state(page)).zoomed, 0, 'a right-click does not zoom');
+	await page.click('#copystack');
+	assert.equal(await page.locator('#menu').isVisible(), false);
+	await page.waitForFunction(() => /^Copied/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), stack);
+	await page.click(frameRect(pathIndex(['beta'])), { button: 'right' });
+	await page.click('#copyname');
+	await page.waitForFunction(() => /^Copied the name/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), 'beta');
+	// keys on the hovered frame
+	const o = pathIndex(ALPHA);
+	await page.hover(frameRect(o));
+	await page.keyboard.press('c');
+	await page.waitForFunction(() => /^Copied the name/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), 'alpha_outer');
+	await page.hover(frameRect(o));
+	await page.keyboard.press('Shift+C');
+	await page.waitForFunction(() => /^Copied the stack/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), modelStack(o));
+	// Escape closes the menu
+	await page.click(frameRect(o), { button: 'right' });
+	await page.keyboard.press('Escape');
+	assert.equal(await page.locator('#menu').isVisible(), false);
+	checkClean(page);
+	await page.close();
+});
+
+test('copy without a clipboard: a prompt holds the text to copy by hand', async () => {
+	const page = await open();
+	await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+	const i = pathIndex([...ALPHA, 'alpha_inner']);
+	let offered;
+	page.on('dialog', (d) => { offered = d.defaultValue(); });
+	await page.hover(frameRect(i));
+	await page.keyboard.press('Shift+C');
+	await settle(page);
+	assert.deepEqual(page.events.dialogs, [{ type: 'prompt', message: 'Copy the stack (Ctrl-C):' }]);
+	assert.equal(offered, modelStack(i));
 	checkClean(page);
 	await page.close();
 });
