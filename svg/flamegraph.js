@@ -36,6 +36,9 @@
  *   its stack (root;...;frame); c and C do the same on the hovered frame.
  *   navigator.clipboard when the page has it, else a prompt holding the
  *   text, selected, to copy by hand;
+ * - the menu's sandwich view (#sandwich, made here, over the graph): who
+ *   calls a function and what it calls, merged over all its frames,
+ *   hidden ones included: callers upward above it, callees downward;
  * - state (zoomed frame, search, ignore case) lives in the URL fragment,
  *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
@@ -87,7 +90,7 @@
 	var restoring = false, started = false, relabelPending = false;
 	var searchM = null; /* the matcher of the active search */
 	var hiddenHit = null; /* per line of the hidden names: -1 untested, 0, 1 */
-	var listEl = null, listShown = true, shares = [], baseHeight = 0;
+	var listEl = null, listShown = true, shares = [], baseHeight = 0, listHeight = 0;
 	var current = -1; /* the frame n / N went to, or -1 */
 	var hovered = -1, menuEl = null, menuFrame = -1;
 	var copied = ''; /* the last text copied, for tests */
@@ -764,7 +767,7 @@
 
 	/* Per drawn frame, the samples of the outermost matching hidden frames
 	 * above it, with matcher M; false when the search stopped. */
-	function hiddenMatches(m) {
+	function loadHidden() {
 		if (hidden === null) {
 			try {
 				hidden = readHidden() || false;
@@ -772,6 +775,11 @@
 				hidden = false;
 			}
 		}
+		return hidden;
+	}
+
+	function hiddenMatches(m) {
+		loadHidden();
 		var sums = new Float64Array(n);
 		if (!hidden)
 			return sums;
@@ -965,7 +973,8 @@
 		var on = !!hits && listShown;
 		listEl.classList.toggle('hide', !on);
 		if (!on) {
-			root.setAttribute('height', baseHeight);
+			listHeight = 0;
+			fitHeight();
 			return;
 		}
 		var lh = Math.round(fontSize * 1.4), y = baseHeight + lh / 2, k;
@@ -979,7 +988,14 @@
 				shares[k].name).setAttribute('data-name', shares[k].name);
 		if (shares.length > LIST_MAX)
 			listText(10, y += lh, '(' + (shares.length - LIST_MAX) + ' more)');
-		root.setAttribute('height', Math.ceil(y + lh / 2));
+		listHeight = Math.ceil(y + lh / 2);
+		fitHeight();
+	}
+
+	/* The page's height: the graph's, or more for the list or the
+	 * sandwich view. */
+	function fitHeight() {
+		root.setAttribute('height', Math.max(baseHeight, listHeight, sandwichHeight));
 	}
 
 	/* The drawn matches in view, left to right within a row's subtree
@@ -1115,7 +1131,8 @@
 			byHand();
 	}
 
-	var MENU = [['copyname', 'Copy name'], ['copystack', 'Copy stack']];
+	var MENU = [['copyname', 'Copy name'], ['copystack', 'Copy stack'],
+		['sandwichopen', 'Sandwich view']];
 
 	function closeMenu() {
 		if (menuEl)
@@ -1151,6 +1168,188 @@
 			copy(names[i], 'name');
 		else if (id === 'copystack')
 			copy(stackOf(i), 'stack');
+		else if (id === 'sandwichopen')
+			sandwich(names[i]);
+	}
+
+	/* ---- the sandwich view ---- */
+
+	/* Every frame, drawn or hidden, in depth-first order: visit(name,
+	 * count, depth), the root "all" at depth 0. A hidden entry's chain of
+	 * only children is one frame per name, each with the entry's count. */
+	function walkAll(visit) {
+		var h = loadHidden(), open = [];
+		for (var i = 0; i < n; i++) {
+			visit(names[i], counts[i], depth[i]);
+			if (!h)
+				continue;
+			for (var k = h.first[i]; k < h.last[i]; k++) {
+				while (open.length && k >= h.end[open[open.length - 1].k])
+					open.pop();
+				var d = open.length ? open[open.length - 1].d : depth[i];
+				for (var q = h.nameAt[k]; q < h.nameAt[k + 1]; q++)
+					visit(h.table[h.names[q]], h.count[k], ++d);
+				open.push({k: k, d: d});
+			}
+			open = [];
+		}
+	}
+
+	function trieKid(node, name) {
+		var kid = node.kids.get(name);
+		if (!kid) {
+			kid = {name: name, count: 0, kids: new Map()};
+			node.kids.set(name, kid);
+		}
+		return kid;
+	}
+
+	/* Function F's callers and callees, as two trees rooted at F:
+	 * {callers, callees}, nodes {name, count, kids}. Only the outermost
+	 * frame of F on a path counts (its callees include any F inside), so
+	 * F's count is the samples whose stack holds F. */
+	function sandwichTrees(f) {
+		var callers = {name: f, count: 0, kids: new Map()};
+		var callees = {name: f, count: 0, kids: new Map()};
+		var path = [], at = [], fd = -1;
+		walkAll(function (name, c, d) {
+			path[d] = name;
+			if (fd >= d)
+				fd = -1;
+			if (fd >= 0) {
+				at[d] = trieKid(at[d - 1], name);
+				at[d].count += c;
+			} else if (name === f && d > 0) {
+				fd = d;
+				at[d] = callees;
+				callees.count += c;
+				callers.count += c;
+				for (var node = callers, k = d - 1; k > 0; k--) {
+					node = trieKid(node, path[k]);
+					node.count += c;
+				}
+			}
+		});
+		return {callers: callers, callees: callees};
+	}
+
+	/* A tree as [{path, count}], paths from its root joined with ';'. */
+	function flatten(node, prefix, out) {
+		var path = prefix ? prefix + ';' + node.name : node.name;
+		out.push({path: path, count: node.count});
+		node.kids.forEach(function (kid) {
+			flatten(kid, path, out);
+		});
+		return out;
+	}
+
+	function treeDepth(node) {
+		var d = 0;
+		node.kids.forEach(function (kid) {
+			d = Math.max(d, treeDepth(kid));
+		});
+		return d + 1;
+	}
+
+	/* A name's color: a warm hue from its characters (the page's own, the
+	 * graph's palette lives in the style). */
+	function hue(name) {
+		var v = 0;
+		for (var k = 0; k < name.length; k++)
+			v = (v * 31 + name.charCodeAt(k)) % 997;
+		return 'hsl(' + (v % 50) + ',80%,' + (55 + v % 20) + '%)';
+	}
+
+	/* Draws NODE at row y0 (px), x and w in px, its kids a row up (dir
+	 * -1) or down (1); frames under half a pixel are left out. */
+	function drawTree(g, node, x, w, y0, dir, total, side) {
+		if (w < 0.5)
+			return;
+		var el = doc.createElementNS(NS, 'g');
+		el.setAttribute('class', side);
+		var title = doc.createElementNS(NS, 'title');
+		title.textContent = node.name + ' (' + thousands(node.count) + ' ' + countname + ', ' +
+			percent(node.count, total) + '%)';
+		el.appendChild(title);
+		var r = doc.createElementNS(NS, 'rect');
+		r.setAttribute('x', x.toFixed(2));
+		r.setAttribute('y', y0);
+		r.setAttribute('width', w.toFixed(2));
+		r.setAttribute('height', fh - 1);
+		r.setAttribute('fill', hue(node.name));
+		el.appendChild(r);
+		var chars = Math.floor((w - PAD) / charPx);
+		if (chars >= 3) {
+			var t = doc.createElementNS(NS, 'text');
+			t.setAttribute('x', (x + PAD).toFixed(2));
+			t.setAttribute('y', y0 + (fh - 1) / 2 + fontSize / 4);
+			t.textContent = fitLabel(node.name, chars);
+			el.appendChild(t);
+		}
+		el._name = node.name;
+		g.appendChild(el);
+		var kids = Array.from(node.kids.values()).sort(function (a, b) {
+			return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+		});
+		for (var k = 0; k < kids.length; k++) {
+			var kw = (w * kids[k].count) / node.count;
+			drawTree(g, kids[k], x, kw, y0 + dir * fh, dir, total, side);
+			x += kw;
+		}
+	}
+
+	var sandwichEl = null, sandwichName = null, sandwichHeight = 0;
+
+	function closeSandwich() {
+		if (!sandwichEl)
+			return;
+		sandwichEl.parentNode.removeChild(sandwichEl);
+		sandwichEl = null;
+		sandwichName = null;
+		sandwichHeight = 0;
+		fitHeight();
+	}
+
+	/* Over the graph, from the top of the page: a header, F's callers
+	 * upward (F at the bottom of that half), then F's callees downward.
+	 * Returns the trees (sandwichTrees). */
+	function sandwich(f) {
+		closeSandwich();
+		measure();
+		var t = sandwichTrees(f), w = viewWidth - 20;
+		var up = treeDepth(t.callers), down = treeDepth(t.callees);
+		var top = fontSize * 3, mid = top + up * fh;
+		sandwichName = f;
+		sandwichEl = doc.createElementNS(NS, 'g');
+		sandwichEl.setAttribute('id', 'sandwich');
+		var bg = doc.createElementNS(NS, 'rect');
+		bg.setAttribute('class', 'bg');
+		bg.setAttribute('width', '100%');
+		bg.setAttribute('height', '100%');
+		sandwichEl.appendChild(bg);
+		var head = doc.createElementNS(NS, 'text');
+		head.setAttribute('x', 10);
+		head.setAttribute('y', fontSize * 2);
+		head.setAttribute('id', 'sandwichtitle');
+		head.textContent = 'Callers and callees of ' + f + ' (' + thousands(t.callees.count) + ' ' +
+			countname + ', ' + percent(t.callees.count, total) + '%)';
+		sandwichEl.appendChild(head);
+		var close = doc.createElementNS(NS, 'text');
+		close.setAttribute('x', '100%');
+		close.setAttribute('dx', -10);
+		close.setAttribute('y', fontSize * 2);
+		close.setAttribute('id', 'sandwichclose');
+		close.textContent = 'Close';
+		sandwichEl.appendChild(close);
+		var g = doc.createElementNS(NS, 'g');
+		g.setAttribute('transform', 'translate(10)');
+		sandwichEl.appendChild(g);
+		drawTree(g, t.callers, 0, w, mid - fh, -1, t.callees.count, 'caller');
+		drawTree(g, t.callees, 0, w, mid, 1, t.callees.count, 'callee');
+		root.appendChild(sandwichEl);
+		sandwichHeight = Math.ceil(mid + down * fh + fontSize);
+		fitHeight();
+		return t;
 	}
 
 	/* ---- state in the URL ---- */
@@ -1290,7 +1489,9 @@
 				'#frames g.p{opacity:.5}\n' +
 				'#frames g.cur rect{stroke:#000;stroke-width:2;vector-effect:non-scaling-stroke}\n' +
 				'#matched,#prevmatch,#nextmatch,#menu text{cursor:pointer}\n' +
-				'#menu rect{fill:#fff;stroke:#888}\n#menu text:hover{fill:#00c}\n'));
+				'#menu rect{fill:#fff;stroke:#888}\n#menu text:hover{fill:#00c}\n' +
+				'#sandwich g g{cursor:pointer}\n#sandwich g g:hover rect{stroke:#000}\n' +
+				'#sandwichclose{text-anchor:end;cursor:pointer}\n'));
 		baseHeight = Number(attr(root, 'height'));
 		listEl = doc.createElementNS(NS, 'g');
 		listEl.setAttribute('id', 'matchlist');
@@ -1324,6 +1525,15 @@
 			openMenu(i, e.clientX - r.left, e.clientY - r.top);
 		});
 		doc.addEventListener('click', closeMenu);
+		/* in the sandwich view: Close, or a function's own sandwich */
+		root.addEventListener('click', function (e) {
+			if (!sandwichEl || !sandwichEl.contains(e.target))
+				return;
+			if (e.target.getAttribute('id') === 'sandwichclose')
+				closeSandwich();
+			else if (e.target.parentNode && e.target.parentNode._name !== undefined)
+				sandwich(e.target.parentNode._name);
+		});
 
 		framesEl.addEventListener('mouseover', function (e) {
 			var i = frameOf(e.target);
@@ -1364,6 +1574,8 @@
 				menuAction(e.key === 'c' ? 'copyname' : 'copystack', hovered);
 			} else if (e.key === 'Escape' && menuFrame >= 0) {
 				closeMenu();
+			} else if (e.key === 'Escape' && sandwichEl) {
+				closeSandwich();
 			} else if (e.key === 'Escape') {
 				if (query)
 					search('');
@@ -1428,6 +1640,17 @@
 		},
 		stack: function (i) {
 			return stackOf(i);
+		},
+		/* Function NAME's sandwich view: opens it and returns its trees
+		 * as {callers, callees}, each [{path, count}] from NAME; no
+		 * NAME: closes it. */
+		sandwich: function (name) {
+			if (name === undefined || name === null) {
+				closeSandwich();
+				return null;
+			}
+			var t = sandwich(String(name));
+			return {callers: flatten(t.callers, '', []), callees: flatten(t.callees, '', [])};
 		}
 	};
 

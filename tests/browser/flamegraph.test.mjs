@@ -825,6 +825,90 @@ test('copy without a clipboard: a prompt holds the text to copy by hand', async 
 	await page.close();
 });
 
+// ---- the sandwich view ----
+
+// Function F's callers and callees from folded stacks: per path from F
+// (F;caller;caller's caller... and F;callee;callee's callee...), the
+// samples of the stacks holding it, F's outermost frame in each stack.
+function foldedSandwich(all, f) {
+	const callers = new Map(), callees = new Map();
+	const add = (m, k, c) => m.set(k, (m.get(k) || 0) + c);
+	for (const { frames, count } of all) {
+		const p = frames.indexOf(f);
+		if (p < 0)
+			continue;
+		for (let k = p; k < frames.length; k++)
+			add(callees, frames.slice(p, k + 1).join(';'), count);
+		for (let k = p; k >= 0; k--)
+			add(callers, frames.slice(k, p + 1).reverse().join(';'), count);
+	}
+	return { callers, callees };
+}
+
+const asMap = (list) => new Map(list.map(({ path, count }) => [path, count]));
+const sorted = (m) => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+
+test('sandwich view: callers and callees of a function, merged over all its frames, equal the folded data', async () => {
+	const page = await open();
+	const i = pathIndex([...ALPHA, 'alpha_inner']);
+	await page.click(frameRect(i), { button: 'right' });
+	await page.click('#sandwichopen');
+	assert.equal(await page.locator('#sandwich').isVisible(), true);
+	const want = foldedSandwich(stacks, 'alpha_inner');
+	const n = want.callees.get('alpha_inner');
+	assert.equal(await text(page, '#sandwichtitle'),
+		`Callers and callees of alpha_inner (${thousands(n)} samples, ${pct((100 * n) / total)}%)`);
+	// the drawn frames: F twice (the seam), each caller and callee wide enough
+	const drawnNames = await page.locator('#sandwich g.callee > title').allTextContents();
+	assert.ok(drawnNames.includes(`burn_alpha (${thousands(want.callees.get('alpha_inner;burn_alpha'))} samples, ` +
+		`${pct((100 * want.callees.get('alpha_inner;burn_alpha')) / n)}%)`), drawnNames.join('\n'));
+	const callerNames = await page.locator('#sandwich g.caller > title').allTextContents();
+	assert.ok(callerNames.some((t) => t.startsWith('alpha_outer (')), callerNames.join('\n'));
+	// a callee's own sandwich, by clicking it; Escape closes
+	await page.locator('#sandwich g.callee', { hasText: 'burn_alpha' }).first().click();
+	assert.match(await text(page, '#sandwichtitle'), /^Callers and callees of burn_alpha /);
+	await page.keyboard.press('Escape');
+	assert.equal(await page.locator('#sandwich').count(), 0);
+	// the trees, every path and count, against the folded text
+	for (const f of ['alpha_inner', 'burn_beta', 'alpha', 'pool_work']) {
+		const w = foldedSandwich(stacks, f);
+		if (!w.callees.size)
+			continue;
+		const got = await page.evaluate((name) => window.flamegraph.sandwich(name), f);
+		assert.deepEqual(sorted(asMap(got.callees)), sorted(w.callees), `${f}: callees`);
+		assert.deepEqual(sorted(asMap(got.callers)), sorted(w.callers), `${f}: callers`);
+	}
+	await page.click('#sandwichclose');
+	assert.equal(await page.locator('#sandwich').count(), 0);
+	checkClean(page);
+	await page.close();
+});
+
+test('sandwich view over heavy pruning: hidden frames count, recursion counts once', async () => {
+	const { svg, all, drawn } = prunedGraph('sandwich');
+	// the names in the most stacks, one of them with a frame inside another
+	const seen = new Map(), nested = new Set();
+	for (const { frames } of all)
+		for (const f of new Set(frames)) {
+			seen.set(f, (seen.get(f) || 0) + 1);
+			if (frames.indexOf(f) !== frames.lastIndexOf(f))
+				nested.add(f);
+		}
+	const names = [...seen.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map((e) => e[0]);
+	if (nested.size)
+		names.push([...nested][0]);
+	const page = await open(pathToFileURL(svg).href);
+	for (const f of names) {
+		const w = foldedSandwich(all, f);
+		const got = await page.evaluate((name) => window.flamegraph.sandwich(name), f);
+		assert.ok(w.callees.size > drawn.filter((d) => d.name === f).length, `${f}: more than what is drawn`);
+		assert.deepEqual(sorted(asMap(got.callees)), sorted(w.callees), `${f}: callees`);
+		assert.deepEqual(sorted(asMap(got.callers)), sorted(w.callers), `${f}: callers`);
+	}
+	checkClean(page);
+	await page.close();
+});
+
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,
 	{ skip: MEASURE_FRAMES <= 0 }, async (t) => {
 		const res = await measure({ prof: PROF, frames: MEASURE_FRAMES, runs: 3, browser });
