@@ -909,6 +909,69 @@ test('sandwich view over heavy pruning: hidden frames count, recursion counts on
 	await page.close();
 });
 
+// ---- the flame chart ----
+
+test('--flamechart: folded lines in time order drawn left to right, merged only with the line before', async () => {
+	// phases in sequence, as a tracer writes them: parse, then compute (a
+	// run of identical stacks), then parse again, then write
+	const lines = [];
+	const phases = [['parse', 'lex', 3], ['parse', 'lex', 2], ['compute', 'mul', 5], ['compute', 'add', 1],
+		['compute', 'mul', 4], ['compute', 'mul', 4], ['parse', 'lex', 1], ['write', 'flush', 2]];
+	for (const [a, b, c] of phases)
+		lines.push(`main;${a};${b} ${c}`);
+	const folded = join(dir, 'chart.folded'), svg = join(dir, 'chart.svg');
+	writeFileSync(folded, lines.join('\n') + '\n');
+	run(PROF, ['svg', '--flamechart', '-i', folded, '-o', svg]);
+	// the expected frames: runs of equal prefixes, in order
+	const want = [];
+	let prev = [];
+	for (const [a, b, c] of phases) {
+		const path = ['main', a, b];
+		let same = 0;
+		while (same < 3 && prev[same] && prev[same].name === path[same])
+			same++;
+		const cur = [];
+		for (let k = 0; k < 3; k++) {
+			if (k < same) {
+				cur.push(prev[k]);
+			} else {
+				const f = { name: path[k], count: 0, depth: k + 1 };
+				want.push(f);
+				cur.push(f);
+			}
+			cur[k].count += c;
+		}
+		prev = cur;
+	}
+	const page = await open(pathToFileURL(svg).href);
+	const got = await page.evaluate(() => {
+		const fg = window.flamegraph, out = [];
+		for (let i = 1; i < fg.frames(); i++) {
+			const f = fg.frame(i);
+			const r = f.element.lastElementChild;
+			out.push({ name: f.name, count: f.count, depth: f.depth, x: Number(r.getAttribute('x')) });
+		}
+		return out;
+	});
+	assert.deepEqual(got.map(({ name, count, depth }) => ({ name, count, depth })), want);
+	// time order: every row's frames left to right in the lines' order
+	// (the second parse starts after compute ends)
+	const at = (name, k) => got.filter((f) => f.name === name)[k].x;
+	assert.equal(at('parse', 0), 0);
+	assert.equal(at('compute', 0), 5);
+	assert.equal(at('parse', 1), 19);
+	assert.equal(at('write', 0), 20);
+	assert.equal(await page.locator('#title').textContent(), 'Flame Chart');
+	// the search counts both parse runs
+	await page.evaluate(() => window.flamegraph.search('^parse$'));
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(100 * 6 / 22)}%`);
+	checkClean(page);
+	await page.close();
+	// a recording is refused, with the reason
+	assert.throws(() => run(PROF, ['svg', '--flamechart', '-i', join(dir, 'threads.data'), '-o', svg]),
+		(e) => /--flamechart draws folded text in time order, not a recording/.test(String(e.stderr)));
+});
+
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,
 	{ skip: MEASURE_FRAMES <= 0 }, async (t) => {
 		const res = await measure({ prof: PROF, frames: MEASURE_FRAMES, runs: 3, browser });
