@@ -26,7 +26,7 @@ static const char usage_head[] =
 	"                [--font-size PX] [--font FAMILY] [--minwidth PX|PCT%]\n"
 	"                [--colors hot|mem|io|java] [--palette-file FILE] [--inverted]\n"
 	"                [--reverse] [--countname NAME] [--sort alpha|weight]\n"
-	"                [--off-cpu | --wall] [--lines]\n"
+	"                [--off-cpu | --wall] [--lines] [--flamechart]\n"
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"                [--diff [--negate] [--diff-colors self|inclusive] [OLD NEW]]\n"
@@ -75,6 +75,9 @@ static const char usage_head[] =
 	"                     and --wall): bytes, us, ...\n"
 	"  --sort ORDER       siblings by name: alpha (default, as FlameGraph), or\n"
 	"                     by count, heaviest first: weight\n"
+	"  --flamechart       a flame chart of folded text in time order: the lines\n"
+	"                     left to right as given, not merged by name (a frame\n"
+	"                     continues only the same frame of the line before)\n"
 	"\n"
 	"differential flamegraph:\n"
 	"  --diff OLD NEW     what changed from OLD to NEW (recordings or folded\n"
@@ -110,6 +113,7 @@ enum {
 	OPT_DIFF,
 	OPT_NEGATE,
 	OPT_DIFF_COLORS,
+	OPT_FLAMECHART,
 };
 
 static const struct option long_options[] = {
@@ -133,6 +137,7 @@ static const struct option long_options[] = {
 	{"diff", no_argument, NULL, OPT_DIFF},
 	{"negate", no_argument, NULL, OPT_NEGATE},
 	{"diff-colors", required_argument, NULL, OPT_DIFF_COLORS},
+	{"flamechart", no_argument, NULL, OPT_FLAMECHART},
 	{NULL, 0, NULL, 0},
 };
 
@@ -254,6 +259,9 @@ static int own_option(void *cmd, int opt, const char *arg)
 	case OPT_REVERSE:
 		o->reverse = 1;
 		break;
+	case OPT_FLAMECHART:
+		o->flamechart = 1;
+		break;
 	case OPT_COUNTNAME:
 		if (!countname_ok(arg))
 			return cli_usage_error("--countname needs a short name without '(', ')' or "
@@ -352,6 +360,11 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv,
 						    "two-column input: unexpected '%s'"
 						  : "unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
+	if (c->opts.flamechart && (c->is_diff || c->opts.sort != SVG_SORT_ALPHA))
+		return cli_usage_error("--flamechart keeps the lines' order: not with %s",
+				       c->is_diff ? "--diff" : "--sort");
+	if (c->opts.flamechart && !c->opts.title)
+		c->opts.title = "Flame Chart";
 	if ((c->negate || c->inclusive_given) && !c->is_diff)
 		return cli_usage_error("%s goes with --diff", c->negate ? "--negate" : "--diff-colors");
 	if (c->is_diff && (c->colors_given || c->palette_file))
@@ -471,6 +484,24 @@ static int check_not_empty(struct svg_cmd *c)
 }
 
 
+/* A flame chart's lines: the entries in their order (folded text's
+ * lines as given), none merged. 0 or -ENOMEM. */
+static int chart_lines(struct svg_cmd *c)
+{
+	const struct profile *p = &c->in.prof;
+	size_t i;
+
+	c->lines = malloc((p->nentries ? p->nentries : 1) * sizeof(*c->lines));
+	if (!c->lines)
+		return -ENOMEM;
+	c->nlines = 0;
+	for (i = 0; i < p->nentries; i++)
+		if (p->entries[i].count)
+			c->lines[c->nlines++] = (struct profile_line){
+				.stack = p->entries[i].stack, .count = p->entries[i].count};
+	return 0;
+}
+
 static int draw(struct svg_cmd *c)
 {
 	struct folded_opts fo = {.thread_root = c->in.roots};
@@ -493,6 +524,15 @@ static int draw(struct svg_cmd *c)
 		}
 		c->sd.inclusive = c->inclusive;
 		c->opts.diff = &c->sd;
+	} else if (c->opts.flamechart && c->in.is_recording) {
+		cli_error("--flamechart draws folded text in time order, not a recording");
+		cli_hint("a recording's samples are counted per stack, not kept in time order");
+		return EXIT_FAIL;
+	} else if (c->opts.flamechart) {
+		if (chart_lines(c)) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
 	} else if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;

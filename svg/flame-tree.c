@@ -7,7 +7,9 @@
  * lookups. Children are then grouped by a counting sort and each group
  * sorted; the layout walks the tree once, from the root, with an explicit
  * stack (stacks can be thousands of frames deep), and stops at a number of
- * rows and frames no real profile reaches (FLAME_MAX_ROWS). */
+ * rows and frames no real profile reaches (FLAME_MAX_ROWS). A flame chart
+ * (flame_tree__build_chart) is the same tree without the merging: a frame
+ * continues only the same frame of the line just before. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,29 +75,38 @@ static int rehash(struct flame_tree *t, size_t want)
 	return 0;
 }
 
+/* A new node `name` under `parent`, not in the hash. 0 or -ENOMEM. */
+static int append(struct flame_tree *t, uint32_t parent, uint32_t name, uint32_t *out)
+{
+	struct flame_node *nd;
+
+	if (t->n >= UINT32_MAX - 1 || GROW(t->nodes, t->cap, t->n + 1))
+		return -ENOMEM;
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->name = name;
+	nd->parent = parent;
+	*out = (uint32_t)t->n++;
+	return 0;
+}
+
 /* The child `name` of `parent`, added when new. 0 or -ENOMEM. */
 static int child(struct flame_tree *t, uint32_t parent, uint32_t name, uint32_t *out)
 {
 	size_t s = find_slot(t, parent, name);
-	struct flame_node *nd;
 
 	if (t->slots[s]) {
 		*out = t->slots[s] - 1;
 		return 0;
 	}
-	if (t->n >= UINT32_MAX - 1 || GROW(t->nodes, t->cap, t->n + 1))
-		return -ENOMEM;
 	if (t->n + 1 > (t->mask + 1) / 4 * 3) {
-		if (rehash(t, t->n + 1))
+		if (t->n >= UINT32_MAX - 1 || rehash(t, t->n + 1))
 			return -ENOMEM;
 		s = find_slot(t, parent, name);
 	}
-	nd = &t->nodes[t->n];
-	memset(nd, 0, sizeof(*nd));
-	nd->name = name;
-	nd->parent = parent;
-	t->slots[s] = (uint32_t)t->n + 1;
-	*out = (uint32_t)t->n++;
+	if (append(t, parent, name, out))
+		return -ENOMEM;
+	t->slots[s] = *out + 1;
 	return 0;
 }
 
@@ -126,8 +137,9 @@ static int line_names(const struct profile *p, const struct profile_line *l, int
 	return 0;
 }
 
-int flame_tree__build(struct flame_tree *t, const struct profile *p,
-		      const struct profile_line *lines, size_t nlines, int reverse)
+/* Both builds: `chart` makes a flame chart (no hash). */
+static int build(struct flame_tree *t, const struct profile *p, const struct profile_line *lines,
+		 size_t nlines, int reverse, int chart)
 {
 	uint32_t *names = NULL, *path = NULL; /* this line's names; the nodes of the last */
 	size_t names_cap = 0, path_cap = 0, npath = 0, i, k;
@@ -156,7 +168,8 @@ int flame_tree__build(struct flame_tree *t, const struct profile *p,
 			if (k < same) {
 				cur = path[k];
 			} else {
-				err = child(t, cur, names[k], &cur);
+				err = chart ? append(t, cur, names[k], &cur)
+					    : child(t, cur, names[k], &cur);
 				if (err)
 					goto out;
 				err = -ENOMEM;
@@ -173,6 +186,18 @@ out:
 	if (err)
 		flame_tree__release(t);
 	return err;
+}
+
+int flame_tree__build(struct flame_tree *t, const struct profile *p,
+		      const struct profile_line *lines, size_t nlines, int reverse)
+{
+	return build(t, p, lines, nlines, reverse, 0);
+}
+
+int flame_tree__build_chart(struct flame_tree *t, const struct profile *p,
+			    const struct profile_line *lines, size_t nlines, int reverse)
+{
+	return build(t, p, lines, nlines, reverse, 1);
 }
 
 int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
@@ -246,7 +271,7 @@ int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_so
 	for (i = 1; i < t->n; i++)
 		t->kids[fill[t->nodes[i].parent]++] = (uint32_t)i;
 	free(fill);
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->n && sort != SVG_SORT_INPUT; i++)
 		if (t->nodes[i].nkids > 1)
 			qsort_r(t->kids + t->nodes[i].kids, t->nodes[i].nkids, sizeof(*t->kids),
 				cmp_kids, &ctx);

@@ -25,6 +25,20 @@
  *   is reported in #details. The
  *   page matches with its own linear-time matcher, never with RegExp,
  *   whose backtracking a crafted link could make run for hours;
+ * - the match list (#matchlist, made here, under the status line): per
+ *   matching name, the share
+ *   of the zoomed frame's samples under a frame of that name (counted as
+ *   #matched counts); n / N or its buttons step through the drawn matches
+ *   in view, the current one outlined (class "cur") and scrolled to;
+ * - while zoomed, the zoomed frame's callers are greyed (class "p", as
+ *   flamegraph.pl does);
+ * - right-click on a frame: a menu (#menu, made here) to copy its name or
+ *   its stack (root;...;frame); c and C do the same on the hovered frame.
+ *   navigator.clipboard when the page has it, else a prompt holding the
+ *   text, selected, to copy by hand;
+ * - the menu's sandwich view (#sandwich, made here, over the graph): who
+ *   calls a function and what it calls, merged over all its frames,
+ *   hidden ones included: callers upward above it, callees downward;
  * - state (zoomed frame, search, ignore case) lives in the URL fragment,
  *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
@@ -74,6 +88,12 @@
 	var failure = ''; /* #matched's word for a search that could not run */
 	var matched = null; /* {count, of, percent} of the last search */
 	var restoring = false, started = false, relabelPending = false;
+	var searchM = null; /* the matcher of the active search */
+	var hiddenHit = null; /* per line of the hidden names: -1 untested, 0, 1 */
+	var listEl = null, listShown = true, shares = [], baseHeight = 0, listHeight = 0;
+	var current = -1; /* the frame n / N went to, or -1 */
+	var hovered = -1, menuEl = null, menuFrame = -1;
+	var copied = ''; /* the last text copied, for tests */
 	var viewWidth = 1200; /* px of #frames */
 
 	function attr(el, name) {
@@ -206,6 +226,9 @@
 		framesEl.classList.remove('exact');
 		framesEl.setAttribute('viewBox', viewBox);
 		els[zoomed].classList.remove('z');
+		for (j = parent[zoomed]; j >= 0; j = parent[j])
+			els[j].classList.remove('p');
+		setCurrent(-1);
 		shown = [];
 		zoomed = i;
 		if (i) {
@@ -214,6 +237,7 @@
 				cx[j] = 0;
 				cw[j] = units;
 				shown.push(j);
+				els[j].classList.add('p');
 			}
 			shown.reverse();
 			var ancestors = shown.length;
@@ -743,7 +767,7 @@
 
 	/* Per drawn frame, the samples of the outermost matching hidden frames
 	 * above it, with matcher M; false when the search stopped. */
-	function hiddenMatches(m) {
+	function loadHidden() {
 		if (hidden === null) {
 			try {
 				hidden = readHidden() || false;
@@ -751,10 +775,15 @@
 				hidden = false;
 			}
 		}
+		return hidden;
+	}
+
+	function hiddenMatches(m) {
+		loadHidden();
 		var sums = new Float64Array(n);
 		if (!hidden)
 			return sums;
-		var h = hidden, hit = new Int8Array(h.table.length).fill(-1);
+		var h = hidden, hit = hiddenHit = new Int8Array(h.table.length).fill(-1);
 		for (var i = 0; i < n; i++) {
 			for (var k = h.first[i]; k < h.last[i];) {
 				var yes = false;
@@ -785,6 +814,8 @@
 		if (!hits) {
 			matched = null;
 			matchedEl.textContent = query ? failure : '';
+			shares = [];
+			drawList();
 			return;
 		}
 		var z = zoomed, sum = 0, inside = false, j;
@@ -806,6 +837,199 @@
 		}
 		matched = {count: sum, of: counts[z], percent: Number(percent(sum, counts[z]))};
 		matchedEl.textContent = 'Matched: ' + percent(sum, counts[z]) + '%';
+		shares = nameShares();
+		drawList();
+	}
+
+	/* ---- the match list ---- */
+
+	var LIST_MAX = 12; /* names shown; the rest are counted */
+
+	/* Ids for the matching names, per search: drawn frame j's is
+	 * idOf.drawn[j], a hidden name line's idOf.hidden[line] (-1: not
+	 * yet given), idOf.names[id] the name. */
+	var idOf = null;
+
+	function nameId(name) {
+		var id = idOf.map.get(name);
+		if (id === undefined) {
+			id = idOf.names.length;
+			idOf.names.push(name);
+			idOf.map.set(name, id);
+		}
+		return id;
+	}
+
+	/* The id of hidden name LINE when it matches, else -1. */
+	function hiddenLineId(line) {
+		if (hiddenHit[line] < 0)
+			hiddenHit[line] = searchM.test(hidden.table[line]) ? 1 : 0;
+		if (hiddenHit[line] !== 1)
+			return -1;
+		if (idOf.hidden[line] < 0)
+			idOf.hidden[line] = nameId(hidden.table[line]);
+		return idOf.hidden[line];
+	}
+
+	/* Per matching name, the samples under the zoomed frame beneath a
+	 * frame of that name, outermost only (a frame inside one of the same
+	 * name adds nothing), drawn or hidden; all of the zoomed frame's when
+	 * it or a caller has the name. One walk over the zoomed subtree with
+	 * the names open on the path counted, into the hidden frames above a
+	 * drawn frame only when some match there (hiddenSums). Sorted by
+	 * count, most first. */
+	function nameShares() {
+		var z = zoomed, path = [], j, k;
+		if (!idOf) {
+			idOf = {map: new Map(), names: [], drawn: new Int32Array(n),
+				hidden: new Int32Array(hidden ? hidden.table.length : 0).fill(-1)};
+			for (k = 0; k < hitList.length; k++)
+				idOf.drawn[hitList[k]] = nameId(names[hitList[k]]);
+		}
+		var ids = idOf.names.length + (hidden ? hidden.table.length : 0);
+		var sums = new Float64Array(ids), open = new Int32Array(ids);
+		var seen = new Uint8Array(ids);
+		function add(id, c) {
+			if (!open[id]) {
+				sums[id] += c;
+				seen[id] = 1;
+			}
+			open[id]++;
+		}
+		/* the hidden subtrees above drawn frame i */
+		function hiddenAbove(i) {
+			if (!hidden || !hiddenSums[i])
+				return;
+			var h = hidden, stack = [], lit = [], q, id;
+			for (var k = h.first[i]; k < h.last[i]; k++) {
+				while (stack.length && k >= h.end[stack[stack.length - 1]]) {
+					stack.pop();
+					for (id = lit.pop(); id.length;)
+						open[id.pop()]--;
+				}
+				var these = [];
+				for (q = h.nameAt[k]; q < h.nameAt[k + 1]; q++) {
+					id = hiddenLineId(h.names[q]);
+					if (id >= 0) {
+						add(id, h.count[k]);
+						these.push(id);
+					}
+				}
+				stack.push(k);
+				lit.push(these);
+			}
+			while (lit.length)
+				for (id = lit.pop(); id.length;)
+					open[id.pop()]--;
+		}
+		for (j = z; j > 0; j = parent[j])
+			if (hits[j]) {
+				k = idOf.drawn[j];
+				sums[k] = counts[z];
+				seen[k] = 1;
+				open[k]++;
+			}
+		hiddenAbove(z);
+		for (j = z + 1; j < end[z]; j++) {
+			while (path.length && end[path[path.length - 1]] <= j) {
+				k = path.pop();
+				if (hits[k])
+					open[idOf.drawn[k]]--;
+			}
+			if (hits[j])
+				add(idOf.drawn[j], counts[j]);
+			path.push(j);
+			hiddenAbove(j);
+		}
+		var list = [];
+		for (k = 0; k < idOf.names.length; k++)
+			if (seen[k])
+				list.push({name: idOf.names[k], count: sums[k],
+					percent: Number(percent(sums[k], counts[z]))});
+		list.sort(function (a, b) {
+			return b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+		});
+		return list;
+	}
+
+	function listText(x, y, s, id) {
+		var t = doc.createElementNS(NS, 'text');
+		t.setAttribute('x', x);
+		t.setAttribute('y', y);
+		if (id)
+			t.setAttribute('id', id);
+		t.textContent = s;
+		listEl.appendChild(t);
+		return t;
+	}
+
+	/* Under the status line, the page made taller for it (so it hides no
+	 * frame; a click on "Matched" hides or shows it): a header with the
+	 * previous and next buttons, then a line per name, "P% NAME". */
+	function drawList() {
+		if (!listEl)
+			return;
+		listEl.textContent = '';
+		var on = !!hits && listShown;
+		listEl.classList.toggle('hide', !on);
+		if (!on) {
+			listHeight = 0;
+			fitHeight();
+			return;
+		}
+		var lh = Math.round(fontSize * 1.4), y = baseHeight + lh / 2, k;
+		listText(10, y, '\u25c0 prev', 'prevmatch');
+		listText(10 + 8 * charPx, y, 'next \u25b6', 'nextmatch');
+		listText(10 + 17 * charPx, y, shares.length + (shares.length === 1 ? ' function' :
+			' functions') + ' matched, ' + visibleHits().length + ' drawn in view:',
+			'matchcount');
+		for (k = 0; k < shares.length && k < LIST_MAX; k++)
+			listText(10, y += lh, shares[k].percent.toFixed(2) + '% ' +
+				shares[k].name).setAttribute('data-name', shares[k].name);
+		if (shares.length > LIST_MAX)
+			listText(10, y += lh, '(' + (shares.length - LIST_MAX) + ' more)');
+		listHeight = Math.ceil(y + lh / 2);
+		fitHeight();
+	}
+
+	/* The page's height: the graph's, or more for the list or the
+	 * sandwich view. */
+	function fitHeight() {
+		root.setAttribute('height', Math.max(baseHeight, listHeight, sandwichHeight));
+	}
+
+	/* The drawn matches in view, left to right within a row's subtree
+	 * (depth-first order). */
+	function visibleHits() {
+		if (!hits)
+			return [];
+		return hitList.filter(function (i) {
+			return !zoomed || (i >= zoomed && i < end[zoomed]) || inView(i);
+		});
+	}
+
+	function setCurrent(i) {
+		if (current >= 0)
+			els[current].classList.remove('cur');
+		current = i;
+		if (i < 0)
+			return;
+		els[i].classList.add('cur');
+		els[i].scrollIntoView({block: 'nearest', inline: 'nearest'});
+		details.textContent = describe(i);
+	}
+
+	/* To the next (STEP 1) or previous (-1) drawn match in view. */
+	function step(dir) {
+		var list = visibleHits();
+		if (!list.length)
+			return;
+		var at = list.indexOf(current), k;
+		if (at >= 0)
+			k = (at + dir + list.length) % list.length;
+		else
+			k = dir > 0 ? 0 : list.length - 1;
+		setCurrent(list[k]);
 	}
 
 	function search(q, ignoreCase) {
@@ -816,9 +1040,12 @@
 		query = q === undefined || q === null ? '' : String(q);
 		for (var k = 0; k < hitList.length; k++)
 			els[hitList[k]].classList.remove('m');
+		setCurrent(-1);
 		hitList = [];
 		hits = null;
 		hiddenSums = null;
+		searchM = null;
+		idOf = null;
 		status = '';
 		failure = '';
 		if (query) {
@@ -858,6 +1085,7 @@
 					failure = 'Search stopped';
 				}
 				if (!failure) {
+					searchM = m;
 					hits = found;
 					hiddenSums = sums;
 					hitList = list;
@@ -876,6 +1104,252 @@
 		var q = window.prompt('Search for a regular expression (empty: reset)', query);
 		if (q !== null)
 			search(q);
+	}
+
+	/* ---- copy, the frame menu ---- */
+
+	/* Frame i's names from the root's child up to it, as folded text
+	 * writes a stack. */
+	function stackOf(i) {
+		var list = [];
+		for (; i > 0; i = parent[i])
+			list.push(names[i]);
+		return list.reverse().join(';');
+	}
+
+	function copy(text, what) {
+		copied = text;
+		function byHand() {
+			window.prompt('Copy the ' + what + ' (Ctrl-C):', text);
+		}
+		var done = function () {
+			details.textContent = 'Copied the ' + what + ': ' + text;
+		};
+		if (navigator.clipboard && navigator.clipboard.writeText)
+			navigator.clipboard.writeText(text).then(done, byHand);
+		else
+			byHand();
+	}
+
+	var MENU = [['copyname', 'Copy name'], ['copystack', 'Copy stack'],
+		['sandwichopen', 'Sandwich view']];
+
+	function closeMenu() {
+		if (menuEl)
+			menuEl.classList.add('hide');
+		menuFrame = -1;
+	}
+
+	/* The menu of frame i at (x, y) in the root's px. */
+	function openMenu(i, x, y) {
+		var lh = Math.round(fontSize * 1.6), wide = 0, k;
+		menuFrame = i;
+		menuEl.textContent = '';
+		var bg = doc.createElementNS(NS, 'rect');
+		menuEl.appendChild(bg);
+		for (k = 0; k < MENU.length; k++) {
+			var t = doc.createElementNS(NS, 'text');
+			t.setAttribute('id', MENU[k][0]);
+			t.setAttribute('x', x + 8);
+			t.setAttribute('y', y + lh * (k + 0.7));
+			t.textContent = MENU[k][1];
+			menuEl.appendChild(t);
+			wide = Math.max(wide, MENU[k][1].length);
+		}
+		bg.setAttribute('x', x);
+		bg.setAttribute('y', y);
+		bg.setAttribute('width', wide * charPx + 16);
+		bg.setAttribute('height', lh * MENU.length);
+		menuEl.classList.remove('hide');
+	}
+
+	function menuAction(id, i) {
+		if (id === 'copyname')
+			copy(names[i], 'name');
+		else if (id === 'copystack')
+			copy(stackOf(i), 'stack');
+		else if (id === 'sandwichopen')
+			sandwich(names[i]);
+	}
+
+	/* ---- the sandwich view ---- */
+
+	/* Every frame, drawn or hidden, in depth-first order: visit(name,
+	 * count, depth), the root "all" at depth 0. A hidden entry's chain of
+	 * only children is one frame per name, each with the entry's count. */
+	function walkAll(visit) {
+		var h = loadHidden(), open = [];
+		for (var i = 0; i < n; i++) {
+			visit(names[i], counts[i], depth[i]);
+			if (!h)
+				continue;
+			for (var k = h.first[i]; k < h.last[i]; k++) {
+				while (open.length && k >= h.end[open[open.length - 1].k])
+					open.pop();
+				var d = open.length ? open[open.length - 1].d : depth[i];
+				for (var q = h.nameAt[k]; q < h.nameAt[k + 1]; q++)
+					visit(h.table[h.names[q]], h.count[k], ++d);
+				open.push({k: k, d: d});
+			}
+			open = [];
+		}
+	}
+
+	function trieKid(node, name) {
+		var kid = node.kids.get(name);
+		if (!kid) {
+			kid = {name: name, count: 0, kids: new Map()};
+			node.kids.set(name, kid);
+		}
+		return kid;
+	}
+
+	/* Function F's callers and callees, as two trees rooted at F:
+	 * {callers, callees}, nodes {name, count, kids}. Only the outermost
+	 * frame of F on a path counts (its callees include any F inside), so
+	 * F's count is the samples whose stack holds F. */
+	function sandwichTrees(f) {
+		var callers = {name: f, count: 0, kids: new Map()};
+		var callees = {name: f, count: 0, kids: new Map()};
+		var path = [], at = [], fd = -1;
+		walkAll(function (name, c, d) {
+			path[d] = name;
+			if (fd >= d)
+				fd = -1;
+			if (fd >= 0) {
+				at[d] = trieKid(at[d - 1], name);
+				at[d].count += c;
+			} else if (name === f && d > 0) {
+				fd = d;
+				at[d] = callees;
+				callees.count += c;
+				callers.count += c;
+				for (var node = callers, k = d - 1; k > 0; k--) {
+					node = trieKid(node, path[k]);
+					node.count += c;
+				}
+			}
+		});
+		return {callers: callers, callees: callees};
+	}
+
+	/* A tree as [{path, count}], paths from its root joined with ';'. */
+	function flatten(node, prefix, out) {
+		var path = prefix ? prefix + ';' + node.name : node.name;
+		out.push({path: path, count: node.count});
+		node.kids.forEach(function (kid) {
+			flatten(kid, path, out);
+		});
+		return out;
+	}
+
+	function treeDepth(node) {
+		var d = 0;
+		node.kids.forEach(function (kid) {
+			d = Math.max(d, treeDepth(kid));
+		});
+		return d + 1;
+	}
+
+	/* A name's color: a warm hue from its characters (the page's own, the
+	 * graph's palette lives in the style). */
+	function hue(name) {
+		var v = 0;
+		for (var k = 0; k < name.length; k++)
+			v = (v * 31 + name.charCodeAt(k)) % 997;
+		return 'hsl(' + (v % 50) + ',80%,' + (55 + v % 20) + '%)';
+	}
+
+	/* Draws NODE at row y0 (px), x and w in px, its kids a row up (dir
+	 * -1) or down (1); frames under half a pixel are left out. */
+	function drawTree(g, node, x, w, y0, dir, total, side) {
+		if (w < 0.5)
+			return;
+		var el = doc.createElementNS(NS, 'g');
+		el.setAttribute('class', side);
+		var title = doc.createElementNS(NS, 'title');
+		title.textContent = node.name + ' (' + thousands(node.count) + ' ' + countname + ', ' +
+			percent(node.count, total) + '%)';
+		el.appendChild(title);
+		var r = doc.createElementNS(NS, 'rect');
+		r.setAttribute('x', x.toFixed(2));
+		r.setAttribute('y', y0);
+		r.setAttribute('width', w.toFixed(2));
+		r.setAttribute('height', fh - 1);
+		r.setAttribute('fill', hue(node.name));
+		el.appendChild(r);
+		var chars = Math.floor((w - PAD) / charPx);
+		if (chars >= 3) {
+			var t = doc.createElementNS(NS, 'text');
+			t.setAttribute('x', (x + PAD).toFixed(2));
+			t.setAttribute('y', y0 + (fh - 1) / 2 + fontSize / 4);
+			t.textContent = fitLabel(node.name, chars);
+			el.appendChild(t);
+		}
+		el._name = node.name;
+		g.appendChild(el);
+		var kids = Array.from(node.kids.values()).sort(function (a, b) {
+			return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+		});
+		for (var k = 0; k < kids.length; k++) {
+			var kw = (w * kids[k].count) / node.count;
+			drawTree(g, kids[k], x, kw, y0 + dir * fh, dir, total, side);
+			x += kw;
+		}
+	}
+
+	var sandwichEl = null, sandwichName = null, sandwichHeight = 0;
+
+	function closeSandwich() {
+		if (!sandwichEl)
+			return;
+		sandwichEl.parentNode.removeChild(sandwichEl);
+		sandwichEl = null;
+		sandwichName = null;
+		sandwichHeight = 0;
+		fitHeight();
+	}
+
+	/* Over the graph, from the top of the page: a header, F's callers
+	 * upward (F at the bottom of that half), then F's callees downward.
+	 * Returns the trees (sandwichTrees). */
+	function sandwich(f) {
+		closeSandwich();
+		measure();
+		var t = sandwichTrees(f), w = viewWidth - 20;
+		var up = treeDepth(t.callers), down = treeDepth(t.callees);
+		var top = fontSize * 3, mid = top + up * fh;
+		sandwichName = f;
+		sandwichEl = doc.createElementNS(NS, 'g');
+		sandwichEl.setAttribute('id', 'sandwich');
+		var bg = doc.createElementNS(NS, 'rect');
+		bg.setAttribute('class', 'bg');
+		bg.setAttribute('width', '100%');
+		bg.setAttribute('height', '100%');
+		sandwichEl.appendChild(bg);
+		var head = doc.createElementNS(NS, 'text');
+		head.setAttribute('x', 10);
+		head.setAttribute('y', fontSize * 2);
+		head.setAttribute('id', 'sandwichtitle');
+		head.textContent = 'Callers and callees of ' + f + ' (' + thousands(t.callees.count) + ' ' +
+			countname + ', ' + percent(t.callees.count, total) + '%)';
+		sandwichEl.appendChild(head);
+		var close = doc.createElementNS(NS, 'text');
+		close.setAttribute('x', '100%');
+		close.setAttribute('dx', -10);
+		close.setAttribute('y', fontSize * 2);
+		close.setAttribute('id', 'sandwichclose');
+		close.textContent = 'Close';
+		sandwichEl.appendChild(close);
+		var g = doc.createElementNS(NS, 'g');
+		g.setAttribute('transform', 'translate(10)');
+		sandwichEl.appendChild(g);
+		drawTree(g, t.callers, 0, w, mid - fh, -1, t.callees.count, 'caller');
+		drawTree(g, t.callees, 0, w, mid, 1, t.callees.count, 'callee');
+		root.appendChild(sandwichEl);
+		sandwichHeight = Math.ceil(mid + down * fh + fontSize);
+		fitHeight();
+		return t;
 	}
 
 	/* ---- state in the URL ---- */
@@ -1009,14 +1483,67 @@
 		viewBox = attr(framesEl, 'viewBox');
 		measure();
 		read();
+		var style = doc.getElementsByTagName('style')[0];
+		if (style)
+			style.appendChild(doc.createTextNode(
+				'#frames g.p{opacity:.5}\n' +
+				'#frames g.cur rect{stroke:#000;stroke-width:2;vector-effect:non-scaling-stroke}\n' +
+				'#matched,#prevmatch,#nextmatch,#menu text{cursor:pointer}\n' +
+				'#menu rect{fill:#fff;stroke:#888}\n#menu text:hover{fill:#00c}\n' +
+				'#sandwich g g{cursor:pointer}\n#sandwich g g:hover rect{stroke:#000}\n' +
+				'#sandwichclose{text-anchor:end;cursor:pointer}\n'));
+		baseHeight = Number(attr(root, 'height'));
+		listEl = doc.createElementNS(NS, 'g');
+		listEl.setAttribute('id', 'matchlist');
+		listEl.setAttribute('class', 'hide');
+		root.appendChild(listEl);
+		listEl.addEventListener('click', function (e) {
+			var id = e.target.getAttribute('id');
+			if (id === 'prevmatch' || id === 'nextmatch')
+				step(id === 'nextmatch' ? 1 : -1);
+		});
+		matchedEl.addEventListener('click', function () {
+			listShown = !listShown;
+			drawList();
+		});
+		menuEl = doc.createElementNS(NS, 'g');
+		menuEl.setAttribute('id', 'menu');
+		menuEl.setAttribute('class', 'hide');
+		root.appendChild(menuEl);
+		menuEl.addEventListener('click', function (e) {
+			var i = menuFrame;
+			e.stopPropagation();
+			closeMenu();
+			menuAction(e.target.getAttribute('id'), i);
+		});
+		framesEl.addEventListener('contextmenu', function (e) {
+			var i = frameOf(e.target);
+			if (i < 0)
+				return;
+			e.preventDefault();
+			var r = root.getBoundingClientRect();
+			openMenu(i, e.clientX - r.left, e.clientY - r.top);
+		});
+		doc.addEventListener('click', closeMenu);
+		/* in the sandwich view: Close, or a function's own sandwich */
+		root.addEventListener('click', function (e) {
+			if (!sandwichEl || !sandwichEl.contains(e.target))
+				return;
+			if (e.target.getAttribute('id') === 'sandwichclose')
+				closeSandwich();
+			else if (e.target.parentNode && e.target.parentNode._name !== undefined)
+				sandwich(e.target.parentNode._name);
+		});
 
 		framesEl.addEventListener('mouseover', function (e) {
 			var i = frameOf(e.target);
 			if (i >= 0)
 				details.textContent = describe(i);
+			hovered = i;
 		});
 		framesEl.addEventListener('mouseout', function () {
 			details.textContent = status;
+			hovered = -1;
 		});
 		framesEl.addEventListener('click', function (e) {
 			var i = frameOf(e.target);
@@ -1039,6 +1566,16 @@
 			if ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === 'F')) {
 				e.preventDefault();
 				ask();
+			} else if ((e.key === 'n' || e.key === 'N') && !e.ctrlKey && !e.metaKey &&
+				   !e.altKey) {
+				step(e.key === 'n' ? 1 : -1);
+			} else if ((e.key === 'c' || e.key === 'C') && hovered >= 0 && !e.ctrlKey &&
+				   !e.metaKey && !e.altKey) {
+				menuAction(e.key === 'c' ? 'copyname' : 'copystack', hovered);
+			} else if (e.key === 'Escape' && menuFrame >= 0) {
+				closeMenu();
+			} else if (e.key === 'Escape' && sandwichEl) {
+				closeSandwich();
 			} else if (e.key === 'Escape') {
 				if (query)
 					search('');
@@ -1088,7 +1625,32 @@
 		},
 		state: function () {
 			return {zoomed: zoomed, query: query, ignoreCase: icase, matched: matched,
-				status: status};
+				status: status, current: current};
+		},
+		/* The match list: [{name, count, percent}], most first. */
+		matches: function () {
+			return shares.slice();
+		},
+		step: function (dir) {
+			step(dir < 0 ? -1 : 1);
+		},
+		/* The last text a copy wrote (or offered to copy by hand). */
+		copied: function () {
+			return copied;
+		},
+		stack: function (i) {
+			return stackOf(i);
+		},
+		/* Function NAME's sandwich view: opens it and returns its trees
+		 * as {callers, callees}, each [{path, count}] from NAME; no
+		 * NAME: closes it. */
+		sandwich: function (name) {
+			if (name === undefined || name === null) {
+				closeSandwich();
+				return null;
+			}
+			var t = sandwich(String(name));
+			return {callers: flatten(t.callers, '', []), callees: flatten(t.callees, '', [])};
 		}
 	};
 

@@ -45,6 +45,12 @@ struct flame_frame {
  * when sorted lines share prefixes. 0 or -ENOMEM. */
 int flame_tree__build(struct flame_tree *t, const struct profile *p,
 		      const struct profile_line *lines, size_t nlines, int reverse);
+/* The same as a flame chart: the lines in their order, each frame merged
+ * only with the frame of the line before at the same depth when their
+ * paths from the root are the same; no hash, no lookups. Order it with
+ * SVG_SORT_INPUT. 0 or -ENOMEM. */
+int flame_tree__build_chart(struct flame_tree *t, const struct profile *p,
+			    const struct profile_line *lines, size_t nlines, int reverse);
 /* Adds counts[i] to every node on the path of lines[i] (lines the tree
  * was built from, in any order): sums[node], t->n of them, zeroed by the
  * caller. One hash lookup per frame. 0 or -ENOMEM. */
@@ -52,7 +58,8 @@ int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
 			   const struct profile_line *lines, size_t nlines, int reverse,
 			   const uint64_t *counts, uint64_t *sums);
 /* Groups and sorts every node's children (SVG_SORT_ALPHA: bytewise by
- * name; SVG_SORT_WEIGHT: total descending, then name). 0 or -ENOMEM. */
+ * name; SVG_SORT_WEIGHT: total descending, then name; SVG_SORT_INPUT: in
+ * the order they were made). 0 or -ENOMEM. */
 int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort);
 /* What a graph draws at most: rows (depth + 1) and frames. A 1M-deep
  * stack made a 118 MB SVG no browser shows; past these the deepest rows

@@ -29,6 +29,7 @@ enum svg_palette {
 enum svg_sort {
 	SVG_SORT_ALPHA = 0, /* children by name, as FlameGraph lays them out */
 	SVG_SORT_WEIGHT,    /* children by count, heaviest first (then name) */
+	SVG_SORT_INPUT,     /* children in the order of the lines (a flame chart) */
 };
 
 enum svg_minwidth_unit {
@@ -69,6 +70,10 @@ struct svg_opts {
 	enum svg_sort sort;
 	int inverted;          /* icicle: the root at the top */
 	int reverse;           /* stacks merged from the leaf */
+	/* A flame chart (flamegraph.pl's --flamechart): the lines left to
+	 * right in the order given (time), a frame merged only with the same
+	 * frame of the line before it, siblings not sorted. */
+	int flamechart;
 	const char *countname; /* NULL: "samples" */
 	/* Optional: colors of names found in it win; names not in it get the
 	 * palette's color and are added (the caller saves it). */

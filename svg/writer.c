@@ -500,9 +500,10 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 	uint32_t deepest;
 	int err;
 
-	err = flame_tree__build(&wr->tree, wr->p, lines, nlines, o->reverse);
+	err = o->flamechart ? flame_tree__build_chart(&wr->tree, wr->p, lines, nlines, o->reverse)
+			    : flame_tree__build(&wr->tree, wr->p, lines, nlines, o->reverse);
 	if (!err)
-		err = flame_tree__order(&wr->tree, wr->p, o->sort);
+		err = flame_tree__order(&wr->tree, wr->p, o->flamechart ? SVG_SORT_INPUT : o->sort);
 	if (err)
 		return err;
 	wr->total = wr->tree.nodes[0].total;

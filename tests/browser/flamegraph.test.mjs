@@ -55,8 +55,9 @@ function pathIndex(names) {
 }
 
 // A new page on URL, with every dialog, page error and console error logged.
-async function open(url = svgUrl) {
-	const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+// OPTIONS: more of browser.newPage's (permissions).
+async function open(url = svgUrl, options = {}) {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, ...options });
 	page.events = { dialogs: [], errors: [] };
 	page.on('dialog', (d) => {
 		page.events.dialogs.push({ type: d.type(), message: d.message() });
@@ -488,13 +489,19 @@ const pagePath = (page, i) => page.evaluate((j) => {
 	return names;
 }, i);
 
-test('heavy pruning: Matched is the share of all samples, top level and zoomed; the page says what is hidden', async () => {
-	const folded = join(dir, 'pruned.folded'), svg = join(dir, 'pruned.svg');
+// A graph of 20,000 generated frames drawn at --minwidth 0.5% of the
+// total, where most frames are too narrow to draw: {folded, svg, all (its
+// stacks), drawn (the model of what is drawn)}.
+function prunedGraph(name) {
+	const folded = join(dir, `${name}.folded`), svg = join(dir, `${name}.svg`);
 	writeFileSync(folded, syntheticFolded(20000, 7));
 	const all = parseFolded(run(PROF, ['report', '-i', folded]).toString());
-	// 0.5% of the total: most frames are too narrow to draw
 	run(PROF, ['svg', '-i', folded, '--minwidth', '0.5%', '-o', svg]);
-	const drawn = modelFrames(all, 0.005);
+	return { folded, svg, all, drawn: modelFrames(all, 0.005) };
+}
+
+test('heavy pruning: Matched is the share of all samples, top level and zoomed; the page says what is hidden', async () => {
+	const { folded, svg, all, drawn } = prunedGraph('pruned');
 	const hid = hiddenFrames(all, 0.005);
 	assert.ok(hid.frames > 10 * drawn.length, `heavy pruning: ${hid.frames} hidden, ${drawn.length} drawn`);
 	const page = await open(pathToFileURL(svg).href);
@@ -607,6 +614,362 @@ test('differential colors: by self change (the frame that changed), inclusive as
 	assert.equal(incl.shrunk, BLUE);
 	assert.equal(incl.main, HALF_BLUE);
 	assert.equal(incl.b, WHITE);
+});
+
+// ---- the match list, next/previous, greyed callers ----
+
+// The page's match list against the folded text: the names are the
+// distinct names matching RE among all stacks' frames (hidden ones too),
+// each share the samples under the frame at PREFIX whose stack holds that
+// name (foldedShareUnder with an exact name).
+function checkList(list, all, re, prefix, what) {
+	const want = new Set();
+	for (const { frames } of all)
+		if (prefix.every((n, k) => frames[k] === n))
+			for (const f of frames)
+				if (re.test(f))
+					want.add(f);
+	assert.deepEqual(list.map((m) => m.name).sort(), [...want].sort(), `${what}: names`);
+	for (const m of list) {
+		const exact = foldedShareUnder(all, { test: (f) => f === m.name }, prefix);
+		assert.equal(m.count, exact.count, `${what}: ${m.name}`);
+		assert.equal(pct(m.percent), pct(exact.percent), `${what}: ${m.name} %`);
+	}
+	for (let k = 1; k < list.length; k++)
+		assert.ok(list[k - 1].count >= list[k].count, `${what}: most first`);
+}
+
+test('match list: each matching function with its share, hidden frames too, top level and zoomed', async () => {
+	const { svg, all, drawn } = prunedGraph('list');
+	const page = await open(pathToFileURL(svg).href);
+	const drawnNames = new Set(drawn.map((f) => f.name));
+	for (const r of [/json::/, /_2\d\d$/]) {
+		await page.evaluate((q) => window.flamegraph.search(q), r.source);
+		const got = await page.evaluate(() => window.flamegraph.matches());
+		assert.ok(got.length >= 20, `${r}: ${got.length} names`);
+		// some of them only in hidden frames
+		assert.ok(got.some((m) => !drawnNames.has(m.name)), `${r}: a name drawn nowhere is listed`);
+		checkList(got, all, r, [], `${r} top level`);
+		assert.equal(await text(page, '#matchlist text:last-child'), `(${got.length - 12} more)`);
+	}
+	const re = /_2\d\d$/;
+	let list = await page.evaluate(() => window.flamegraph.matches());
+	// what the page shows: a header, the buttons, then "P% NAME" lines
+	const lines = await page.locator('#matchlist text[data-name]').allTextContents();
+	assert.deepEqual(lines, list.slice(0, 12).map((m) => `${pct(m.percent)}% ${m.name}`));
+	assert.match(await text(page, '#matchcount'), new RegExp(`^${list.length} functions matched, \\d+ drawn in view:$`));
+	assert.equal(await page.locator('#matchlist').isVisible(), true);
+	// under the status line, the page made taller for it: it hides no frame
+	const ys = await page.evaluate(() => ({
+		list: document.getElementById('matchlist').getBoundingClientRect().top,
+		status: document.getElementById('details').getBoundingClientRect().bottom,
+		height: document.documentElement.getBoundingClientRect().height,
+		bottom: document.getElementById('matchlist').getBoundingClientRect().bottom,
+	}));
+	assert.ok(ys.list >= ys.status && ys.bottom <= ys.height, JSON.stringify(ys));
+	// a click on "Matched" hides the list and shows it again
+	await page.click('#matched');
+	assert.equal(await page.locator('#matchlist').isVisible(), false);
+	await page.click('#matched');
+	assert.equal(await page.locator('#matchlist').isVisible(), true);
+	// zoomed into the root's heaviest child
+	let z = 1;
+	for (let i = 1; i < drawn.length; i++)
+		if (drawn[i].parent === 0 && drawn[i].count > drawn[z].count)
+			z = i;
+	await page.evaluate((j) => window.flamegraph.zoom(j), z);
+	list = await page.evaluate(() => window.flamegraph.matches());
+	checkList(list, all, re, await pagePath(page, z), 'zoomed');
+	// no search, no list
+	await page.evaluate(() => window.flamegraph.search(''));
+	assert.equal(await page.locator('#matchlist').isVisible(), false);
+	checkClean(page);
+	await page.close();
+});
+
+test('n / N and the buttons step through the drawn matches in view; the current one is outlined and scrolled to', async () => {
+	const page = await open();
+	await page.setViewportSize({ width: 1280, height: 120 });
+	const re = /burn_|alpha_/;
+	const hits = model.map((f, i) => i).filter((i) => i > 0 && re.test(model[i].name));
+	assert.ok(hits.length >= 4, `${hits.length} drawn matches`);
+	await page.evaluate((q) => window.flamegraph.search(q), re.source);
+	const cur = async () => (await state(page)).current;
+	const inViewport = async (i) => {
+		const b = await box(page, i);
+		return b.y >= 0 && b.y + b.height <= 120;
+	};
+	// frames high in the graph are off screen at this height: stepping
+	// scrolls them in
+	for (const i of hits) {
+		await page.keyboard.press('n');
+		assert.equal(await cur(), i);
+		assert.equal(await page.locator('#frames > g.cur').count(), 1);
+		assert.equal(await page.evaluate((j) => window.flamegraph.frame(j).element.classList.contains('cur'), i), true);
+		assert.ok(await inViewport(i), `frame ${i} scrolled into view`);
+	}
+	await page.keyboard.press('n'); // wraps around
+	assert.equal(await cur(), hits[0]);
+	await page.keyboard.press('Shift+N');
+	assert.equal(await cur(), hits[hits.length - 1]);
+	await page.keyboard.press('Shift+N');
+	assert.equal(await cur(), hits[hits.length - 2]);
+	// the buttons in the list
+	await page.setViewportSize({ width: 1280, height: 800 });
+	await page.click('#nextmatch');
+	assert.equal(await cur(), hits[hits.length - 1]);
+	await page.click('#prevmatch');
+	assert.equal(await cur(), hits[hits.length - 2]);
+	// zoomed into beta: only beta's matches (none of alpha_, all burn_beta)
+	const beta = pathIndex(['beta']);
+	await page.evaluate((j) => window.flamegraph.zoom(j), beta);
+	assert.equal(await cur(), -1, 'a zoom forgets the current match');
+	const inBeta = hits.filter((i) => i > beta && i < model[beta].end);
+	assert.ok(inBeta.length >= 1);
+	for (const i of inBeta) {
+		await page.keyboard.press('n');
+		assert.equal(await cur(), i);
+	}
+	await page.keyboard.press('n');
+	assert.equal(await cur(), inBeta[0]);
+	checkClean(page);
+	await page.close();
+});
+
+test('while zoomed, the callers of the zoomed frame are greyed (flamegraph.pl)', async () => {
+	const page = await open();
+	const b = pathIndex([...ALPHA, 'alpha_inner']);
+	const opacity = (i) => page.evaluate((j) =>
+		getComputedStyle(window.flamegraph.frame(j).element).opacity, i);
+	await page.click(frameRect(b));
+	await settle(page);
+	const callers = [];
+	for (let j = model[b].parent; j >= 0; j = model[j].parent)
+		callers.push(j);
+	assert.ok(callers.length >= 3);
+	for (const j of callers)
+		assert.equal(await opacity(j), '0.5', `caller ${model[j].name}`);
+	for (let j = b; j < model[b].end; j++)
+		assert.equal(await opacity(j), '1', `${model[j].name} is not greyed`);
+	// a greyed caller stays clickable: zoom out to it
+	await page.click(frameRect(callers[0]));
+	await settle(page);
+	assert.equal((await state(page)).zoomed, callers[0]);
+	assert.equal(await opacity(callers[0]), '1');
+	assert.equal(await opacity(callers[1]), '0.5');
+	await page.click('#unzoom');
+	for (const j of callers)
+		assert.equal(await opacity(j), '1');
+	checkClean(page);
+	await page.close();
+});
+
+// ---- copy ----
+
+// The folded stack of model frame I: its names from the root's child up.
+function modelStack(i) {
+	const list = [];
+	for (; i > 0; i = model[i].parent)
+		list.unshift(model[i].name);
+	return list.join(';');
+}
+
+test('copy a frame\'s name or stack: from its right-click menu, or c / C on the hovered frame', async () => {
+	const page = await open(svgUrl, { permissions: ['clipboard-read', 'clipboard-write'] });
+	const i = pathIndex([...ALPHA, 'alpha_inner', 'burn_alpha']);
+	const stack = modelStack(i);
+	// the folded text has this stack (its deepest frames: burn_alpha's self time)
+	assert.ok(stacks.some((s) => s.frames.join(';').startsWith(stack)), stack);
+	const clip = () => page.evaluate(() => navigator.clipboard.readText());
+	await page.click(frameRect(i), { button: 'right' });
+	assert.equal(await page.locator('#menu').isVisible(), true);
+	assert.equal((await state(page)).zoomed, 0, 'a right-click does not zoom');
+	await page.click('#copystack');
+	assert.equal(await page.locator('#menu').isVisible(), false);
+	await page.waitForFunction(() => /^Copied/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), stack);
+	await page.click(frameRect(pathIndex(['beta'])), { button: 'right' });
+	await page.click('#copyname');
+	await page.waitForFunction(() => /^Copied the name/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), 'beta');
+	// keys on the hovered frame
+	const o = pathIndex(ALPHA);
+	await page.hover(frameRect(o));
+	await page.keyboard.press('c');
+	await page.waitForFunction(() => /^Copied the name/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), 'alpha_outer');
+	await page.hover(frameRect(o));
+	await page.keyboard.press('Shift+C');
+	await page.waitForFunction(() => /^Copied the stack/.test(document.getElementById('details').textContent));
+	assert.equal(await clip(), modelStack(o));
+	// Escape closes the menu
+	await page.click(frameRect(o), { button: 'right' });
+	await page.keyboard.press('Escape');
+	assert.equal(await page.locator('#menu').isVisible(), false);
+	checkClean(page);
+	await page.close();
+});
+
+test('copy without a clipboard: a prompt holds the text to copy by hand', async () => {
+	const page = await open();
+	await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+	const i = pathIndex([...ALPHA, 'alpha_inner']);
+	let offered;
+	page.on('dialog', (d) => { offered = d.defaultValue(); });
+	await page.hover(frameRect(i));
+	await page.keyboard.press('Shift+C');
+	await settle(page);
+	assert.deepEqual(page.events.dialogs, [{ type: 'prompt', message: 'Copy the stack (Ctrl-C):' }]);
+	assert.equal(offered, modelStack(i));
+	checkClean(page);
+	await page.close();
+});
+
+// ---- the sandwich view ----
+
+// Function F's callers and callees from folded stacks: per path from F
+// (F;caller;caller's caller... and F;callee;callee's callee...), the
+// samples of the stacks holding it, F's outermost frame in each stack.
+function foldedSandwich(all, f) {
+	const callers = new Map(), callees = new Map();
+	const add = (m, k, c) => m.set(k, (m.get(k) || 0) + c);
+	for (const { frames, count } of all) {
+		const p = frames.indexOf(f);
+		if (p < 0)
+			continue;
+		for (let k = p; k < frames.length; k++)
+			add(callees, frames.slice(p, k + 1).join(';'), count);
+		for (let k = p; k >= 0; k--)
+			add(callers, frames.slice(k, p + 1).reverse().join(';'), count);
+	}
+	return { callers, callees };
+}
+
+const asMap = (list) => new Map(list.map(({ path, count }) => [path, count]));
+const sorted = (m) => [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+
+test('sandwich view: callers and callees of a function, merged over all its frames, equal the folded data', async () => {
+	const page = await open();
+	const i = pathIndex([...ALPHA, 'alpha_inner']);
+	await page.click(frameRect(i), { button: 'right' });
+	await page.click('#sandwichopen');
+	assert.equal(await page.locator('#sandwich').isVisible(), true);
+	const want = foldedSandwich(stacks, 'alpha_inner');
+	const n = want.callees.get('alpha_inner');
+	assert.equal(await text(page, '#sandwichtitle'),
+		`Callers and callees of alpha_inner (${thousands(n)} samples, ${pct((100 * n) / total)}%)`);
+	// the drawn frames: F twice (the seam), each caller and callee wide enough
+	const drawnNames = await page.locator('#sandwich g.callee > title').allTextContents();
+	assert.ok(drawnNames.includes(`burn_alpha (${thousands(want.callees.get('alpha_inner;burn_alpha'))} samples, ` +
+		`${pct((100 * want.callees.get('alpha_inner;burn_alpha')) / n)}%)`), drawnNames.join('\n'));
+	const callerNames = await page.locator('#sandwich g.caller > title').allTextContents();
+	assert.ok(callerNames.some((t) => t.startsWith('alpha_outer (')), callerNames.join('\n'));
+	// a callee's own sandwich, by clicking it; Escape closes
+	await page.locator('#sandwich g.callee', { hasText: 'burn_alpha' }).first().click();
+	assert.match(await text(page, '#sandwichtitle'), /^Callers and callees of burn_alpha /);
+	await page.keyboard.press('Escape');
+	assert.equal(await page.locator('#sandwich').count(), 0);
+	// the trees, every path and count, against the folded text
+	for (const f of ['alpha_inner', 'burn_beta', 'alpha', 'pool_work']) {
+		const w = foldedSandwich(stacks, f);
+		if (!w.callees.size)
+			continue;
+		const got = await page.evaluate((name) => window.flamegraph.sandwich(name), f);
+		assert.deepEqual(sorted(asMap(got.callees)), sorted(w.callees), `${f}: callees`);
+		assert.deepEqual(sorted(asMap(got.callers)), sorted(w.callers), `${f}: callers`);
+	}
+	await page.click('#sandwichclose');
+	assert.equal(await page.locator('#sandwich').count(), 0);
+	checkClean(page);
+	await page.close();
+});
+
+test('sandwich view over heavy pruning: hidden frames count, recursion counts once', async () => {
+	const { svg, all, drawn } = prunedGraph('sandwich');
+	// the names in the most stacks, one of them with a frame inside another
+	const seen = new Map(), nested = new Set();
+	for (const { frames } of all)
+		for (const f of new Set(frames)) {
+			seen.set(f, (seen.get(f) || 0) + 1);
+			if (frames.indexOf(f) !== frames.lastIndexOf(f))
+				nested.add(f);
+		}
+	const names = [...seen.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3).map((e) => e[0]);
+	if (nested.size)
+		names.push([...nested][0]);
+	const page = await open(pathToFileURL(svg).href);
+	for (const f of names) {
+		const w = foldedSandwich(all, f);
+		const got = await page.evaluate((name) => window.flamegraph.sandwich(name), f);
+		assert.ok(w.callees.size > drawn.filter((d) => d.name === f).length, `${f}: more than what is drawn`);
+		assert.deepEqual(sorted(asMap(got.callees)), sorted(w.callees), `${f}: callees`);
+		assert.deepEqual(sorted(asMap(got.callers)), sorted(w.callers), `${f}: callers`);
+	}
+	checkClean(page);
+	await page.close();
+});
+
+// ---- the flame chart ----
+
+test('--flamechart: folded lines in time order drawn left to right, merged only with the line before', async () => {
+	// phases in sequence, as a tracer writes them: parse, then compute (a
+	// run of identical stacks), then parse again, then write
+	const lines = [];
+	const phases = [['parse', 'lex', 3], ['parse', 'lex', 2], ['compute', 'mul', 5], ['compute', 'add', 1],
+		['compute', 'mul', 4], ['compute', 'mul', 4], ['parse', 'lex', 1], ['write', 'flush', 2]];
+	for (const [a, b, c] of phases)
+		lines.push(`main;${a};${b} ${c}`);
+	const folded = join(dir, 'chart.folded'), svg = join(dir, 'chart.svg');
+	writeFileSync(folded, lines.join('\n') + '\n');
+	run(PROF, ['svg', '--flamechart', '-i', folded, '-o', svg]);
+	// the expected frames: runs of equal prefixes, in order
+	const want = [];
+	let prev = [];
+	for (const [a, b, c] of phases) {
+		const path = ['main', a, b];
+		let same = 0;
+		while (same < 3 && prev[same] && prev[same].name === path[same])
+			same++;
+		const cur = [];
+		for (let k = 0; k < 3; k++) {
+			if (k < same) {
+				cur.push(prev[k]);
+			} else {
+				const f = { name: path[k], count: 0, depth: k + 1 };
+				want.push(f);
+				cur.push(f);
+			}
+			cur[k].count += c;
+		}
+		prev = cur;
+	}
+	const page = await open(pathToFileURL(svg).href);
+	const got = await page.evaluate(() => {
+		const fg = window.flamegraph, out = [];
+		for (let i = 1; i < fg.frames(); i++) {
+			const f = fg.frame(i);
+			const r = f.element.lastElementChild;
+			out.push({ name: f.name, count: f.count, depth: f.depth, x: Number(r.getAttribute('x')) });
+		}
+		return out;
+	});
+	assert.deepEqual(got.map(({ name, count, depth }) => ({ name, count, depth })), want);
+	// time order: every row's frames left to right in the lines' order
+	// (the second parse starts after compute ends)
+	const at = (name, k) => got.filter((f) => f.name === name)[k].x;
+	assert.equal(at('parse', 0), 0);
+	assert.equal(at('compute', 0), 5);
+	assert.equal(at('parse', 1), 19);
+	assert.equal(at('write', 0), 20);
+	assert.equal(await page.locator('#title').textContent(), 'Flame Chart');
+	// the search counts both parse runs
+	await page.evaluate(() => window.flamegraph.search('^parse$'));
+	assert.equal(await text(page, '#matched'), `Matched: ${pct(100 * 6 / 22)}%`);
+	checkClean(page);
+	await page.close();
+	// a recording is refused, with the reason
+	assert.throws(() => run(PROF, ['svg', '--flamechart', '-i', join(dir, 'threads.data'), '-o', svg]),
+		(e) => /--flamechart draws folded text in time order, not a recording/.test(String(e.stderr)));
 });
 
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,

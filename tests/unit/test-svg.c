@@ -528,6 +528,46 @@ static void test_reverse_merges_from_the_leaf(void **state)
 	free(svg);
 }
 
+/* A flame chart (--flamechart): the lines left to right in their order, a
+ * frame continuing only the same frame of the line just before; a name
+ * that comes back later is a new frame. */
+static void test_flamechart_keeps_line_order(void **state)
+{
+	static const char in[] = "main;init;load 3\nmain;run;step 2\nmain;run;step 4\n"
+				 "main;run;io 1\nmain;init;load 2\nmain;done 1\n";
+	struct profile_line lines[8];
+	struct profile p;
+	struct doc d;
+	char *svg = NULL;
+	size_t i, n = 0, len = 0;
+	FILE *f;
+
+	(void)state;
+	load(&p, in);
+	assert_int_equal(p.nentries, 6);
+	for (i = 0; i < p.nentries; i++)
+		lines[n++] = (struct profile_line){.stack = p.entries[i].stack,
+						   .count = p.entries[i].count};
+	f = open_memstream(&svg, &len);
+	assert_non_null(f);
+	assert_int_equal(svg__write(&p, lines, n, &(struct svg_opts){.flamechart = 1}, f, NULL), 0);
+	fclose(f);
+	parse(&d, svg);
+	assert_int_equal(frames(&d), 10);
+	/* init twice (it came back), step once (two lines in a row) */
+	assert_int_equal((int)number(&d, "count(" FRAME ")", "init"), 2);
+	assert_int_equal((int)number(&d, "count(" FRAME ")", "step"), 1);
+	assert_true(frame_attr(&d, "step", "width") == 6);
+	assert_true(number(&d, "(" FRAME ")[1]/s:rect/@x", "init") == 0);
+	assert_true(number(&d, "(" FRAME ")[2]/s:rect/@x", "init") == 10);
+	assert_true(frame_attr(&d, "run", "x") == 3);
+	assert_true(frame_attr(&d, "io", "x") == 9);
+	assert_true(frame_attr(&d, "done", "x") == 12);
+	unparse(&d);
+	free(svg);
+	profile__release(&p);
+}
+
 static void test_sort_weight(void **state)
 {
 	static const char in[] = "a 1\nb 5\nc 3\n";
@@ -916,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_inverted_flips_rows),
 		cmocka_unit_test(test_reverse_merges_from_the_leaf),
 		cmocka_unit_test(test_sort_weight),
+		cmocka_unit_test(test_flamechart_keeps_line_order),
 		cmocka_unit_test(test_thread_roots_and_countname),
 		cmocka_unit_test(test_large_totals_are_scaled),
 		cmocka_unit_test(test_fluid_and_fixed_width),
