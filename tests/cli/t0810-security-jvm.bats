@@ -145,6 +145,8 @@ time.sleep(120)
 	rec=$BATS_TEST_TMPDIR/frozen.data
 	record_timed -p "$JVM_PID" -d 0.5 -o "$rec"
 	kill -CONT "$JVM_PID"
+	# what prof said, and how full the queue was, if the check below fails
+	printf 'prof: %s\nflood: %s\n' "$output" "$(cat "$log")" >&2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"JVM $JVM_PID takes no connection on its attach socket (its accept queue stays full)"* ]]
 	"$PROF" report -i "$rec" --threads >/dev/null
