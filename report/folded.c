@@ -194,16 +194,18 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 /* ---- sorting and merging ---- */
 
 /* Compares name a followed by terminator ta with name b followed by tb,
- * bytewise. Names hold no ';' and no control characters. */
-static int cmp_joined(const char *a, int ta, const char *b, int tb)
+ * bytewise (ta, tb: ';' or 0 for the end of the text). Names hold no ';'
+ * and no control characters. */
+static int cmp_joined(const struct profile *p, uint32_t a, int ta, uint32_t b, int tb)
 {
-	size_t i = 0;
-	int ca, cb;
+	uint32_t la = strtab__len(&p->names, a), lb = strtab__len(&p->names, b);
+	uint32_t m = la < lb ? la : lb;
+	int r = memcmp(profile__name(p, a), profile__name(p, b), m), ca, cb;
 
-	while (a[i] && a[i] == b[i])
-		i++;
-	ca = a[i] ? (unsigned char)a[i] : ta;
-	cb = b[i] ? (unsigned char)b[i] : tb;
+	if (r)
+		return r < 0 ? -1 : 1;
+	ca = la > m ? (unsigned char)profile__name(p, a)[m] : ta;
+	cb = lb > m ? (unsigned char)profile__name(p, b)[m] : tb;
 	return ca < cb ? -1 : ca > cb;
 }
 
@@ -233,7 +235,8 @@ static int rank_names(const struct profile *p, uint32_t *rank, size_t n)
 
 struct line_ctx {
 	const struct profile *p;
-	const uint32_t *rank;       /* name id -> position in ';'-terminated order */
+	const uint32_t *rank;       /* name id -> position in ';'-terminated order,
+				     * or NULL: compare the names' text */
 	const uint32_t *stack_rank; /* stack -> position by text (equal text, equal rank) */
 };
 
@@ -252,6 +255,14 @@ static inline uint32_t seq_at(const struct profile *p, const struct profile_line
 	return p->frames[p->stacks[l->stack].first + i];
 }
 
+/* Orders two distinct names, each followed by ';'. */
+static inline int cmp_names(const struct line_ctx *c, uint32_t a, uint32_t b)
+{
+	if (c->rank)
+		return c->rank[a] < c->rank[b] ? -1 : 1;
+	return cmp_joined(c->p, a, ';', b, ';');
+}
+
 /* Orders lines as `sort` orders their text "a;b;c": where the names first
  * differ, both followed by ';', the name rank decides; at a last frame the
  * terminator is the end of the text instead, so compare the bytes. */
@@ -267,9 +278,8 @@ static int cmp_text(const struct line_ctx *c, const struct profile_line *a,
 		if (na == nb)
 			continue;
 		if (i + 1 < la && i + 1 < lb)
-			return c->rank[na] < c->rank[nb] ? -1 : 1;
-		r = cmp_joined(profile__name(c->p, na), i + 1 < la ? ';' : 0,
-			       profile__name(c->p, nb), i + 1 < lb ? ';' : 0);
+			return cmp_names(c, na, nb);
+		r = cmp_joined(c->p, na, i + 1 < la ? ';' : 0, nb, i + 1 < lb ? ';' : 0);
 		if (r)
 			return r;
 	}
@@ -299,7 +309,7 @@ static int cmp_lines(const void *x, const void *y, void *ctx)
 		return ra < rb ? -1 : ra > rb;
 	}
 	if (a->root && b->root)
-		return c->rank[a->root] < c->rank[b->root] ? -1 : 1;
+		return cmp_names(c, a->root, b->root);
 	return cmp_text(c, a, b);
 }
 
@@ -358,17 +368,22 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 		lines[n].count = e->count;
 		n++;
 	}
-	/* Rank every name (roots are interned by now). */
+	/* Rank every name (roots are interned by now) when that is cheaper
+	 * than comparing their text: not when most names are distinct (JIT
+	 * frames, unresolved addresses), where the sorts below compare far
+	 * fewer names than there are. Both give the same order. */
 	nnames = p->names.count;
-	rank = malloc((nnames ? nnames : 1) * sizeof(*rank));
-	if (!rank) {
-		err = -ENOMEM;
-		goto out;
+	if (nnames / 2 <= p->nstacks + n) {
+		rank = malloc((nnames ? nnames : 1) * sizeof(*rank));
+		if (!rank) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = rank_names(p, rank, nnames);
+		if (err)
+			goto out;
+		ctx.rank = rank;
 	}
-	err = rank_names(p, rank, nnames);
-	if (err)
-		goto out;
-	ctx.rank = rank;
 	/* Rank every stack by its text; stacks with the same text (different
 	 * addresses in the same functions) get the same rank. */
 	stack_order = malloc((p->nstacks ? p->nstacks : 1) * sizeof(*stack_order));
