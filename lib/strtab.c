@@ -10,21 +10,48 @@
 
 #define BLOCK_SIZE (256 * 1024)
 
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 uint64_t hash_bytes(const void *data, size_t len)
 {
-	/* FNV-1a 64, then a finalizer so low bits are usable as an index. */
+	/* Eight bytes a step (a byte-at-a-time FNV cost a tenth of reading
+	 * folded text with a million distinct names), each word multiplied
+	 * in, then a finalizer so that every bit of the result is usable. */
 	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)len * 0xff51afd7ed558ccdULL), w;
 
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	for (; len >= 8; p += 8, len -= 8) {
+		w = load64(p) * 0x87c37b91114253d5ULL;
+		h ^= w ^ (w >> 31);
+		h = (h << 27 | h >> 37) * 0x4cf5ad432745937fULL;
+	}
+	if (len) {
+		unsigned char tail[8] = {0};
+
+		memcpy(tail, p, len);
+		w = load64(tail) * 0x87c37b91114253d5ULL;
+		h ^= w ^ (w >> 31);
+		h *= 0x4cf5ad432745937fULL;
 	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
 	return h;
+}
+
+/* The index's 32 bits of a hash: its high half (the finalizer mixes every
+ * input bit into it). */
+static inline uint32_t slot_hash(uint64_t h)
+{
+	return (uint32_t)(h >> 32);
 }
 
 int strtab__init(struct strtab *t)
@@ -54,7 +81,7 @@ void strtab__release(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static size_t probe(const struct strtab *t, uint64_t h, const char *s, size_t len)
+static size_t probe(const struct strtab *t, uint32_t h, const char *s, size_t len)
 {
 	size_t i = h & t->index_mask;
 
@@ -76,7 +103,7 @@ int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id
 
 	if (!t->index)
 		return 0;
-	i = probe(t, hash_bytes(s, len), s, len);
+	i = probe(t, slot_hash(hash_bytes(s, len)), s, len);
 	if (!t->index[i].id1)
 		return 0;
 	*id = t->index[i].id1 - 1;
@@ -131,7 +158,7 @@ static char *store(struct strtab *t, const char *s, size_t len)
 
 int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 {
-	uint64_t h = hash_bytes(s, len);
+	uint32_t h = slot_hash(hash_bytes(s, len));
 	size_t i = probe(t, h, s, len);
 	char *p;
 
