@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "lib/grow.h"
-#include "lib/keymap.h"
 #include "svg/svg-internal.h"
 
 static const char VLQ_DIGITS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -74,7 +73,7 @@ struct encoder {
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
 	int emit;               /* 0: count the names' uses; 1: write */
-	struct keymap ids;      /* profile name id -> index in names[] */
+	uint32_t *ids;          /* profile name id -> index in names[] + 1 */
 	struct hidden_name *names;
 	size_t nnames, names_cap;
 	uint32_t *line;         /* index in names[] -> line of the table */
@@ -92,15 +91,13 @@ static uint64_t count_of(const struct encoder *e, uint32_t node)
  * (second). 0 or -ENOMEM. */
 static int name_use(struct encoder *e, uint32_t node, uint32_t *line)
 {
-	uint32_t id = e->t->nodes[node].name, k;
-	int r = keymap__put(&e->ids, id, 0, (uint32_t)e->nnames, &k);
+	uint32_t id = e->t->nodes[node].name, k = e->ids[id] - 1;
 
-	if (r < 0)
-		return -ENOMEM;
-	if (r) {
+	if (!e->ids[id]) {
 		if (e->emit || GROW(e->names, e->names_cap, e->nnames + 1))
 			return -ENOMEM; /* a name the first walk did not see: cannot be */
 		k = (uint32_t)e->nnames;
+		e->ids[id] = k + 1;
 		e->names[e->nnames++] = (struct hidden_name){id, k, 0};
 	}
 	if (!e->emit) {
@@ -247,7 +244,8 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	int err = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	if (!drawn || keymap__init(&e.ids, 1024))
+	e.ids = calloc(p->names.count ? p->names.count : 1, sizeof(*e.ids));
+	if (!drawn || !e.ids)
 		goto out;
 	if (svg_buf__put(&h->names, "", 0) || svg_buf__put(&h->stream, "", 0))
 		goto out;
@@ -264,7 +262,7 @@ out:
 	free(e.todo);
 	free(e.names);
 	free(e.line);
-	keymap__release(&e.ids);
+	free(e.ids);
 	if (err)
 		svg_hidden__release(h);
 	return err;
