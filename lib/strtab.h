@@ -50,4 +50,13 @@ static inline uint32_t strtab__len(const struct strtab *t, uint32_t id)
 
 uint64_t hash_bytes(const void *data, size_t len);
 
+/* Fetches the index slot of a string whose hash_bytes() is h: a reader
+ * that knows the next strings it will intern hides the cache misses of
+ * their probes behind each other. Only a hint. */
+static inline void strtab__prefetch(const struct strtab *t, uint64_t h)
+{
+	if (t->index)
+		__builtin_prefetch(&t->index[(uint32_t)(h >> 32) & t->index_mask]);
+}
+
 #endif

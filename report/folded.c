@@ -94,60 +94,104 @@ struct prev_frame {
 	uint32_t id;
 };
 
+/* The scratch of reading: this line's frames (cur: text, and the id when
+ * the memo knows it), their ids, and the last name seen at each depth. */
+struct reader {
+	struct prev_frame *cur, *prev;
+	uint32_t *ids;
+	size_t cur_cap, prev_cap, ids_cap, nprev;
+};
+
+#define ID_UNKNOWN UINT32_MAX
+
+/* Splits the stack text into r->cur; *n gets the frames' count. Frames
+ * the memo knows get their id; the index slots of the others are fetched
+ * now, so that interning them finds them in cache (a million distinct
+ * names make every probe a cache miss otherwise). 0; 1 at an empty frame
+ * (the frames before it are in r->cur); -E2BIG past PROFILE_MAX_DEPTH
+ * frames (before the scratch grows past that: the work and memory of a
+ * line stay bounded); -ENOMEM. */
+static int split_frames(struct profile *p, struct reader *r, const char *line, size_t len,
+			size_t *n)
+{
+	size_t i, start, depth = 0;
+	int stop = 0;
+
+	for (start = 0; start <= len; start = i + 1) {
+		const char *end = memchr(line + start, ';', len - start);
+		size_t flen;
+		uint32_t id = ID_UNKNOWN;
+
+		i = end ? (size_t)(end - line) : len;
+		flen = i - start;
+		/* Every frame must be non-empty: no leading, trailing or
+		 * double ';'. */
+		if (!flen) {
+			stop = 1;
+			break;
+		}
+		if (depth >= PROFILE_MAX_DEPTH) {
+			stop = -E2BIG;
+			break;
+		}
+		if (GROW(r->cur, r->cur_cap, depth + 1))
+			return -ENOMEM;
+		/* Sorted folded text repeats long prefixes: reuse the id of
+		 * the last name seen at this depth when the text is the same
+		 * (the text stays in memory, so the memo stays valid). */
+		if (depth < r->nprev && r->prev[depth].len == flen &&
+		    !memcmp(r->prev[depth].s, line + start, flen))
+			id = r->prev[depth].id;
+		else
+			strtab__prefetch(&p->names, hash_bytes(line + start, flen));
+		r->cur[depth++] = (struct prev_frame){line + start, flen, id};
+		if (i == len)
+			break;
+	}
+	*n = depth;
+	return stop;
+}
+
 /* One line without its newline. 1 if used, 0 if malformed, -ENOMEM, or
- * -E2BIG past PROFILE_MAX_DEPTH frames (before its scratch grows past
- * that: the work and memory of a line stay bounded). */
-static int parse_line(struct profile *p, const char *line, size_t len, uint32_t **ids,
-		      size_t *ids_cap, struct prev_frame **prev, size_t *prev_cap, size_t *nprev)
+ * -E2BIG past PROFILE_MAX_DEPTH frames. */
+static int parse_line(struct profile *p, struct reader *r, const char *line, size_t len)
 {
 	struct profile_entry e = {0};
 	struct count_text count;
-	size_t sep, i, start, depth = 0;
-	int err;
+	size_t sep, k, depth;
+	int err, stop;
 
 	for (sep = len; sep > 0 && line[sep - 1] != ' ' && line[sep - 1] != '\t'; sep--)
 		;
 	if (!sep || sep == 1 || parse_count(line + sep, len - sep, &count))
 		return 0;
-	len = sep - 1; /* the stack text */
-	for (start = 0; start <= len; start = i + 1) {
-		const char *end = memchr(line + start, ';', len - start);
-		size_t flen;
+	stop = split_frames(p, r, line, sep - 1, &depth);
+	if (stop < 0 && stop != -E2BIG)
+		return stop;
+	if (GROW(r->ids, r->ids_cap, depth) || GROW(r->prev, r->prev_cap, depth))
+		return -ENOMEM;
+	/* Intern the frames before a bad one too (unused then, which is
+	 * harmless), as reading frame by frame did. */
+	for (k = 0; k < depth; k++) {
+		struct prev_frame *f = &r->cur[k];
 
-		i = end ? (size_t)(end - line) : len;
-		flen = i - start;
-		/* Every frame must be non-empty: no leading, trailing or
-		 * double ';'. (Names interned before this is found stay in
-		 * the table unused, which is harmless.) */
-		if (!flen)
-			return 0;
-		if (depth >= PROFILE_MAX_DEPTH)
-			return -E2BIG;
-		if (GROW(*ids, *ids_cap, depth + 1) || GROW(*prev, *prev_cap, depth + 1))
-			return -ENOMEM;
-		/* Sorted folded text repeats long prefixes: reuse the id of
-		 * the last name seen at this depth when the text is the same
-		 * (the text stays in memory, so the memo stays valid). */
-		if (depth < *nprev && (*prev)[depth].len == flen &&
-		    !memcmp((*prev)[depth].s, line + start, flen)) {
-			(*ids)[depth] = (*prev)[depth].id;
-		} else {
-			err = profile__intern(p, line + start, flen, &(*ids)[depth]);
+		if (f->id == ID_UNKNOWN) {
+			err = profile__intern(p, f->s, f->len, &f->id);
 			if (err)
 				return err;
-			(*prev)[depth] = (struct prev_frame){line + start, flen, (*ids)[depth]};
+			r->prev[k] = *f;
 		}
-		depth++;
-		if (depth > *nprev)
-			*nprev = depth;
-		if (i == len)
-			break;
+		r->ids[k] = f->id;
 	}
+	if (depth > r->nprev)
+		r->nprev = depth;
+	if (stop)
+		return stop < 0 ? stop : 0;
 	if (!count.whole && !count.ndec_raw)
 		return 1; /* well-formed, adds nothing */
 	err = scaled_count(p, &count, &e.count);
 	if (!err)
-		err = profile__add_stack(p, *ids, depth, &e.stack);
+		err = profile__add_stack(p, r->ids, depth, &e.stack);
 	if (!err)
 		err = profile__add(p, &e);
 	return err ? err : 1;
@@ -156,9 +200,8 @@ static int parse_line(struct profile *p, const char *line, size_t len, uint32_t 
 int profile__from_folded(struct profile *p, const char *text, size_t len,
 			 struct folded_stats *st)
 {
-	uint32_t *ids = NULL;
-	struct prev_frame *prev = NULL;
-	size_t ids_cap = 0, prev_cap = 0, nprev = 0, pos = 0, lineno = 0;
+	struct reader rd = {0};
+	size_t pos = 0, lineno = 0;
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -172,7 +215,7 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 			llen--;
 		if (llen) {
 			st->lines++;
-			r = parse_line(p, text + pos, llen, &ids, &ids_cap, &prev, &prev_cap, &nprev);
+			r = parse_line(p, &rd, text + pos, llen);
 			if (r < 0) {
 				err = r;
 				if (r != -ENOMEM)
@@ -186,8 +229,9 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 		}
 		pos = end + 1;
 	}
-	free(ids);
-	free(prev);
+	free(rd.cur);
+	free(rd.prev);
+	free(rd.ids);
 	return err;
 }
 
