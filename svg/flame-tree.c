@@ -110,6 +110,40 @@ static int child(struct flame_tree *t, uint32_t parent, uint32_t name, uint32_t 
 	return 0;
 }
 
+/* Appends the path names[0..m) below `parent`, a node that was just
+ * added and so has no children: none of these nodes exists yet, so there
+ * is nothing to look up, and as their ids follow each other the slots of
+ * all are known at once and fetched together (with a million distinct
+ * names each would be a cache miss, one after another). Each gets `count`;
+ * path[] gets their ids. 0 or -ENOMEM. */
+static int add_fresh(struct flame_tree *t, uint32_t parent, const uint32_t *names, size_t m,
+		     uint32_t *path, uint64_t count)
+{
+	size_t first = t->n, j;
+
+	if (!m)
+		return 0;
+	if (m >= UINT32_MAX - 1 - t->n || GROW(t->nodes, t->cap, t->n + m))
+		return -ENOMEM;
+	if (t->n + m > (t->mask + 1) / 4 * 3 && rehash(t, t->n + m))
+		return -ENOMEM;
+	for (j = 0; j < m; j++)
+		__builtin_prefetch(&t->slots[slot_of(j ? (uint32_t)(first + j - 1) : parent,
+						     names[j], t->mask)]);
+	for (j = 0; j < m; j++) {
+		uint32_t up = j ? (uint32_t)(first + j - 1) : parent;
+		size_t s = slot_of(up, names[j], t->mask);
+
+		while (t->slots[s])
+			s = (s + 1) & t->mask;
+		t->slots[s] = (uint32_t)(first + j) + 1;
+		t->nodes[first + j] = (struct flame_node){.total = count, .name = names[j], .parent = up};
+		path[j] = (uint32_t)(first + j);
+	}
+	t->n += m;
+	return 0;
+}
+
 /* The names of a line's path from the root: its thread root, then its
  * stack; all of it reversed with `reverse`. *n gets the count. 0 or
  * -ENOMEM. */
@@ -165,6 +199,8 @@ static int build(struct flame_tree *t, const struct profile *p, const struct pro
 			;
 		t->nodes[0].total = sat_add(t->nodes[0].total, l->count);
 		for (k = 0; k < n; k++) {
+			size_t had = t->n;
+
 			if (k < same) {
 				cur = path[k];
 			} else {
@@ -176,6 +212,12 @@ static int build(struct flame_tree *t, const struct profile *p, const struct pro
 				path[k] = cur;
 			}
 			t->nodes[cur].total = sat_add(t->nodes[cur].total, l->count);
+			if (t->n > had) { /* a new node: the rest of the path is new */
+				if (add_fresh(t, cur, names + k + 1, n - k - 1, path + k + 1,
+					      l->count))
+					goto out;
+				break;
+			}
 		}
 		npath = n;
 	}
