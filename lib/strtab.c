@@ -158,7 +158,13 @@ static char *store(struct strtab *t, const char *s, size_t len)
 
 int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 {
-	uint32_t h = slot_hash(hash_bytes(s, len));
+	return strtab__intern_hashed(t, s, len, hash_bytes(s, len), id);
+}
+
+int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash,
+			  uint32_t *id)
+{
+	uint32_t h = slot_hash(hash);
 	size_t i = probe(t, h, s, len);
 	char *p;
 

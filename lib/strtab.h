@@ -35,6 +35,8 @@ void strtab__release(struct strtab *t);
 
 /* Interns `len` bytes at `s`; returns the id in *id. 0 or -ENOMEM. */
 int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id);
+/* The same, given h = hash_bytes(s, len). */
+int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t h, uint32_t *id);
 /* Returns the id of `s` if present (1) or 0. */
 int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id);
 

@@ -92,6 +92,7 @@ struct prev_frame {
 	const char *s;
 	size_t len;
 	uint32_t id;
+	uint64_t hash; /* of a name to intern */
 };
 
 /* The scratch of reading: this line's frames (cur: text, and the id when
@@ -121,6 +122,7 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 		const char *end = memchr(line + start, ';', len - start);
 		size_t flen;
 		uint32_t id = ID_UNKNOWN;
+		uint64_t h = 0;
 
 		i = end ? (size_t)(end - line) : len;
 		flen = i - start;
@@ -143,8 +145,8 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 		    !memcmp(r->prev[depth].s, line + start, flen))
 			id = r->prev[depth].id;
 		else
-			strtab__prefetch(&p->names, hash_bytes(line + start, flen));
-		r->cur[depth++] = (struct prev_frame){line + start, flen, id};
+			strtab__prefetch(&p->names, h = hash_bytes(line + start, flen));
+		r->cur[depth++] = (struct prev_frame){line + start, flen, id, h};
 		if (i == len)
 			break;
 	}
@@ -176,7 +178,7 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 		struct prev_frame *f = &r->cur[k];
 
 		if (f->id == ID_UNKNOWN) {
-			err = profile__intern(p, f->s, f->len, &f->id);
+			err = profile__intern_hashed(p, f->s, f->len, f->hash, &f->id);
 			if (err)
 				return err;
 			r->prev[k] = *f;

@@ -96,6 +96,8 @@ static inline const uint32_t *profile__stack_frames(const struct profile *p, uin
  * separates frames), control characters (newline, tab, ...) become '?'.
  * An empty name is stored as "?". 0 or -ENOMEM. */
 int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
+/* The same, given h = hash_bytes(s, len) (a reader that prefetched). */
+int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id);
 /* Appends a stack of `depth` name ids, root first; *stack gets its index.
  * Does not deduplicate. 0 or -ENOMEM (or -EINVAL when depth is 0). */
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
