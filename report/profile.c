@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,13 +30,32 @@ void profile__release(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Does the word hold no control byte, DEL or ';'? (Each test is exact:
+ * "some byte is below n" for n <= 0x80, "some byte is zero".) */
+static inline int word_is_clean(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = ones * 0x80;
+	uint64_t del = w ^ (ones * 0x7f), semi = w ^ (ones * ';');
+
+	return !(((w - ones * 0x20) & ~w & highs) | ((del - ones) & ~del & highs) |
+		 ((semi - ones) & ~semi & highs));
+}
+
+/* Eight bytes a step: a million distinct names are 28 MB to check. */
 static int name_is_clean(const char *s, size_t len)
 {
-	size_t i;
+	size_t i = 0;
 
 	if (!len)
 		return 0;
-	for (i = 0; i < len; i++) {
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		if (!word_is_clean(w))
+			return 0;
+	}
+	for (; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (text_is_control(c) || c == ';')

@@ -180,7 +180,9 @@ static int build(struct flame_tree *t, const struct profile *p, const struct pro
 	int err = -ENOMEM;
 
 	memset(t, 0, sizeof(*t));
-	if (GROW(t->nodes, t->cap, 1) || rehash(t, 1))
+	/* Each name is on a node at least (with few names, many more): sized
+	 * for them, a tree of distinct names is never rehashed. */
+	if (GROW(t->nodes, t->cap, 1) || rehash(t, p->names.count))
 		goto out;
 	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
 	t->nodes[0].parent = FLAME_NONE;
