@@ -414,6 +414,13 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 		lines[n].count = e->count;
 		n++;
 	}
+	if (opts && opts->any_order) {
+		*out = lines;
+		*nout = n;
+		lines = NULL;
+		err = 0;
+		goto out;
+	}
 	/* Rank every name (roots are interned by now) when that is cheaper
 	 * than comparing their text: not when most names are distinct (JIT
 	 * frames, unresolved addresses), where the sorts below compare far

@@ -311,6 +311,8 @@ enum profile_thread_root {
 
 struct folded_opts {
 	enum profile_thread_root thread_root; /* ignored without threads */
+	int any_order; /* profile__lines(): 1: neither merged nor sorted, in the
+			* entries' order (a flamegraph merges and orders itself) */
 };
 
 /* One output line: an optional thread root and a stack. */

@@ -533,7 +533,9 @@ static int draw(struct svg_cmd *c)
 			cli_error("out of memory");
 			return EXIT_FAIL;
 		}
-	} else if (profile__lines(&c->in.prof, &fo, &c->lines, &c->nlines)) {
+	} else if (profile__lines(&c->in.prof, /* the tree merges and orders lines */
+				  &(struct folded_opts){.thread_root = c->in.roots, .any_order = 1},
+				  &c->lines, &c->nlines)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
