@@ -1,7 +1,8 @@
 /* test-folded.c: reading and writing folded stacks (report/folded.c): good
  * lines, names with spaces and odd bytes, malformed lines, huge counts,
- * bytewise sorting and merging, pool merging of root frames, the limit on
- * frames a line. */
+ * bytewise sorting and merging (by name ranks, and by the names' text when
+ * there are far more names than stacks), lines in any order (for svg),
+ * pool merging of root frames, the limit on frames a line. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,6 +142,65 @@ static void test_sort_order(void **state)
 	      "a 1\na;c 1\na;c;d 1\na;cd 1\nab 1\nab;c 1\n");
 }
 
+/* check() with 500 unused names interned first: far more names than
+ * stacks, so the writer compares names by their text, not by a rank. */
+static void check_many_names(const char *in, const char *want)
+{
+	struct profile p;
+	struct folded_stats st;
+	char *out = NULL, name[16];
+	size_t len = 0;
+	uint32_t id;
+	FILE *f;
+	int i;
+
+	assert_int_equal(profile__init(&p), 0);
+	for (i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "unused%d", i);
+		assert_int_equal(profile__intern(&p, name, strlen(name), &id), 0);
+	}
+	assert_int_equal(profile__from_folded(&p, in, strlen(in), &st), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(profile__write_folded(&p, NULL, f), 0);
+	fclose(f);
+	assert_string_equal(out, want);
+	free(out);
+	profile__release(&p);
+}
+
+static void test_sort_order_by_text(void **state)
+{
+	(void)state;
+	check_many_names("a b;x 1\na;x 1\na 1\nA 1\n\xc3\xa9 1\na b 1\n_a 1\n[x 1\nz;a 1\nz 1\n",
+			 "A 1\n[x 1\n_a 1\na 1\na b 1\na b;x 1\na;x 1\nz 1\nz;a 1\n\xc3\xa9 1\n");
+	check_many_names("ab;c 1\na;c 1\na 1\nab 1\na;cd 1\na;c;d 1\nq;ab;c 2\nq;abc;d 1\nq;ab 1\n",
+			 "a 1\na;c 1\na;c;d 1\na;cd 1\nab 1\nab;c 1\nq;ab 1\nq;ab;c 2\nq;abc;d 1\n");
+}
+
+/* any_order: the entries as they are, neither merged nor sorted. */
+static void test_any_order(void **state)
+{
+	const char *in = "b;c 1\na 2\nb;c 3\n";
+	struct folded_opts fo = {.any_order = 1};
+	struct profile p;
+	struct folded_stats st;
+	struct profile_line *lines;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_folded(&p, in, strlen(in), &st), 0);
+	assert_int_equal(profile__lines(&p, &fo, &lines, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(lines[0].count, 1);
+	assert_int_equal(lines[1].count, 2);
+	assert_int_equal(lines[2].count, 3);
+	assert_int_equal(p.stacks[lines[1].stack].depth, 1);
+	free(lines);
+	profile__release(&p);
+}
+
 static void test_merge_pools_root(void **state)
 {
 	char *out;
@@ -234,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_huge_counts),
 		cmocka_unit_test(test_sort_order),
+		cmocka_unit_test(test_sort_order_by_text),
+		cmocka_unit_test(test_any_order),
 		cmocka_unit_test(test_merge_pools_root),
 		cmocka_unit_test(test_merge_pool_name),
 		cmocka_unit_test(test_depth_limit),
