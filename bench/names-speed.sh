@@ -6,10 +6,12 @@
 # runs) times each; prints the CPU time (user + system) of each and, when
 # FLAMEGRAPH_PL names FlameGraph's flamegraph.pl (not packaged in Debian
 # 12: a checkout of github.com/brendangregg/FlameGraph), its CPU time on
-# the same input and the ratio.
+# the same input and the ratio. BASE_PROF names another prof (say, main's
+# build) to time as well, and whose outputs must be the same bytes.
+# Figures: docs/BENCHMARKS-names.md.
 #
 #   bench/names-speed.sh           PROF=path (default build/prof), RUNS (3)
-#   FLAMEGRAPH_PL=/path/flamegraph.pl bench/names-speed.sh
+#   FLAMEGRAPH_PL=/path/flamegraph.pl BASE_PROF=/path/prof bench/names-speed.sh
 set -eu
 BENCH_NAME=names-speed
 # shellcheck source=bench/lib.sh
@@ -35,6 +37,8 @@ PY
 names=$(cut -d' ' -f1 "$TMP/distinct.folded" | tr ';' '\n' | sort -u | wc -l)
 cmds=("$PROF svg -i $TMP/distinct.folded -o $TMP/p.svg" "$PROF report -i $TMP/distinct.folded -o $TMP/p.txt")
 [ -z "${FLAMEGRAPH_PL:-}" ] || cmds+=("perl $FLAMEGRAPH_PL $TMP/distinct.folded")
+[ -z "${BASE_PROF:-}" ] || cmds+=("$BASE_PROF svg -i $TMP/distinct.folded -o $TMP/b.svg"
+	"$BASE_PROF report -i $TMP/distinct.folded -o $TMP/b.txt")
 say "timing ${#cmds[@]} commands, $RUNS runs each"
 hyperfine -N --warmup 1 --runs "$RUNS" --export-csv "$TMP/t.csv" --output=null "${cmds[@]}" >&2
 echo "_$(date -u +%Y-%m-%d), $(nproc) CPUs, input $(du -m "$TMP/distinct.folded" | cut -f1) MB, $names distinct names, median of $RUNS runs (hyperfine -N)_"
@@ -45,3 +49,9 @@ echo "|---|---:|---:|---:|"
 awk -F, -v tmp="$TMP/" 'NR > 1 { c[NR] = $5 + $6; w[NR] = $4; n[NR] = $1 } END {
 	for (i = 2; i <= NR; i++) { name = n[i]; gsub(tmp, "", name)
 		printf "| `%s` | %.2f | %.2f | %.1f |\n", name, c[i], w[i], c[i] / c[2] } }' "$TMP/t.csv"
+if [ -n "${BASE_PROF:-}" ]; then
+	same=yes
+	cmp -s "$TMP/p.svg" "$TMP/b.svg" && cmp -s "$TMP/p.txt" "$TMP/b.txt" || same=NO
+	echo
+	echo "Outputs of both builds byte-identical (svg and report): $same"
+fi
