@@ -324,7 +324,8 @@ struct profile_line {
 
 /* The profile as folded lines: entries whose text is the same merged into
  * one line, sorted bytewise by the text ("root;frame;...;leaf", as `sort`
- * orders them in the C locale). Zero counts are left out. Interns thread
+ * orders them in the C locale), unless opts->any_order. Zero counts are
+ * left out. Interns thread
  * roots into p->names. *lines is malloc'ed, the caller frees it. 0 or
  * -ENOMEM. */
 int profile__lines(struct profile *p, const struct folded_opts *opts, struct profile_line **lines,
