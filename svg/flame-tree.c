@@ -182,7 +182,7 @@ static int build(struct flame_tree *t, const struct profile *p, const struct pro
 	memset(t, 0, sizeof(*t));
 	/* Each name is on a node at least (with few names, many more): sized
 	 * for them, a tree of distinct names is never rehashed. */
-	if (GROW(t->nodes, t->cap, 1) || rehash(t, p->names.count))
+	if (GROW(t->nodes, t->cap, 1) || rehash(t, chart ? 1 : p->names.count))
 		goto out;
 	memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
 	t->nodes[0].parent = FLAME_NONE;
@@ -214,7 +214,7 @@ static int build(struct flame_tree *t, const struct profile *p, const struct pro
 				path[k] = cur;
 			}
 			t->nodes[cur].total = sat_add(t->nodes[cur].total, l->count);
-			if (t->n > had) { /* a new node: the rest of the path is new */
+			if (!chart && t->n > had) { /* new: so is the rest of the path */
 				if (add_fresh(t, cur, names + k + 1, n - k - 1, path + k + 1,
 					      l->count))
 					goto out;
