@@ -25,6 +25,7 @@ setup_file() {
 	"$PROF" record -p "$jvm" --alloc -d 4 -o alloc.data 2> record.log || true
 	kill "$jvm" 2>/dev/null || true
 	wait "$jvm" 2>/dev/null || true
+	rm -f "/tmp/perf-$jvm.map" # written for prof by the JVM (root's): pids come round
 }
 
 # A hit called from compiled code (a JIT frame, then the probe's function).
@@ -88,6 +89,7 @@ share() { # share CLASS, from class_totals on stdin
 	"$PROF" record -q -p "$jvm" --alloc -d 3 -o methods.data || true
 	kill "$jvm" 2>/dev/null || true
 	wait "$jvm" 2>/dev/null || true
+	rm -f "/tmp/perf-$jvm.map" # written for prof by the JVM (root's): pids come round
 	"$PROF" report -i methods.data --alloc > methods.folded
 	# For each class: the share of its samples whose nearest JavaAlloc
 	# frame is the method built to allocate it. Stated bound: 90%.
@@ -174,6 +176,7 @@ share() { # share CLASS, from class_totals on stdin
 	run2=$("$PROF" probes -p "$jvm")
 	kill "$jvm"
 	wait "$jvm" || true
+	rm -f "/tmp/perf-$jvm.map" # written for prof by the JVM (root's): pids come round
 	[ "$status" -eq 1 ]
 	[[ "${lines[0]}" == "prof record: JVM $jvm runs without -XX:+DTraceAllocProbes: HotSpot fires hotspot:object__alloc only with it, so no allocation would be recorded" ]]
 	[[ "${lines[1]}" == "hint: restart it with 'java -XX:+DTraceAllocProbes ...'"* ]]

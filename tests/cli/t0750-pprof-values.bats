@@ -28,6 +28,7 @@ setup_file() {
 	"$PROF" record -q -p "$jvm" --alloc -d 3 -o alloc.data || true
 	kill "$jvm" 2>/dev/null || true
 	wait "$jvm" 2>/dev/null || true
+	rm -f "/tmp/perf-$jvm.map" # written for prof by the JVM (root's): pids come round
 	"$PROF" record --sched --sched-stacks 1 -F 199 -o sched.data -- "$EXAMPLES/sched-mix" 1 \
 		2>/dev/null
 }
