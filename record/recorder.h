@@ -238,6 +238,9 @@ size_t recorder_user_frames(const uint64_t *chain, size_t k, size_t n);
 void recorder_resolve_pending(struct recorder *rec, int flushed);
 /* Counts a thread and its process in the summary the first time seen. */
 void recorder_seen_thread(struct recorder *rec, uint32_t pid, uint32_t tid);
+/* event-fds.c: keeps event fd (of CPU index i) in rec->fds, polled and
+ * closed with the others; closes it when there is no room. 0 or -ENOMEM. */
+int recorder_keep_fd(struct recorder *rec, int fd, size_t i);
 
 /* The first writer error is kept: the recording stops at it. */
 static inline void recorder_note_err(struct recorder *rec, int err)

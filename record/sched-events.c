@@ -242,11 +242,9 @@ static int own_stack_ring(struct recorder *rec, size_t i)
 	fd = sys_perf_event_open(&a, -1, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	err = recorder_keep_fd(rec, fd, i);
+	if (err)
+		return err;
 	err = ring__map(&rec->sched.stack_rings[i], fd, pages);
 	if (err)
 		rec->sched.stack_rings[i].fd = -1;
@@ -266,11 +264,9 @@ static int open_one(struct recorder *rec, enum sched_event_kind kind, pid_t tid,
 	fd = sys_perf_event_open(&s->attr[kind], tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
+	err = recorder_keep_fd(rec, fd, i);
+	if (err)
+		return err;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
 		return -errno;
 	/* Plain sleeps are the bulk of switches and the SWITCH record says

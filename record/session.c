@@ -192,16 +192,6 @@ static const char *permission_hint(void)
 	return hint;
 }
 
-static int keep_fd(struct recorder *rec, int fd, size_t i)
-{
-	if (GROW(rec->fds, rec->fds_cap, rec->nfds + 1)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	rec->fds[rec->nfds++] = (struct event_fd){.fd = fd, .cpu = (int)i};
-	return 0;
-}
-
 /* CPU-wide mode: each CPU's sampling event (with the side-band records of
  * every task) and scheduler events. Opened once, before the targets. */
 static int open_cpu_events(struct recorder *rec)
@@ -219,7 +209,7 @@ static int open_cpu_events(struct recorder *rec)
 		fd = sys_perf_event_open(&a, -1, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
-		err = keep_fd(rec, fd, i);
+		err = recorder_keep_fd(rec, fd, i);
 		if (!err && (err = ring__map(&rec->rings[i], fd, ring_pages(rec))))
 			rec->rings[i].fd = -1;
 		if (!err)
@@ -243,7 +233,7 @@ static int open_thread(struct recorder *rec, pid_t tid)
 
 		if (fd < 0)
 			return -errno;
-		err = keep_fd(rec, fd, i);
+		err = recorder_keep_fd(rec, fd, i);
 		if (err)
 			return err;
 		if (rec->rings[i].fd < 0) {
