@@ -74,6 +74,13 @@ static const char usage_text[] =
 	"      --alloc             JVM allocations: -e usdt:hotspot:object__alloc on the\n"
 	"                          JVM's libjvm.so, with the class and size of each\n"
 	"                          (needs java -XX:+DTraceAllocProbes)\n"
+	"      --malloc            native allocations: malloc, calloc, realloc, memalign,\n"
+	"                          posix_memalign of the C library (or jemalloc, tcmalloc)\n"
+	"                          with their stacks, sampled by bytes (windows 10/1000)\n"
+	"      --every-bytes SIZE  with --malloc: mean bytes between kept allocations\n"
+	"                          (default 512K; K, M, G suffixes; 1: every one)\n"
+	"      --leaks             with --malloc: also free, attached all along, for\n"
+	"                          'prof report --leaks'\n"
 	"      --uprobe-pmu        place probes through the uprobe PMU rather than\n"
 	"                          tracefs definitions (slow to detach: about 80 ms\n"
 	"                          per thread and CPU)\n"
@@ -147,6 +154,12 @@ static void print_probe_summary(const struct record_summary *s)
 		(unsigned long long)s->probe_hits, duty, (unsigned long long)s->probe_windows,
 		s->probe_windows == 1 ? "" : "s", (double)s->probe_open_ns / 1e6);
 	(void)secs;
+	if (s->malloc_calls || s->malloc_frees)
+		fprintf(stderr, "prof record: %llu allocation calls trapped, %llu kept (sampled by "
+			"bytes), %llu frees trapped%s\n",
+			(unsigned long long)s->malloc_calls, (unsigned long long)s->malloc_kept,
+			(unsigned long long)s->malloc_frees,
+			s->malloc_frees ? " (free is attached all along with --leaks)" : "");
 }
 
 static void print_summary(const struct record_summary *s, const char *out)
@@ -219,7 +232,32 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT }; /* long options without a short one */
+enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC, OPT_LEAKS,
+       OPT_EVERY_BYTES }; /* long options without a short one */
+
+/* "512K", "1M", "4096": bytes, 1 to 1 TiB. 0 or -1. */
+static int parse_bytes(const char *arg, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(arg);
+	uint64_t mul = 1, v;
+
+	if (!n || n >= sizeof(num))
+		return -1;
+	memcpy(num, arg, n + 1);
+	switch (num[n - 1]) {
+	case 'k': case 'K': mul = 1ULL << 10; break;
+	case 'm': case 'M': mul = 1ULL << 20; break;
+	case 'g': case 'G': mul = 1ULL << 30; break;
+	default: break;
+	}
+	if (mul > 1)
+		num[n - 1] = '\0';
+	if (cli_parse_u64(num, 1, (1ULL << 40) / mul, &v))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
@@ -244,6 +282,9 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"every", required_argument, NULL, 'E'},
 		{"probe-window", required_argument, NULL, 'W'},
 		{"alloc", no_argument, NULL, 'A'},
+		{"malloc", no_argument, NULL, OPT_MALLOC},
+		{"leaks", no_argument, NULL, OPT_LEAKS},
+		{"every-bytes", required_argument, NULL, OPT_EVERY_BYTES},
 		{"uprobe-pmu", no_argument, NULL, 'U'},
 		{NULL, 0, NULL, 0},
 	};
@@ -303,6 +344,20 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			break;
 		case 'U':
 			opts.uprobe_pmu = 1;
+			break;
+		case OPT_MALLOC:
+			opts.malloc = 1;
+			break;
+		case OPT_LEAKS:
+			opts.leaks = 1;
+			break;
+		case OPT_EVERY_BYTES:
+			if (parse_bytes(optarg, &opts.every_bytes)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --every-bytes '%s' (bytes, e.g. 512K, 1 "
+						       "to 1T)", optarg);
+			}
 			break;
 		case 'p':
 			if (cli_parse_pid_list(optarg, &pids, &npids, &pids_cap, why, sizeof(why))) {
@@ -409,7 +464,12 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		free(events);
 		return cli_usage_error("nothing to record: give -p PID or -- COMMAND");
 	}
-	if ((opts.every || opts.window_ms) && !nevents && !opts.alloc) {
+	if ((opts.leaks || opts.every_bytes) && !opts.malloc) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--leaks and --every-bytes go with --malloc");
+	}
+	if ((opts.every || opts.window_ms) && !nevents && !opts.alloc && !opts.malloc) {
 		free(pids);
 		free(events);
 		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT or "

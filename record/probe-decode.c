@@ -274,13 +274,58 @@ static void regs_for_unwind(const struct probe_site *s, const struct hit *h,
 	}
 }
 
+/* The hit's stack as a sample of `event`; its index, or UINT64_MAX when
+ * none was written. */
+static uint64_t write_sample(struct recorder *rec, const struct probe_site *s,
+			     const struct perf_event_header *hdr, const struct hit *h, uint8_t event)
+{
+	struct unwind_regs ur;
+	struct unwind_stack st;
+	uint64_t index = rec_writer__nsamples(rec->w);
+
+	if (h->regs) {
+		regs_for_unwind(s, h, &ur);
+		st = (struct unwind_stack){.start = reg(s, h, USDT_REG_SP), .data = h->stack,
+					   .size = h->stack_len};
+	}
+	ustack_sample_now(rec, h->pid, h->tid, h->time, h->cpu, h->ip, hdr->misc, h->ips, h->nr,
+			  h->regs ? &ur : NULL, h->regs ? &st : NULL, event);
+	return rec_writer__nsamples(rec->w) == index + 1 ? index : UINT64_MAX;
+}
+
+int probes_hit_arg(const struct probe_site *s, const struct perf_event_header *hdr, int k,
+		   uint32_t *pid, uint32_t *tid, uint64_t *time, int64_t *val)
+{
+	struct hit h;
+
+	if (parse_hit(s, hdr, &h))
+		return -EBADMSG;
+	*pid = h.pid;
+	*tid = h.tid;
+	*time = h.time;
+	return k < s->def.nargs ? arg_value(s, &h, &s->def.arg[k], val) : -EINVAL;
+}
+
+void probes_write_hit(struct recorder *rec, const struct probe_site *s,
+		      const struct perf_event_header *hdr, uint8_t event, unsigned n,
+		      const int64_t *vals)
+{
+	struct hit h;
+	uint64_t index;
+
+	if (parse_hit(s, hdr, &h))
+		return;
+	index = write_sample(rec, s, hdr, &h, event);
+	if (index != UINT64_MAX && n && rec_writer__args(rec->w, index, n, 0, vals) &&
+	    !rec->write_err)
+		rec->write_err = -ENOMEM;
+}
+
 void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 {
 	struct recorder *rec = ctx;
 	struct probe_rec *p = &rec->probes;
 	const struct probe_site *s = &p->sites[p->cur];
-	struct unwind_regs ur;
-	struct unwind_stack st;
 	int64_t vals[USDT_MAX_ARGS];
 	uint32_t strmask;
 	uint64_t index;
@@ -300,15 +345,8 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
-	index = rec_writer__nsamples(rec->w);
-	if (h.regs) {
-		regs_for_unwind(s, &h, &ur);
-		st = (struct unwind_stack){.start = reg(s, &h, USDT_REG_SP), .data = h.stack,
-					   .size = h.stack_len};
-	}
-	ustack_sample_now(rec, h.pid, h.tid, h.time, h.cpu, h.ip, hdr->misc, h.ips, h.nr,
-			  h.regs ? &ur : NULL, h.regs ? &st : NULL, s->event);
-	if (rec_writer__nsamples(rec->w) != index + 1 || !s->def.nargs)
+	index = write_sample(rec, s, hdr, &h, s->event);
+	if (index == UINT64_MAX || !s->def.nargs)
 		return;
 	n = hit_args(rec, s, &h, vals, &strmask);
 	if (n < 0) {

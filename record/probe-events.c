@@ -76,6 +76,8 @@ static size_t probe_pages(const struct recorder *rec, const struct probe_site *s
 {
 	if (rec->opts->ring_pages)
 		return rec->opts->ring_pages;
+	if (malloc_site_pages(s))
+		return malloc_site_pages(s);
 	return s->def.role == PROBE_ROLE_THREAD_START ? 16 : 1024;
 }
 
@@ -297,6 +299,10 @@ static void write_arg_meta(struct recorder *rec, const struct probe_site *s)
 	val[0] = '\0';
 	if (s->def.role == PROBE_ROLE_ALLOC) {
 		snprintf(val, sizeof(val), "class:str size:s64");
+	} else if (s->def.role == PROBE_ROLE_MALLOC) {
+		snprintf(val, sizeof(val), "size:s64 addr:u64 bytes:s64");
+	} else if (s->def.role == PROBE_ROLE_FREE) {
+		snprintf(val, sizeof(val), "alloc:u64");
 	} else if (s->def.kind == PROBE_URETPROBE) {
 		snprintf(val, sizeof(val), "ret:s64");
 	} else {
@@ -366,6 +372,8 @@ int probes_setup(struct recorder *rec)
 	err = add_specs(rec, &defs, &n, &cap);
 	if (!err && o->alloc)
 		err = add_alloc(rec, &defs, &n, &cap);
+	if (!err && o->malloc)
+		err = malloc_probes_add(rec, &defs, &n, &cap);
 	if (err) {
 		free(defs);
 		if (err == -ENOMEM && !rec->err->msg[0])
@@ -400,7 +408,7 @@ int probes_setup(struct recorder *rec)
 	if (o->window_ms && o->window_ms != RECORD_PROBE_WINDOW_OFF) {
 		p->window_ns = (uint64_t)o->window_ms * 1000000;
 		p->period_ns = (uint64_t)o->period_ms * 1000000;
-	} else if (o->alloc && o->window_ms != RECORD_PROBE_WINDOW_OFF) {
+	} else if ((o->alloc || o->malloc) && o->window_ms != RECORD_PROBE_WINDOW_OFF) {
 		p->window_ns = (uint64_t)RECORD_ALLOC_WINDOW_MS * 1000000;
 		p->period_ns = (uint64_t)RECORD_ALLOC_PERIOD_MS * 1000000;
 	}
@@ -445,6 +453,8 @@ int probes_setup(struct recorder *rec)
 			p->have_thread_start = 1;
 		err = fill_attr(rec, i, type, ret_bit, ref_bit);
 		if (!err)
+			malloc_site_attr(s);
+		if (!err)
 			err = make_rings(rec, s);
 		if (!err)
 			open_anchor(s);
@@ -455,6 +465,8 @@ int probes_setup(struct recorder *rec)
 		}
 	}
 	free(defs);
+	if (o->malloc && (err = malloc_decode_setup(rec)))
+		return err;
 	p->on = 1;
 	rec->sum->probes = 1;
 	p->rng = (uint64_t)monotonic_ns() ^ (uint64_t)getpid() << 32;
@@ -470,7 +482,7 @@ int probes_setup(struct recorder *rec)
  * stays attached through the windows, which are for the hot ones. */
 static int windowed(const struct probe_site *s)
 {
-	return s->def.role != PROBE_ROLE_THREAD_START;
+	return s->def.role != PROBE_ROLE_THREAD_START && !s->def.continuous;
 }
 
 static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
@@ -564,6 +576,11 @@ void probes_attach(struct recorder *rec)
 	new_periods(rec);
 	p->attached = 1;
 	p->windows++;
+	/* Opened disabled and enabled together below: opening one takes
+	 * milliseconds, and sites opened first would count longer windows
+	 * (--malloc's five functions: realloc's share off by 14%). */
+	for (size_t k = 0; k < p->nsites; k++)
+		p->sites[k].attr->disabled = windowed(&p->sites[k]);
 	/* Every target pid: the keymap's slots walked in place, as in
 	 * sched_finish() (keymap.h has no iterator). */
 	for (size_t i = 0; m->slots && i <= m->mask; i++) {
@@ -577,6 +594,10 @@ void probes_attach(struct recorder *rec)
 				rec->err->msg[0] = '\0'; /* a thread that went: not an error */
 		free(tids);
 	}
+	for (size_t k = 0; k < p->nsites; k++)
+		p->sites[k].attr->disabled = rec->ev.attr.disabled;
+	for (size_t i = 0; i < p->nfds; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 	/* Attached from here: opening waits for the kernel's event_mutex
 	 * (seconds when other tracers close uprobes), and the breakpoints are
 	 * in only once it is done. */
@@ -657,6 +678,9 @@ void probes_detach(struct recorder *rec)
 
 	if (!p->on || !p->attached)
 		return;
+	/* All stop at once; closing them one by one takes longer. */
+	for (size_t i = 0; i < p->nfds; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	close_all(p->fds, p->nfds);
 	p->nfds = 0;
 	p->attached = 0;
@@ -715,14 +739,21 @@ long probes_tick(struct recorder *rec, uint64_t now)
 void probes_drain(struct recorder *rec)
 {
 	struct probe_rec *p = &rec->probes;
+	uint64_t t0 = monotonic_ns();
 
 	for (size_t k = 0; p->on && k < p->nsites; k++) {
 		p->cur = k;
 		for (size_t i = 0; i < rec->ncpus; i++)
 			if (p->sites[k].rings[i].fd >= 0 &&
-			    ring__drain(&p->sites[k].rings[i], rec->scratch, probes_handle_record, rec) < 0)
+			    ring__drain(&p->sites[k].rings[i], rec->scratch,
+					p->sites[k].def.role >= PROBE_ROLE_MALLOC ? malloc_handle_record
+										  : probes_handle_record,
+					rec) < 0)
 				rec->bad_ring = 1;
 	}
+	/* Every hit before t0 was in its ring: those can be put in order. */
+	if (p->malloc)
+		malloc_decode_flush(rec, t0 - 1000000);
 }
 
 void probes_write_stats(struct recorder *rec)
@@ -733,6 +764,8 @@ void probes_write_stats(struct recorder *rec)
 
 	if (!p->on)
 		return;
+	if (p->malloc)
+		malloc_decode_stats(rec);
 	rec_writer__stat(rec->w, "probe-hits", p->hits);
 	rec_writer__stat(rec->w, "probe-windows", p->windows);
 	rec_writer__stat(rec->w, "probe-attached-ns", p->attached_ns);
@@ -781,5 +814,6 @@ void probes_release(struct recorder *rec)
 	free(p->fds);
 	free(p->cfds);
 	keymap__release(&p->strings);
+	malloc_decode_release(rec);
 	memset(p, 0, sizeof(*p));
 }

@@ -93,7 +93,7 @@ static int add_usdt_sites(const char *open_path, const char *provider, const cha
 }
 
 /* The program a launched command runs: argv[0], or found in $PATH. */
-static int find_program(const char *cmd, char *out, size_t len)
+int probe_find_program(const char *cmd, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
 
@@ -213,7 +213,7 @@ static int resolve_usdt(const char *rest, const pid_t *pids, size_t npids, const
 					     "no probe %s in the mappings of the target process%s",
 					     event, npids > 1 ? "es" : "");
 	} else if (cmd) {
-		err = find_program(cmd, prog, sizeof(prog));
+		err = probe_find_program(cmd, prog, sizeof(prog));
 		if (!err)
 			err = add_usdt_sites(prog, provider, name, event, defs, ndefs, cap, w, &found);
 		if (err == -ENOEXEC)

@@ -43,6 +43,10 @@ enum probe_role {
 	PROBE_ROLE_ARGS = 0,     /* store the decoded arguments */
 	PROBE_ROLE_ALLOC,        /* hotspot:object__alloc: class (string) + size */
 	PROBE_ROLE_THREAD_START, /* hotspot:thread__start: full thread names */
+	/* --malloc (malloc-probes.c, malloc-decode.c) */
+	PROBE_ROLE_MALLOC,       /* an allocating function's entry: its size arguments */
+	PROBE_ROLE_MALLOC_RET,   /* its return: the address */
+	PROBE_ROLE_FREE,         /* free's entry (and realloc's, for the old block) */
 };
 
 /* A probe event, resolved. */
@@ -56,6 +60,8 @@ struct probe_def {
 	int nargs;
 	struct usdt_arg arg[USDT_MAX_ARGS];
 	int stack_args;     /* some argument is read from the stack (rsp/rbp based) */
+	int func;           /* --malloc: enum malloc_func of the site */
+	int continuous;     /* attached all along, not in windows (--leaks' frees) */
 };
 
 /* A parsed -e: "usdt:[PATH:]PROVIDER:NAME", "uprobe:PATH:SYMBOL[+OFF]",
@@ -71,6 +77,10 @@ int probe_resolve(const char *spec, const pid_t *pids, size_t npids, const char 
 /* Is `spec` one of the probe forms (else it may be cpu-clock, or bad)? */
 int probe_spec_is_probe(const char *spec);
 
+/* The command's program, found along PATH as execvp() does, into out.
+ * 0 or -errno. */
+int probe_find_program(const char *cmd, char *out, size_t len);
+
 /* alloc-flag.c: was JVM pid started with -XX:+DTraceAllocProbes (which
  * hotspot:object__alloc needs)? From its command line and its
  * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
@@ -81,6 +91,7 @@ int alloc_flag_state(pid_t pid);
 
 struct recorder;
 struct ring;
+struct malloc_rec;
 
 /* One probe site being recorded. */
 struct probe_site {
@@ -117,6 +128,7 @@ struct probe_rec {
 	char tracefs[4096];      /* where uprobe_events is, "" until needed */
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
 	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
+	struct malloc_rec *malloc; /* --malloc's pairing and sampling (malloc-decode.c) */
 };
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
@@ -151,5 +163,53 @@ void probes_release(struct recorder *rec);
 
 /* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);
+/* For malloc-decode.c: a hit's thread and time, and argument k's value
+ * (0, or -EBADMSG / -EFAULT); and a hit written as a sample of `event`
+ * with its stack and the n values given as its arguments. */
+int probes_hit_arg(const struct probe_site *s, const struct perf_event_header *h, int k,
+		   uint32_t *pid, uint32_t *tid, uint64_t *time, int64_t *val);
+void probes_write_hit(struct recorder *rec, const struct probe_site *s,
+		      const struct perf_event_header *h, uint8_t event, unsigned n,
+		      const int64_t *vals);
+
+/* ---- --malloc: native allocations ---- */
+
+enum malloc_func {
+	MALLOC_FN_MALLOC = 0, /* malloc(size) */
+	MALLOC_FN_CALLOC,     /* calloc(n, size) */
+	MALLOC_FN_REALLOC,    /* realloc(ptr, size) */
+	MALLOC_FN_MEMALIGN,   /* memalign / aligned_alloc(align, size) */
+	MALLOC_FN_POSIX_MEMALIGN, /* posix_memalign(&ptr, align, size) */
+	MALLOC_FN_FREE,       /* free(ptr) */
+	MALLOC_FN_N,
+};
+
+/* malloc-probes.c: the allocator's sites in the targets (a jemalloc or
+ * tcmalloc they map, else the C library), appended to *defs: for each
+ * allocating function its entry and return, free's entry with --leaks
+ * (continuous, as realloc's entry again as a free). 0 or -errno with
+ * rec->err filled (no allocator, one without the symbols). */
+int malloc_probes_add(struct recorder *rec, struct probe_def **defs, size_t *n, size_t *cap);
+/* Trims a site's sample layout to what its role needs (returns and frees:
+ * one register, no stack). After fill_attr. */
+void malloc_site_attr(struct probe_site *s);
+/* Its ring size in pages (0: the default). */
+size_t malloc_site_pages(const struct probe_site *s);
+
+/* malloc-decode.c: the hits of the --malloc sites, ordered by time after
+ * each drain (entry, return and free land in different rings), sampled by
+ * bytes at the entry (lib/sample-skip.h), paired per thread with their
+ * return's address; a kept allocation becomes a sample of event "uprobe:malloc"
+ * with arguments (size, address, estimated bytes); with --leaks, a free of
+ * a kept allocation a sample of "uprobe:malloc:free" (argument: the allocation's
+ * sample index). setup: 0 or -errno with rec->err filled. */
+int malloc_decode_setup(struct recorder *rec);
+/* One record of a --malloc site's ring (ring_record_fn; ctx = rec, the
+ * site rec->probes.cur). */
+void malloc_handle_record(void *ctx, const struct perf_event_header *h);
+/* Handles the hits older than `before` (UINT64_MAX: all, at the end). */
+void malloc_decode_flush(struct recorder *rec, uint64_t before);
+void malloc_decode_stats(struct recorder *rec);
+void malloc_decode_release(struct recorder *rec);
 
 #endif

@@ -93,6 +93,9 @@ struct record_opts {
 	 * RECORD_PROBE_WINDOW_OFF: continuous. */
 	uint32_t window_ms, period_ms;
 	int alloc;             /* --alloc: JVM allocations (hotspot:object__alloc) */
+	int malloc;            /* --malloc: native allocations (malloc-probes.c) */
+	int leaks;             /* --leaks: with --malloc, frees too, all along */
+	uint64_t every_bytes;  /* --every-bytes: mean bytes between kept allocations */
 	int uprobe_pmu;        /* --uprobe-pmu: no tracefs definitions (probe-tracefs.c) */
 	/* Deferred processing (record/defer.c): the rings' records go to the
 	 * file as they are and are made into stacks once the recording ends,
@@ -109,6 +112,8 @@ struct record_opts {
 #define RECORD_ALLOC_WINDOW_MS 10
 #define RECORD_ALLOC_PERIOD_MS 1000
 #define RECORD_ALLOC_EVERY 1
+/* --malloc's default mean distance between kept allocations (bytes). */
+#define RECORD_MALLOC_EVERY_BYTES (512 * 1024)
 
 struct record_summary {
 	uint64_t duration_ns; /* sampling, without the deferred processing */
@@ -134,6 +139,9 @@ struct record_summary {
 	uint64_t probe_hits, probe_windows, probe_attached_ns, probe_open_ns;
 	int probes;         /* probe events were recorded */
 	int alloc_no_hit;   /* --alloc: not one allocation recorded */
+	/* --malloc: allocation calls trapped, kept (sampled), frees trapped,
+	 * kept entries whose return was not seen */
+	uint64_t malloc_calls, malloc_kept, malloc_frees, malloc_unpaired;
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;
 };

@@ -453,13 +453,13 @@ static void try_cpu_wide(struct recorder *rec)
 		rec->cpu_wide = 1;
 }
 
-/* -e without cpu-clock (or --alloc alone): probe hits only. */
+/* -e without cpu-clock (or --alloc, --malloc alone): probe hits only. */
 static int probes_only(const struct recorder *rec)
 {
 	const struct record_opts *o = rec->opts;
 	size_t i;
 
-	if (!o->nevents && !o->alloc)
+	if (!o->nevents && !o->alloc && !o->malloc)
 		return 0;
 	for (i = 0; i < o->nevents; i++)
 		if (!probe_spec_is_probe(o->events[i]))
