@@ -91,6 +91,8 @@ int builder__add_alloc_entry(struct builder *b, uint64_t stack2, uint32_t leaf, 
 /* The hits of one probe event (probe.c): opts->probe says which and how.
  * 0 or -ENOMEM. */
 int build_probe(struct builder *b, const struct profile_build_opts *opts, int by_thread);
+/* The same for --malloc / --leaks (malloc-view.c). */
+int build_malloc(struct builder *b, const struct profile_build_opts *opts, int by_thread);
 
 /* The off-CPU or wall profile (off-cpu.c): entries weighted in microseconds.
  * 0, -ENOMEM, -ENODATA (no scheduler records) or -EINVAL (wall: CPU samples

@@ -57,7 +57,13 @@ const char profile_input_weight_help[] =
 	"  --weight W         with --alloc: count (default: hits) or bytes\n"
 	"  --class RE         with --alloc: keep classes matching RE (repeat: any)\n"
 	"  --exclude-class RE with --alloc: drop classes matching RE\n"
-	"  --class-root       with --alloc: the class at the root, not the leaf\n";
+	"  --class-root       with --alloc: the class at the root, not the leaf\n"
+	"native allocations (recordings made with 'prof record --malloc'):\n"
+	"  --malloc           where the bytes were allocated (estimates, --weight\n"
+	"                     bytes by default, count or samples)\n"
+	"  --leaks            what was allocated and never freed (record with --leaks)\n"
+	"  --leak-age SECONDS with --leaks: only blocks at least this old at the end\n"
+	"                     (default 10% of the recording, at most 1 s)\n";
 
 int profile_input__init(struct profile_input *in, int argc)
 {

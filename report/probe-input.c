@@ -14,6 +14,7 @@
 #include "report/user-regex.h"
 
 #define ALLOC_EVENT "usdt:hotspot:object__alloc"
+#define MALLOC_EVENT "uprobe:malloc" /* prof record --malloc */
 
 static int add_class(struct profile_input *in, const char *arg, int exclude)
 {
@@ -42,13 +43,29 @@ int probe_input__option(struct profile_input *in, int opt, const char *arg)
 	case PROFILE_OPT_ALLOC:
 		in->probe.alloc = 1;
 		return 0;
+	case PROFILE_OPT_MALLOC:
+		in->probe.malloc = 1;
+		return 0;
+	case PROFILE_OPT_LEAKS:
+		in->probe.malloc = in->probe.leaks = 1;
+		return 0;
+	case PROFILE_OPT_LEAK_AGE:
+		if (!strcmp(arg, "0"))
+			in->probe.leak_age_ns = 0;
+		else if (cli_parse_seconds(arg, &in->probe.leak_age_ns))
+			return cli_usage_error("invalid --leak-age '%s' (seconds, e.g. 1 or 0.5)", arg);
+		in->probe.leak_age_set = 1;
+		return 0;
 	case PROFILE_OPT_WEIGHT_BY:
-		if (!strcmp(arg, "bytes"))
+		in->probe.weight_set = 1;
+		if (!strcmp(arg, "samples"))
+			in->probe.weight_samples = 1;
+		else if (!strcmp(arg, "bytes"))
 			in->probe.weight_bytes = 1;
 		else if (!strcmp(arg, "count"))
 			in->probe.weight_bytes = 0;
 		else
-			return cli_usage_error("--weight takes count or bytes, not '%s'", arg);
+			return cli_usage_error("--weight takes count, bytes or samples, not '%s'", arg);
 		return 0;
 	case PROFILE_OPT_CLASS:
 	case PROFILE_OPT_EXCLUDE_CLASS:
@@ -118,7 +135,18 @@ int probe_input__resolve(struct profile_input *in)
 	int rc;
 
 	v->event = -1;
-	if (!v->alloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
+	if (v->malloc && (v->alloc || v->args || in->nclass_patterns || v->class_root))
+		return cli_usage_error("--malloc and --leaks go without --alloc, --args and the "
+				       "class options");
+	if (v->leak_age_set && !v->leaks)
+		return cli_usage_error("--leak-age goes with --leaks");
+	if (v->malloc && in->weight != PROFILE_WEIGHT_CPU)
+		return cli_usage_error("--malloc cannot be combined with --off-cpu or --wall");
+	if (v->malloc && !v->weight_set)
+		v->weight_bytes = 1;
+	if (v->weight_samples && !v->malloc)
+		return cli_usage_error("--weight samples goes with --malloc");
+	if (!v->alloc && !v->malloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
 		return cli_usage_error("--weight, --class, --exclude-class and --class-root go "
 				       "with --alloc");
 	if (v->alloc && v->args)
@@ -130,12 +158,16 @@ int probe_input__resolve(struct profile_input *in)
 		return rc;
 	if (v->alloc && !in->event_name)
 		in->event_name = ALLOC_EVENT;
+	if (v->malloc && !in->event_name)
+		in->event_name = MALLOC_EVENT;
 	if (in->event_name) {
 		v->event = recording__find_event(r, in->event_name);
 		if (v->event < 0) {
 			cli_error("%s has no event '%s'", in->shown, in->event_name);
 			if (v->alloc)
 				cli_hint("record JVM allocations with 'prof record -p PID --alloc'");
+			else if (v->malloc)
+				cli_hint("record native allocations with 'prof record --malloc'");
 			else
 				cli_hint("'prof report --event NAME' takes a name its recording holds");
 			return EXIT_FAIL;
@@ -157,8 +189,52 @@ int probe_input__resolve(struct profile_input *in)
 	return 0;
 }
 
+/* --malloc, --leaks: what the profile is, on stderr (the output stays
+ * folded text). */
+static int malloc_header(struct profile_input *in)
+{
+	const struct recording *r = &in->rec;
+	struct malloc_totals t;
+	const char *window = recording__meta(r, "probe-window");
+	uint64_t dur = recording__stat(r, "duration-ns"), att = recording__stat(r, "probe-attached-ns");
+	double duty = window && strcmp(window, "continuous") && dur && att < dur
+			      ? (double)att / (double)dur : 1;
+
+	if (malloc_view__totals(r, &in->probe, &t)) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
+	if (in->probe.leaks && t.no_frees) {
+		cli_error("%s has no frees: record with 'prof record --malloc --leaks'", in->shown);
+		return EXIT_FAIL;
+	}
+	if (in->probe.leaks)
+		fprintf(stderr, "prof report: leaks (estimates): %.0f bytes in %llu blocks still "
+			"allocated at the end and older than %.2f s, from %llu of %llu allocation "
+			"samples (one per %s bytes)%s\n", (double)t.bytes / duty,
+			(unsigned long long)((double)t.count / duty), (double)t.leak_age_ns / 1e9,
+			(unsigned long long)t.samples, (unsigned long long)t.all_samples,
+			recording__meta(r, "malloc-every-bytes") ? recording__meta(r, "malloc-every-bytes")
+								   : "?",
+			duty < 1 ? ", scaled to the probes' windows" : "");
+	else
+		fprintf(stderr, "prof report: allocations (estimates): %.0f bytes in %.0f calls, from "
+			"%llu samples (one per %s bytes), probes attached %.1f%% of the time%s\n",
+			(double)t.bytes / duty, (double)t.count / duty, (unsigned long long)t.samples,
+			recording__meta(r, "malloc-every-bytes") ? recording__meta(r, "malloc-every-bytes")
+								   : "?",
+			100 * duty, duty < 1 ? " (totals scaled to all of it)" : "");
+	return 0;
+}
+
 int probe_input__after_build(struct profile_input *in)
 {
+	if (in->probe.malloc && in->probe.event >= 0) {
+		int rc = malloc_header(in);
+
+		if (rc)
+			return rc;
+	}
 	if (in->probe.class_root && profile__leaf_to_root(&in->prof)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;

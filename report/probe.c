@@ -156,6 +156,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	const char *spec;
 	int err, has_args;
 
+	if (v->malloc)
+		return build_malloc(b, opts, by_thread);
 	snprintf(key, sizeof(key), "probe-args:%s", recording__str(r, r->events[ev].name));
 	spec = recording__meta(r, key);
 	has_args = spec && *spec;

@@ -60,6 +60,9 @@ enum profile_input_opt {
 	PROFILE_OPT_CLASS,
 	PROFILE_OPT_EXCLUDE_CLASS,
 	PROFILE_OPT_CLASS_ROOT,
+	PROFILE_OPT_MALLOC, /* --malloc, --leaks, --leak-age (malloc-view.c) */
+	PROFILE_OPT_LEAKS,
+	PROFILE_OPT_LEAK_AGE,
 	PROFILE_OPT_END,
 };
 
@@ -94,7 +97,10 @@ enum profile_input_opt {
 		{"weight", required_argument, NULL, PROFILE_OPT_WEIGHT_BY},                        \
 		{"class", required_argument, NULL, PROFILE_OPT_CLASS},                             \
 		{"exclude-class", required_argument, NULL, PROFILE_OPT_EXCLUDE_CLASS},             \
-		{"class-root", no_argument, NULL, PROFILE_OPT_CLASS_ROOT}
+		{"class-root", no_argument, NULL, PROFILE_OPT_CLASS_ROOT},                          \
+		{"malloc", no_argument, NULL, PROFILE_OPT_MALLOC},                                 \
+		{"leaks", no_argument, NULL, PROFILE_OPT_LEAKS},                                   \
+		{"leak-age", required_argument, NULL, PROFILE_OPT_LEAK_AGE}
 
 /* The "filters" block of -h, the same for every command. */
 extern const char profile_input_filter_help[];

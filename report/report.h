@@ -131,12 +131,29 @@ struct probe_view {
 	int alloc;        /* --alloc: the allocated class as the leaf */
 	int weight_bytes; /* --weight bytes: allocation sizes, not counts */
 	int class_root;   /* --class-root: the class at the root instead */
+	int malloc;       /* --malloc: native allocations (malloc-view.c) */
+	int leaks;        /* --leaks: those never freed */
+	int leak_age_set; /* --leak-age given */
+	uint64_t leak_age_ns;
+	int weight_set;   /* --weight given */
+	int weight_samples; /* --weight samples */
 	void *class_res;  /* regex_t[]: --class (any), then --exclude-class */
 	size_t nclass, nexclude;
 };
 
 /* Does class name `cls` pass --class / --exclude-class? */
 int probe_view__class_ok(const struct probe_view *v, const char *cls);
+/* malloc-view.c: what --malloc / --leaks keep of a recording: samples
+ * kept, their estimated bytes and calls (sums of size/p and 1/p), all the
+ * allocation samples and their bytes, the leak age used, the span of the
+ * samples' times. 0 or -ENOMEM. */
+struct malloc_totals {
+	uint64_t samples, bytes, count, all_samples, all_bytes, leak_age_ns, span_ns;
+	int no_frees; /* --leaks on a recording without frees (made without --leaks) */
+};
+int malloc_view__totals(const struct recording *r, const struct probe_view *v,
+			struct malloc_totals *t);
+
 /* Moves each stack's leaf frame to its root (--class-root). 0 or -ENOMEM. */
 int profile__leaf_to_root(struct profile *p);
 

@@ -301,6 +301,16 @@ static void weight_defaults(struct svg_cmd *c)
 {
 	struct svg_opts *o = &c->opts;
 
+	if (c->in.probe.malloc) { /* native allocations (estimates) */
+		if (!o->title)
+			o->title = c->in.probe.leaks ? "Leak Flame Graph" : "Allocation Flame Graph";
+		if (!o->countname)
+			o->countname = c->in.probe.weight_samples ? "samples"
+				       : c->in.probe.weight_bytes ? "bytes" : "calls";
+		if (!c->colors_given)
+			o->palette = SVG_PALETTE_MEM;
+		return;
+	}
 	if (c->in.probe.alloc) { /* JVM allocations: the mem palette */
 		if (!o->title)
 			o->title = "Allocation Flame Graph";
