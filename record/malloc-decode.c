@@ -294,15 +294,23 @@ static void handle(struct recorder *rec, struct malloc_rec *m, const struct mhit
 void malloc_decode_flush(struct recorder *rec, uint64_t before)
 {
 	struct malloc_rec *m = rec->probes.malloc;
+	/* Every probe closed (the recording's end: stop_events() drains once
+	 * they are gone): all there will be is in, and before symbolizing. */
+	int final = !rec->probes.attached && !rec->probes.ncfds;
 	size_t i;
 
-	if (!m || !m->nhits)
+	if (!m)
 		return;
-	qsort(m->hits, m->nhits, sizeof(*m->hits), by_time);
+	if (final)
+		before = UINT64_MAX;
+	if (m->nhits)
+		qsort(m->hits, m->nhits, sizeof(*m->hits), by_time);
 	for (i = 0; i < m->nhits && m->hits[i].time < before; i++)
 		handle(rec, m, &m->hits[i]);
 	memmove(m->hits, m->hits + i, (m->nhits - i) * sizeof(*m->hits));
 	m->nhits -= i;
+	for (size_t k = 0; final && k < m->npend; k++)
+		drop(rec, m, &m->pend[k]);
 }
 
 void malloc_decode_stats(struct recorder *rec)

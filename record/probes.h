@@ -207,7 +207,8 @@ int malloc_decode_setup(struct recorder *rec);
 /* One record of a --malloc site's ring (ring_record_fn; ctx = rec, the
  * site rec->probes.cur). */
 void malloc_handle_record(void *ctx, const struct perf_event_header *h);
-/* Handles the hits older than `before` (UINT64_MAX: all, at the end). */
+/* Handles the hits older than `before`; all of them, and the entries
+ * still waiting for their return, once every probe is closed (the end). */
 void malloc_decode_flush(struct recorder *rec, uint64_t before);
 void malloc_decode_stats(struct recorder *rec);
 void malloc_decode_release(struct recorder *rec);

@@ -148,7 +148,7 @@ int probe_input__resolve(struct profile_input *in)
 		return cli_usage_error("--weight samples goes with --malloc");
 	if (!v->alloc && !v->malloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
 		return cli_usage_error("--weight, --class, --exclude-class and --class-root go "
-				       "with --alloc");
+				       "with --alloc (--weight also with --malloc)");
 	if (v->alloc && v->args)
 		return cli_usage_error("--alloc and --args cannot be combined");
 	if (v->alloc && in->weight != PROFILE_WEIGHT_CPU)
