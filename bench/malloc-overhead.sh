@@ -16,7 +16,8 @@
 #    lpush`: the requests/s summed over the 4 tests, same recorders (heaptrack
 #    launches the server), RUNS rounds interleaved, medians.
 #
-# Env: SECS (4), RUNS (3), REDIS_N (50000). Prints markdown on stdout; needs
+# Env: SECS (4), RUNS (3), REDIS_N (50000), MODES (bare prof leaks perf
+# heaptrack: a subset for a longer run). Prints markdown on stdout; needs
 # root (uprobes).
 set -eu
 BENCH_NAME=malloc-overhead
@@ -28,20 +29,30 @@ RUNS=${RUNS:-3}
 REDIS_N=${REDIS_N:-50000}
 LEAKY=$(build_example leaky)
 LIBC=$(ldd "$LEAKY" | awk '/libc.so/ { print $3 }')
-"$PERF" probe -q -d 'probe_libc:malloc' >/dev/null 2>&1 || true
+# redis-server allocates through the jemalloc it links: perf probes that one
+JEMALLOC=$(ldd "$(command -v redis-server)" | awk '/libjemalloc/ { print $3 }')
+unprobe() {
+	"$PERF" probe -q -d 'probe_libc:malloc' -d 'probe_libjemalloc:je_malloc' >/dev/null 2>&1 || true
+}
+unprobe
 "$PERF" probe -q -x "$LIBC" malloc >&2 || die "perf probe -x $LIBC malloc failed"
-trap '"$PERF" probe -q -d "probe_libc:malloc" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+PERF_REDIS_EVENT=probe_libc:malloc
+if [ -n "$JEMALLOC" ] && "$PERF" probe -q -x "$JEMALLOC" 'je_malloc=malloc' >&2; then
+	PERF_REDIS_EVENT=probe_libjemalloc:je_malloc
+fi
+trap 'unprobe; [ "${KEEP:-0}" = 1 ] || rm -rf "$TMP"' EXIT
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b ? a / b : 0 }'; }
 
-# attach MODE PID: starts the recorder of MODE on PID in the background
-# (REC), or nothing for bare/heaptrack.
+# attach MODE PID [PERF_EVENT]: starts the recorder of MODE on PID in the
+# background (REC), or nothing for bare/heaptrack.
 attach() {
 	REC=
 	case $1 in
 	prof) "$PROF" record --malloc -p "$2" -o "$TMP/p.data" 2>"$TMP/rec.log" & REC=$! ;;
 	leaks) "$PROF" record --malloc --leaks -p "$2" -o "$TMP/p.data" 2>"$TMP/rec.log" & REC=$! ;;
-	perf) "$PERF" record -q -g -e probe_libc:malloc -p "$2" -o "$TMP/perf.data" \
+	perf) "$PERF" record -q -g -e "${3:-probe_libc:malloc}" -p "$2" -o "$TMP/perf.data" \
 		2>"$TMP/rec.log" & REC=$! ;;
 	esac
 }
@@ -74,8 +85,8 @@ redis_run() {
 	until [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ]; do sleep 0.05; done
 	pid=$(redis-cli -p "$PORT" info server | awk -F: '/^process_id/ { print $2 + 0 }')
 	redis-benchmark -p "$PORT" -c 20 -n 2000 -t set >/dev/null 2>&1 # warm
-	attach "$1" "$pid"
-	[ -z "$REC" ] || sleep 1 # the recorder has attached
+	attach "$1" "$pid" "$PERF_REDIS_EVENT"
+	sleep 1 # the recorder has attached; the same settling time without one
 	redis-benchmark -p "$PORT" -c 20 -n "$REDIS_N" -t set,get,incr,lpush --csv 2>/dev/null |
 		awk -F'"' 'NR > 1 { s += $4 } END { printf "%.0f\n", s }'
 	detach
@@ -83,7 +94,7 @@ redis_run() {
 	wait 2>/dev/null || true
 }
 
-MODES="bare prof leaks perf heaptrack"
+MODES=${MODES:-bare prof leaks perf heaptrack}
 for m in $MODES; do : >"$TMP/leaky.$m"; : >"$TMP/redis.$m"; done
 : >"$TMP/duty"
 for r in $(seq "$RUNS"); do
@@ -115,8 +126,8 @@ for m in $MODES; do
 	bare) name="none" ;;
 	prof) name="prof --malloc (defaults)" ;;
 	leaks) name="prof --malloc --leaks (defaults)" ;;
-	perf) name="perf record -g -e probe_libc:malloc" ;;
+	perf) name="perf record -g -e probe_libc:malloc (redis: $PERF_REDIS_EVENT)" ;;
 	heaptrack) name="heaptrack" ;;
 	esac
-	echo "| $name | $l | $(ratio "$l" "$lb") | $rr | $(ratio "$rr" "$rb") |"
+	echo "| $name | $l | $(ratio3 "$l" "$lb") | $rr | $(ratio3 "$rr" "$rb") |"
 done

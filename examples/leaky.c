@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LEAK_BYTES 1024
-#define SMALL_N 400
+#define LEAK_BYTES  1024
+#define SMALL_N	    400
 #define SMALL_BYTES 64
-#define MEDIUM_N 50
-#define LARGE_N 25
+#define MEDIUM_N    50
+#define LARGE_N	    25
 
 static void *volatile sink; /* keeps the compiler from dropping the calls */
 static uint64_t leaked, small_bytes, medium_bytes, large_bytes;

@@ -15,8 +15,9 @@
  * --every-bytes, 512 KiB by default); only a kept entry's record is
  * copied (one per 512 KiB allocated: rare). Per thread, an entry waits for
  * the return of the same function; the pair becomes a sample of event
- * "uprobe:malloc" (an entry whose return was lost: one with address 0) with the entry's stack and arguments (size, address, the bytes
- * it stands for: size / p). With --leaks, a kept block's address goes
+ * "uprobe:malloc" with the entry's stack and arguments (size, address,
+ * the bytes it stands for: size / p; an entry whose return was lost: one
+ * with address 0). With --leaks, a kept block's address goes
  * into a table, and its free (free(), or realloc() giving it back) writes
  * a sample of event "uprobe:malloc:free" whose argument is the allocation's
  * sample index; what is never freed is what `prof report --leaks` shows.
@@ -38,16 +39,16 @@
 
 struct mhit {
 	uint64_t time, seq;
-	uint64_t size;       /* entry: the bytes asked for */
-	int64_t a0;          /* entry: posix_memalign's &ptr; return: rax; free: the block */
+	uint64_t size; /* entry: the bytes asked for */
+	int64_t a0;    /* entry: posix_memalign's &ptr; return: rax; free: the block */
 	uint32_t pid, tid;
 	const struct probe_site *site;
-	void *copy;          /* a kept entry's record */
+	void *copy; /* a kept entry's record */
 };
 
-struct pending {         /* per thread: the entry waiting for its return */
+struct pending { /* per thread: the entry waiting for its return */
 	const struct probe_site *site;
-	void *copy;          /* NULL: not kept */
+	void *copy; /* NULL: not kept */
 	uint64_t size;
 	int64_t memptr;
 	int valid;
@@ -58,10 +59,10 @@ struct malloc_rec {
 	struct mhit *hits;
 	size_t nhits, cap;
 	uint64_t seq;
-	struct keymap threads;   /* tid -> index in pend */
+	struct keymap threads; /* tid -> index in pend */
 	struct pending *pend;
 	size_t npend, pend_cap;
-	struct keymap live;      /* (address, pid) -> sample index + 1; 0: freed */
+	struct keymap live; /* (address, pid) -> sample index + 1; 0: freed */
 	int leaks;
 	uint8_t ev_free;
 	uint64_t calls, kept, unpaired, frees, freed_kept, bytes_kept;
@@ -116,9 +117,8 @@ static uint64_t entry_size(int func, const int64_t *v)
 	}
 }
 
-static uint64_t write_alloc(struct recorder *rec, struct malloc_rec *m,
-			    const struct probe_site *s, const struct perf_event_header *hdr,
-			    uint64_t size, int64_t addr);
+static uint64_t write_alloc(struct recorder *rec, struct malloc_rec *m, const struct probe_site *s,
+			    const struct perf_event_header *hdr, uint64_t size, int64_t addr);
 
 void malloc_handle_record(void *ctx, const struct perf_event_header *hdr)
 {
@@ -189,9 +189,8 @@ static struct pending *pending_of(struct malloc_rec *m, uint32_t tid)
 
 /* A kept allocation as a sample: its entry's record, size, address (0:
  * unknown). Returns the sample's index, or UINT64_MAX. */
-static uint64_t write_alloc(struct recorder *rec, struct malloc_rec *m,
-			    const struct probe_site *s, const struct perf_event_header *hdr,
-			    uint64_t size, int64_t addr)
+static uint64_t write_alloc(struct recorder *rec, struct malloc_rec *m, const struct probe_site *s,
+			    const struct perf_event_header *hdr, uint64_t size, int64_t addr)
 {
 	uint64_t index = rec_writer__nsamples(rec->w);
 	int64_t vals[3] = {(int64_t)size, addr,
@@ -279,8 +278,8 @@ static void handle(struct recorder *rec, struct malloc_rec *m, const struct mhit
 	}
 	if (h->site->def.role == PROBE_ROLE_MALLOC) {
 		drop(rec, m, pd); /* an earlier entry whose return never came */
-		*pd = (struct pending){.site = h->site, .copy = h->copy, .size = h->size,
-				       .memptr = h->a0, .valid = 1};
+		*pd = (struct pending){
+		    .site = h->site, .copy = h->copy, .size = h->size, .memptr = h->a0, .valid = 1};
 		return;
 	}
 	if (!pd->valid || pd->site->def.func != h->site->def.func)
@@ -307,7 +306,8 @@ void malloc_decode_flush(struct recorder *rec, uint64_t before)
 		qsort(m->hits, m->nhits, sizeof(*m->hits), by_time);
 	for (i = 0; i < m->nhits && m->hits[i].time < before; i++)
 		handle(rec, m, &m->hits[i]);
-	memmove(m->hits, m->hits + i, (m->nhits - i) * sizeof(*m->hits));
+	if (i && i < m->nhits)
+		memmove(m->hits, m->hits + i, (m->nhits - i) * sizeof(*m->hits));
 	m->nhits -= i;
 	for (size_t k = 0; final && k < m->npend; k++)
 		drop(rec, m, &m->pend[k]);

@@ -27,12 +27,12 @@
 #include "lib/grow.h"
 
 static const char *const fn_names[MALLOC_FN_N] = {
-	[MALLOC_FN_MALLOC] = "malloc",
-	[MALLOC_FN_CALLOC] = "calloc",
-	[MALLOC_FN_REALLOC] = "realloc",
-	[MALLOC_FN_MEMALIGN] = "memalign",
-	[MALLOC_FN_POSIX_MEMALIGN] = "posix_memalign",
-	[MALLOC_FN_FREE] = "free",
+    [MALLOC_FN_MALLOC] = "malloc",
+    [MALLOC_FN_CALLOC] = "calloc",
+    [MALLOC_FN_REALLOC] = "realloc",
+    [MALLOC_FN_MEMALIGN] = "memalign",
+    [MALLOC_FN_POSIX_MEMALIGN] = "posix_memalign",
+    [MALLOC_FN_FREE] = "free",
 };
 
 enum alloc_rank { RANK_NONE = 0, RANK_PROGRAM, RANK_LIBC, RANK_REPLACEMENT };
@@ -133,17 +133,20 @@ static int find_allocator(struct recorder *rec, char *out, size_t len)
 	if (o->npids) {
 		err = pick_among(o->pids[0], out, len, &best);
 		if (err == -ESRCH || err == -ENOENT)
-			return prof_error_set(rec->err, -ESRCH, NULL, "no process %d", (int)o->pids[0]);
+			return prof_error_set(rec->err, -ESRCH, NULL, "no process %d",
+					      (int)o->pids[0]);
 		if (err)
-			return prof_error_set(rec->err, err, NULL, "cannot read process %d's mappings: %s",
+			return prof_error_set(rec->err, err, NULL,
+					      "cannot read process %d's mappings: %s",
 					      (int)o->pids[0], strerror(-err));
 		if (best == RANK_NONE)
-			return prof_error_set(rec->err, -ENOENT,
-					      "a static binary needs its symbol table (not stripped) "
-					      "for --malloc",
-					      "no malloc in the files process %d maps (no C library, "
-					      "and none of them has the symbol)",
-					      (int)o->pids[0]);
+			return prof_error_set(
+			    rec->err, -ENOENT,
+			    "a static binary needs its symbol table (not stripped) "
+			    "for --malloc",
+			    "no malloc in the files process %d maps (no C library, "
+			    "and none of them has the symbol)",
+			    (int)o->pids[0]);
 		return 0;
 	}
 	if (probe_find_program(o->argv[0], prog, sizeof(prog)))
@@ -151,10 +154,11 @@ static int find_allocator(struct recorder *rec, char *out, size_t len)
 	if (is_dynamic(prog) == 0) {
 		err = find_fn(prog, "malloc", &off, &any);
 		if (err)
-			return prof_error_set(rec->err, -ENOENT,
-					      "a static binary needs its symbol table (not stripped) "
-					      "for --malloc",
-					      "'%s' is static and has no malloc symbol", prog);
+			return prof_error_set(
+			    rec->err, -ENOENT,
+			    "a static binary needs its symbol table (not stripped) "
+			    "for --malloc",
+			    "'%s' is static and has no malloc symbol", prog);
 		snprintf(out, len, "%s", prog);
 		return 0;
 	}
@@ -167,8 +171,9 @@ static int find_allocator(struct recorder *rec, char *out, size_t len)
 	}
 	err = pick_among(0, out, len, &best);
 	if (err || best == RANK_NONE)
-		return prof_error_set(rec->err, -ENOENT, "attach to the running command with -p PID",
-				      "%s", "cannot find the C library to probe");
+		return prof_error_set(rec->err, -ENOENT,
+				      "attach to the running command with -p PID", "%s",
+				      "cannot find the C library to probe");
 	return 0;
 }
 
@@ -193,10 +198,11 @@ static int add_def(struct probe_def **defs, size_t *n, size_t *cap, const char *
 	/* System V: arguments in rdi, rsi, rdx; the result in rax */
 	d->nargs = role == PROBE_ROLE_MALLOC ? 3 : 1;
 	for (int k = 0; k < d->nargs; k++)
-		d->arg[k] = (struct usdt_arg){.kind = USDT_ARG_REG, .size = 8,
-					      .reg = kind == PROBE_URETPROBE ? USDT_REG_AX
-									 : arg_reg[k],
-					      .index = USDT_REG_NONE};
+		d->arg[k] =
+		    (struct usdt_arg){.kind = USDT_ARG_REG,
+				      .size = 8,
+				      .reg = kind == PROBE_URETPROBE ? USDT_REG_AX : arg_reg[k],
+				      .index = USDT_REG_NONE};
 	return 0;
 }
 
@@ -233,19 +239,20 @@ int malloc_probes_add(struct recorder *rec, struct probe_def **defs, size_t *n, 
 		offs[noffs++] = off;
 		nfound += fn == MALLOC_FN_MALLOC;
 		if (fn == MALLOC_FN_FREE) {
-			err = add_def(defs, n, cap, path, "uprobe:malloc:free", PROBE_UPROBE, PROBE_ROLE_FREE,
-				      fn, off);
+			err = add_def(defs, n, cap, path, "uprobe:malloc:free", PROBE_UPROBE,
+				      PROBE_ROLE_FREE, fn, off);
 			continue;
 		}
-		err = add_def(defs, n, cap, path, "uprobe:malloc", PROBE_UPROBE, PROBE_ROLE_MALLOC, fn, off);
+		err = add_def(defs, n, cap, path, "uprobe:malloc", PROBE_UPROBE, PROBE_ROLE_MALLOC,
+			      fn, off);
 		/* the address, for --leaks only: a trap less per call without */
 		if (!err && rec->opts->leaks)
 			err = add_def(defs, n, cap, path, "uretprobe:malloc", PROBE_URETPROBE,
 				      PROBE_ROLE_MALLOC_RET, fn, off);
 		/* realloc gives its old block back: a free to see all along */
 		if (!err && fn == MALLOC_FN_REALLOC && rec->opts->leaks)
-			err = add_def(defs, n, cap, path, "uprobe:malloc:free", PROBE_UPROBE, PROBE_ROLE_FREE,
-				      fn, off);
+			err = add_def(defs, n, cap, path, "uprobe:malloc:free", PROBE_UPROBE,
+				      PROBE_ROLE_FREE, fn, off);
 	}
 	if (err == -ENOMEM)
 		return prof_error_set(rec->err, err, NULL, "%s", "out of memory");

@@ -61,8 +61,7 @@ static int freed_marks(const struct recording *r, uint8_t **out)
 
 /* Calls fn for each allocation sample the view keeps, with its size and
  * estimated bytes. Fills *t. 0 or -errno (fn's). */
-static int each_kept(const struct recording *r, const struct probe_view *v,
-		     struct malloc_totals *t,
+static int each_kept(const struct recording *r, const struct probe_view *v, struct malloc_totals *t,
 		     int (*fn)(void *ctx, size_t i, uint64_t size, uint64_t est), void *ctx)
 {
 	unsigned ev = (unsigned)v->event;
@@ -79,8 +78,9 @@ static int each_kept(const struct recording *r, const struct probe_view *v,
 			last = r->samples[i].time;
 	}
 	t->span_ns = last > first ? last - first : 0;
-	t->leak_age_ns = v->leak_age_set ? v->leak_age_ns
-		       : t->span_ns / 10 < 1000000000ULL ? t->span_ns / 10 : 1000000000ULL;
+	t->leak_age_ns = v->leak_age_set		   ? v->leak_age_ns
+			 : t->span_ns / 10 < 1000000000ULL ? t->span_ns / 10
+							   : 1000000000ULL;
 	if (v->leaks && (err = freed_marks(r, &freed)))
 		return err;
 	if (v->leaks && !freed)
