@@ -304,7 +304,7 @@ static int build_from_recording(struct profile_input *in)
 {
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
-		.java_signatures = in->java_signatures,
+		.java_signatures = in->java_signatures, .time_order = in->time_order,
 	};
 	uint64_t lost;
 	int err;
@@ -451,9 +451,10 @@ static int build_from_perf_script(struct profile_input *in, int fd)
 			  weight_option(in->weight), in->shown);
 		return EXIT_FAIL;
 	}
-	if (in->lines)
-		return cli_usage_error("--lines needs a recording; %s is perf script text",
-				       in->shown);
+	if (in->lines || in->time_order)
+		return cli_usage_error("%s needs a recording%s; %s is perf script text",
+				       in->lines ? "--lines" : "--flamechart",
+				       in->lines ? "" : " or folded text in time order", in->shown);
 	err = profile__read_perf_script(&in->prof, fd, (const char *)in->data, in->size, &opts,
 					&st);
 	if (err && err != -ENOMEM && !st.bad_line) {

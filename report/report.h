@@ -152,6 +152,11 @@ struct profile_build_opts {
 	/* JIT frames keep a Java method's parameter list
 	 * ("java.util.HashMap.get(java.lang.Object)_[j]"; jvm_clean_name). */
 	int java_signatures;
+	/* A flame chart's profile (time-order.c): per thread, an entry per
+	 * run of consecutive samples with the same stack, in time order;
+	 * threads one after the other by their first sample. CPU samples
+	 * only: -EINVAL with another weight or a probe event. */
+	int time_order;
 };
 
 /* Leaf frames of off-CPU stacks: the state the thread switched out in
@@ -334,6 +339,12 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 /* Writes profile__lines() as "root;frame;...;leaf COUNT\n". 0, -ENOMEM, or
  * -errno of the failed write. */
 int profile__write_folded(struct profile *p, const struct folded_opts *opts, FILE *out);
+/* Writes the entries in their order (a time-ordered profile, or folded
+ * text's lines as given) as folded lines, consecutive lines with the same
+ * text merged into one: a flame chart's input, as flamegraph.pl
+ * --flamechart reads it (time-order.c). 0, -ENOMEM, or -errno of the
+ * failed write. */
+int profile__write_chart(struct profile *p, const struct folded_opts *opts, FILE *out);
 
 struct top_row {
 	uint32_t name;
