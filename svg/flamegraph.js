@@ -39,8 +39,10 @@
  * - the menu's sandwich view (#sandwich, made here, over the graph): who
  *   calls a function and what it calls, merged over all its frames,
  *   hidden ones included: callers upward above it, callees downward;
- * - state (zoomed frame, search, ignore case) lives in the URL fragment,
- *   "#x=INDEX&s=REGEX&i=1", and is restored on load and on hashchange;
+ * - state (zoomed frame, search, ignore case, the sandwich view's function,
+ *   the match list hidden, the current match) lives in the URL fragment,
+ *   "#x=INDEX&s=REGEX&i=1&w=NAME&l=0&c=INDEX", and is restored on load and
+ *   on hashchange;
  * - a fluid graph (data-fluid) is written 1200 px wide with a viewBox, for
  *   an <img>, which runs no script; here it becomes 100% wide;
  * - labels on dark fills (white text contrasts more) get class "d",
@@ -1017,6 +1019,7 @@
 		els[i].classList.add('cur');
 		els[i].scrollIntoView({block: 'nearest', inline: 'nearest'});
 		details.textContent = describe(i);
+		save();
 	}
 
 	/* To the next (STEP 1) or previous (-1) drawn match in view. */
@@ -1308,6 +1311,7 @@
 		sandwichName = null;
 		sandwichHeight = 0;
 		fitHeight();
+		save();
 	}
 
 	/* Over the graph, from the top of the page: a header, F's callers
@@ -1349,6 +1353,7 @@
 		root.appendChild(sandwichEl);
 		sandwichHeight = Math.ceil(mid + down * fh + fontSize);
 		fitHeight();
+		save();
 		return t;
 	}
 
@@ -1364,6 +1369,12 @@
 			parts.push('s=' + encodeURIComponent(query));
 		if (icase)
 			parts.push('i=1');
+		if (sandwichName !== null)
+			parts.push('w=' + encodeURIComponent(sandwichName));
+		if (!listShown)
+			parts.push('l=0');
+		if (current >= 0)
+			parts.push('c=' + current);
 		var hash = parts.length ? '#' + parts.join('&') : '';
 		if (hash === location.hash)
 			return;
@@ -1375,7 +1386,7 @@
 	}
 
 	function restore() {
-		var state = {x: 0, s: '', i: false};
+		var state = {x: 0, s: '', i: false, w: null, l: true, c: -1};
 		location.hash.slice(1).split('&').forEach(function (kv) {
 			var eq = kv.indexOf('=');
 			if (eq < 0)
@@ -1392,14 +1403,42 @@
 				state.s = value;
 			else if (key === 'i')
 				state.i = value === '1';
+			else
+				restoreMore(state, key, value);
 		});
 		restoring = true;
 		try {
 			search(state.s, state.i);
 			zoom(state.x);
+			restoreViews(state);
 		} finally {
 			restoring = false;
 		}
+	}
+
+	/* The keys of the views over the graph: w (the sandwich view's
+	 * function), l=0 (the match list hidden), c (the current match). */
+	function restoreMore(state, key, value) {
+		if (key === 'w')
+			state.w = value;
+		else if (key === 'l')
+			state.l = value !== '0';
+		else if (key === 'c' && /^[0-9]+$/.test(value))
+			state.c = Number(value);
+	}
+
+	/* After the search and zoom they depend on: the list shown or hidden,
+	 * the current match (only a drawn match), the sandwich view. */
+	function restoreViews(state) {
+		if (listShown !== state.l) {
+			listShown = state.l;
+			drawList();
+		}
+		setCurrent(hits && state.c > 0 && state.c < n && hits[state.c] ? state.c : -1);
+		if (state.w)
+			sandwich(state.w);
+		else
+			closeSandwich();
 	}
 
 	/* ---- start ---- */
@@ -1505,6 +1544,7 @@
 		matchedEl.addEventListener('click', function () {
 			listShown = !listShown;
 			drawList();
+			save();
 		});
 		menuEl = doc.createElementNS(NS, 'g');
 		menuEl.setAttribute('id', 'menu');
@@ -1625,7 +1665,8 @@
 		},
 		state: function () {
 			return {zoomed: zoomed, query: query, ignoreCase: icase, matched: matched,
-				status: status, current: current};
+				status: status, current: current, sandwich: sandwichName,
+				listShown: listShown};
 		},
 		/* The match list: [{name, count, percent}], most first. */
 		matches: function () {
