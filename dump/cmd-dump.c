@@ -207,6 +207,9 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 	err = dump_run(&o, &set, &stopped, &ss, msg, sizeof(msg));
 	if (err) {
 		cli_error("%s", msg);
+		if (err == -EACCES || err == -EPERM)
+			cli_hint("run as root or as the process's owner; with kernel.yama.ptrace_scope "
+				 ">= 1, a non-root user needs CAP_SYS_PTRACE");
 		status = EXIT_FAIL;
 	} else {
 		if (!set.n || set.t[0].err == -EPERM) {

@@ -132,6 +132,9 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 			err = snapshot_of(o, &maps, o->pids[p], k, set, &alive);
 			if (err == -ESRCH)
 				err = 0; /* that one exited: the others go on */
+			else if (err)
+				snprintf(msg, len, "cannot hold the threads of process %d: %s",
+					 (int)o->pids[p], strerror(-err));
 		}
 		/* the threads that were slow to stop, once the others run */
 		for (size_t i = first; i < set->n; i++) {
@@ -151,12 +154,16 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 			}
 			break; /* every target exited */
 		}
+		if (err)
+			break;
 		dump_rec__new_maps(&rec, &maps);
 		for (size_t i = first; i < set->n && !err; i++) {
 			err = dump_rec__add(&rec, &set->t[i]);
 			free(set->t[i].stack);
 			set->t[i].stack = NULL;
 		}
+		if (!err) /* whole snapshots in the file, whatever happens next */
+			err = rec_writer__flush(rec.w);
 		if (err)
 			snprintf(msg, len, "cannot write '%s': %s", o->path, strerror(-err));
 	}

@@ -6,7 +6,8 @@
  *   napper      nanosleep() in nap()                          S
  *   cond        pthread_cond_wait() in wait_for_signal()      S
  *   rwwaiter    blocked on `rw` (write-held by holder) in wait_for_rwlock()  S
- * Usage: stuck [WAITERS] (default 4). Prints "ready PID LOCK_ADDRESS" once
+ * Usage: stuck [WAITERS] (default 4). Prints "ready PID MUTEX RWLOCK" (the
+ * locks' addresses) on stderr once
  * every thread was started and the holder holds the locks, then runs until
  * killed. With "churn" as a second argument, a thread is created and one
  * exits every 10 ms (threads appear and vanish during a dump). */
@@ -139,8 +140,7 @@ int main(int argc, char **argv)
 	start("napper", "napper");
 	start("cond", "cond");
 	start("rwwaiter", "rwwaiter");
-	printf("ready %d %p\n", (int)getpid(), (void *)&lock);
-	fflush(stdout);
+	fprintf(stderr, "ready %d %p %p\n", (int)getpid(), (void *)&lock, (void *)&rw);
 	for (;;) {
 		struct timespec ts = {0, 10000000};
 
