@@ -132,31 +132,41 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 	while ((c = getopt_long(argc, argv, "p:n:i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (cli_parse_pid_list(optarg, &o.pids, &o.npids, &pcap, why, sizeof(why)))
-				return cli_usage_error("-p: %s", why);
+			if (cli_parse_pid_list(optarg, &o.pids, &o.npids, &pcap, why, sizeof(why))) {
+				status = cli_usage_error("-p: %s", why);
+				goto out_args;
+			}
 			break;
 		case 'n':
-			if (cli_parse_u64(optarg, 1, 1000000, &v))
-				return cli_usage_error("-n: expected a count from 1 to 1000000, got '%s'",
+			if (cli_parse_u64(optarg, 1, 1000000, &v)) {
+				status = cli_usage_error("-n: expected a count from 1 to 1000000, got '%s'",
 						       optarg);
+				goto out_args;
+			}
 			o.count = (unsigned)v;
 			break;
 		case 'i':
-			if (cli_parse_seconds(optarg, &o.interval_ns))
-				return cli_usage_error("-i: expected seconds, e.g. 0.1, got '%s'", optarg);
+			if (cli_parse_seconds(optarg, &o.interval_ns)) {
+				status = cli_usage_error("-i: expected seconds, e.g. 0.1, got '%s'", optarg);
+				goto out_args;
+			}
 			break;
 		case 'f':
-			if (parse_format(optarg, &fmt))
-				return cli_usage_error("--format: expected pmp, raw, folded or json, got "
+			if (parse_format(optarg, &fmt)) {
+				status = cli_usage_error("--format: expected pmp, raw, folded or json, got "
 						       "'%s'", optarg);
+				goto out_args;
+			}
 			break;
 		case 'o':
 			out_path = optarg;
 			break;
 		case 's':
-			if (cli_parse_u64(optarg, 0, 64u << 20, &v))
-				return cli_usage_error("--stack-size: expected bytes from 0 to 67108864, "
+			if (cli_parse_u64(optarg, 0, 64u << 20, &v)) {
+				status = cli_usage_error("--stack-size: expected bytes from 0 to 67108864, "
 						       "got '%s'", optarg);
+				goto out_args;
+			}
 			o.stack_max = (size_t)v;
 			break;
 		case 'k':
@@ -164,18 +174,17 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			free(o.pids);
-			return EXIT_OK;
+			goto out_args;
 		default:
-			free(o.pids);
-			return cli_usage_error("unknown option");
+			status = cli_usage_error("unknown option");
+			goto out_args;
 		}
 	}
 	if (optind < argc || !o.npids) {
-		free(o.pids);
-		return cli_usage_error(optind < argc ? "unexpected argument '%s'"
-						     : "which process? -p PID is required%s",
-				       optind < argc ? argv[optind] : "");
+		status = cli_usage_error(optind < argc ? "unexpected argument '%s'"
+						       : "which process? -p PID is required%s",
+					 optind < argc ? argv[optind] : "");
+		goto out_args;
 	}
 	for (size_t i = 0; i < o.npids; i++) {
 		err = dump_check_traceable(o.pids[i], msg, sizeof(msg));
@@ -183,8 +192,8 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 			cli_error("%s", msg);
 			if (err == -ESRCH)
 				cli_hint("check the PID with 'ps -p %d'", (int)o.pids[i]);
-			free(o.pids);
-			return EXIT_FAIL;
+			status = EXIT_FAIL;
+			goto out_args;
 		}
 	}
 	if (out_path) {
@@ -192,8 +201,8 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 	} else if ((err = temp_recording(dir, sizeof(dir), path, sizeof(path)))) {
 		cli_error("cannot make a temporary directory: %s", strerror(-err));
 		cli_hint("set TMPDIR to a writable directory, or give -o FILE");
-		free(o.pids);
-		return EXIT_FAIL;
+		status = EXIT_FAIL;
+		goto out_args;
 	}
 	o.path = path;
 	{
@@ -241,6 +250,7 @@ int cmd_dump(int argc, char **argv, const struct prof_env *env)
 		rmdir(dir);
 	}
 	dump_set__release(&set);
+out_args:
 	free(o.pids);
 	return status;
 }
