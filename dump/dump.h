@@ -161,6 +161,9 @@ int dump_rec__open(struct dump_rec *d, const char *path);
 /* The mappings the next captures are unwound with. */
 void dump_rec__new_maps(struct dump_rec *d, const struct dump_maps *maps);
 int dump_rec__add(struct dump_rec *d, const struct dump_thread *t);
+/* jvm-names.c: the JIT maps and full thread names of the targets that are
+ * JVMs, asked after the snapshots (cancelled: stop waiting when nonzero). */
+void dump_ask_jvms(struct dump_rec *d, const pid_t *pids, size_t n, int (*cancelled)(void));
 /* Symbolizes (unless told not to), closes and releases. 0 or -errno. */
 int dump_rec__close(struct dump_rec *d, int symbolize, struct symbolize_stats *ss);
 void dump_rec__discard(struct dump_rec *d);

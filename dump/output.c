@@ -150,6 +150,23 @@ static int cmp_group(const void *pa, const void *pb)
 	return a->first < b->first ? -1 : a->first > b->first;
 }
 
+/* The group's members, each thread once (a thread is in a group once per
+ * snapshot that found it there): in place, first-seen order kept. */
+static size_t distinct_threads(struct view *v, struct group *g)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < g->n; k++) {
+		size_t j = 0;
+
+		while (j < n && v->set->t[g->members[j]].tid != v->set->t[g->members[k]].tid)
+			j++;
+		if (j == n)
+			g->members[n++] = g->members[k];
+	}
+	return n;
+}
+
 /* "waiter-0..waiter-7, main": names in first-seen order, runs of one
  * prefix with consecutive numbers collapsed; at most 12 items. */
 static void write_thread_list(struct view *v, const struct group *g, FILE *out)
@@ -224,6 +241,7 @@ static int write_pmp(struct view *v, FILE *out)
 		size_t n = stack_of(v, groups[g].first, &names);
 
 		fprintf(out, "%6zu  ", groups[g].n);
+		groups[g].n = distinct_threads(v, &groups[g]);
 		write_thread_list(v, &groups[g], out);
 		fprintf(out, " (%c)  ", groups[g].state);
 		for (size_t k = n; k-- > 0;)
@@ -370,8 +388,9 @@ static void write_json(struct view *v, FILE *out)
 		json_str(out, state);
 		fputs(",\"wchan\":", out);
 		json_str(out, t->wchan);
-		fprintf(out, ",\"captured\":%s,\"pause_ns\":%llu,\"frames\":[",
-			t->captured ? "true" : "false", (unsigned long long)t->pause_ns);
+		fprintf(out, ",\"captured\":%s,\"pause_ns\":%llu,\"time_ns\":%llu,\"frames\":[",
+			t->captured ? "true" : "false", (unsigned long long)t->pause_ns,
+			(unsigned long long)t->time);
 		for (size_t k = n; k-- > 0;) {
 			json_str(out, names[k]);
 			if (k)

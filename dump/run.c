@@ -40,6 +40,11 @@ void dump_request_stop(void)
 	stop_requested = 1;
 }
 
+static int stop_pending(void)
+{
+	return stop_requested;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -181,6 +186,8 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 		dump_maps__release(&maps);
 		return err;
 	}
+	if (!o->no_symbolize && !stop_requested)
+		dump_ask_jvms(&rec, o->pids, o->npids, stop_pending);
 	err = dump_rec__close(&rec, !o->no_symbolize, ss);
 	dump_maps__release(&maps);
 	if (err)

@@ -122,10 +122,10 @@ int main(int argc, char **argv)
 {
 	int waiters = argc > 1 ? atoi(argv[1]) : 4;
 	int churn = argc > 2 && !strcmp(argv[2], "churn");
-	static char names[64][24];
+	static char names[2000][24];
 
-	if (waiters < 0 || waiters > 64 || pipe(pipefd)) {
-		fprintf(stderr, "usage: stuck [WAITERS (0-64)] [churn]\n");
+	if (waiters < 0 || waiters > 2000 || pipe(pipefd)) {
+		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn]\n");
 		return 2;
 	}
 	pthread_barrier_init(&held, NULL, 2);

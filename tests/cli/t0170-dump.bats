@@ -19,7 +19,12 @@ setup_file() {
 }
 
 teardown_file() {
+	local pid
 	kill "$STUCK" 2>/dev/null || true
+	# the JVMs' JIT maps, written at prof's request
+	while read -r pid; do
+		rm -f "/tmp/perf-$pid.map"
+	done <"$BATS_FILE_TMPDIR/jvm-pids" 2>/dev/null || true
 }
 
 all_blocked() {
@@ -217,4 +222,22 @@ PY
 	second_user_delete prof-t0170
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cannot hold the threads of process $STUCK"* ]]
+}
+
+@test "a JVM: Java frames and full thread names, and it runs on" {
+	[ -x "$JAVA" ] || skip "no JDK at $JAVA"
+	start_jvm -- 120 2
+	"$PROF" dump -p "$JVM_PID" -n 20 -i 0.02 --format raw >"$BATS_TEST_TMPDIR/jvm" \
+		2>"$BATS_TEST_TMPDIR/jvm.err"
+	cat "$BATS_TEST_TMPDIR/jvm.err"
+	# a thread name longer than the kernel's 15 bytes, from the JVM itself
+	grep -q '"AsyncAppender-Worker-async-console-appender" state' "$BATS_TEST_TMPDIR/jvm"
+	# Java methods of the service named through its JIT map
+	grep -qE '(Service|Handler|AsyncLogger|MetricsReporter)[.$][A-Za-z$.]*_\[j\]' "$BATS_TEST_TMPDIR/jvm"
+	# held 20 times at arbitrary points, it runs on: nothing stopped, and
+	# its handlers keep working (their CPU time grows)
+	no_thread_stopped "$JVM_PID"
+	a=$(thread_sched "$JVM_PID" http-handler-1)
+	wait_until 60 eval '[ "$(thread_sched "$JVM_PID" http-handler-1 | cut -d" " -f2)" -gt "$(echo "$a" | cut -d" " -f2)" ]'
+	kill "$JVM_PID"
 }
