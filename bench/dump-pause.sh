@@ -28,9 +28,11 @@ K_EU=${K_EU:-10}
 K_GDB=${K_GDB:-3}
 STUCK=$(build_example stuck)
 
+# start_stuck WAITERS: starts the target, sets PID (not in $(...): the
+# substitution would wait for the background job's stdout).
 start_stuck() {
-	"$STUCK" "$1" 2>"$TMP/stuck.$1" &
-	wait_ready "$TMP/stuck.$1"
+	"$STUCK" "$1" 2>"$TMP/stuck.$1" >/dev/null &
+	PID=$(wait_ready "$TMP/stuck.$1")
 }
 
 # spinner_sched PID: "WALL RUN WAIT" in ns for the spinner thread now.
@@ -50,7 +52,7 @@ held() {
 		printf "%.3f\n", ((y[1] - x[1]) - (y[2] - x[2]) - (y[3] - x[3])) / n / 1e6 }'
 }
 
-PID=$(start_stuck "$WAITERS")
+start_stuck "$WAITERS"
 NT=$(ls /proc/"$PID"/task | wc -l)
 say "target: $NT threads (pid $PID)"
 
@@ -86,7 +88,7 @@ SKEW100=$(python3 -c 'import json,sys; t=[x["time_ns"] for x in json.load(open(s
 read -r WALL100 USR100 SYS100 RSS100 <"$TMP/time"
 kill "$PID"
 
-PID=$(start_stuck 993)
+start_stuck 993
 NT1000=$(ls /proc/"$PID"/task | wc -l)
 /usr/bin/time -f "%e" -o "$TMP/time1000" "$PROF" dump -p "$PID" --format json \
 	>"$TMP/k.json" 2>"$TMP/k.err"

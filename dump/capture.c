@@ -29,7 +29,7 @@
 #include <time.h>
 
 
-#define DUMP_STOP_WAIT_NS 50000000ull /* 50 ms */
+#define DUMP_STOP_WAIT_NS 2000000ull /* 2 ms: then the next threads, this one polled between them */
 
 static uint64_t now_ns(void)
 {

@@ -50,6 +50,7 @@ struct dump_thread {
 	uint64_t pause_ns;      /* from the interrupt to the detach, as prof saw it */
 	uint64_t held_at;       /* when the interrupt was sent */
 	int pending;            /* seized, did not stop in time: dump_capture_late() */
+	int tried;              /* its capture was attempted (not skipped by a stop) */
 	/* In futex(): the 32 bytes at its address, read while held (a
 	 * mutex's lock word, owner and kind: locks.c). */
 	int futex_read;

@@ -70,11 +70,16 @@ static void sleep_until(uint64_t when)
 	}
 }
 
+/* One snapshot of process pid, in two passes: first what /proc says of
+ * every thread (state, wait channel, kernel stack: nothing held), then the
+ * captures back to back, so that the first and the last thread's stacks
+ * are as close in time as they can be. A thread slow to stop is taken as
+ * soon as it stops, between the others' captures, not left held. */
 static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, pid_t pid,
 		       unsigned k, struct dump_set *set, size_t *alive)
 {
 	pid_t *tids = NULL;
-	size_t n = 0;
+	size_t n = 0, first = set->n, *slow = NULL, nslow = 0, keep;
 	int err = dump_maps__read(maps, pid);
 
 	if (!err)
@@ -82,18 +87,12 @@ static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, pid_t 
 	if (err)
 		return err == -ENOENT ? -ESRCH : err;
 	(*alive)++;
-	for (size_t i = 0; i < n && !stop_requested; i++) {
+	for (size_t i = 0; i < n && !err; i++) {
 		struct dump_thread t = {.pid = pid, .tid = tids[i], .snapshot = k, .syscall = -1};
 
 		if (dump_thread_info(&t, o->kernel_stacks))
 			continue; /* gone meanwhile */
-		dump_capture(&t, o->stack_max, maps);
-		if (t.err == -ESRCH && !t.captured && !t.pending) {
-			free(t.kframes);
-			continue; /* exited while we looked */
-		}
 		if (GROW(set->t, set->cap, set->n + 1)) {
-			free(t.stack);
 			free(t.kframes);
 			err = -ENOMEM;
 			break;
@@ -101,6 +100,36 @@ static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, pid_t 
 		set->t[set->n++] = t;
 	}
 	free(tids);
+	if (!err && !(slow = malloc((set->n - first + 1) * sizeof(*slow))))
+		err = -ENOMEM;
+	for (size_t i = first; i < set->n && !err && !stop_requested; i++) {
+		set->t[i].tried = 1;
+		dump_capture(&set->t[i], o->stack_max, maps);
+		if (set->t[i].pending)
+			slow[nslow++] = i;
+		for (size_t j = 0; j < nslow;) {
+			dump_capture_late(&set->t[slow[j]], o->stack_max, maps, 0);
+			if (set->t[slow[j]].pending)
+				j++;
+			else
+				slow[j] = slow[--nslow];
+		}
+	}
+	free(slow);
+	/* leave out the threads gone meanwhile, and those a stop request left
+	 * untried */
+	keep = first;
+	for (size_t i = first; i < set->n; i++) {
+		struct dump_thread *t = &set->t[i];
+
+		if (!t->tried || (t->err == -ESRCH && !t->captured && !t->pending)) {
+			free(t->stack);
+			free(t->kframes);
+			continue;
+		}
+		set->t[keep++] = *t;
+	}
+	set->n = keep;
 	return err;
 }
 
