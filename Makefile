@@ -27,7 +27,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS)
 LDLIBS := -lelf -ldw -liberty -lz -ldeflate -llzma -lm -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-MODULES := lib record symbolize report svg jvm
+MODULES := lib record symbolize report svg jvm dump
 SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 # svg/flamegraph.js goes into the binary as a C string (see below).
 GEN_OBJS := $(BUILD)/svg/flamegraph-js.o

@@ -205,6 +205,12 @@ struct profile_build_opts {
 int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts);
 
+/* One entry per CPU sample of `r`, in file order, by thread, nothing
+ * merged (report/per-sample.c): entry i is the i-th CPU sample. Names as
+ * profile__from_recording() gives them. 0 or -ENOMEM. */
+int profile__from_recording_per_sample(struct profile *p, const struct recording *r,
+				       const struct profile_build_opts *opts);
+
 /* Frames a folded line may hold. No real stack comes near: the kernel
  * stops at kernel.perf_event_max_stack (127 by default, 65535 at most),
  * prof's recorder at 1024, and deep recursion under DWARF unwinding at a
