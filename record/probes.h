@@ -19,6 +19,7 @@
 
 #include "lib/keymap.h"
 #include "lib/prof-error.h"
+#include "lib/sample-skip.h"
 #include "symbolize/usdt.h"
 #include "lib/path-buf.h"
 
@@ -108,6 +109,7 @@ struct probe_rec {
 	int attached;            /* inside a window (or continuous) */
 	uint64_t window_ns, period_ns; /* 0: continuous */
 	uint64_t window_start;   /* when the open window was opened */
+	uint64_t first_open;     /* this window's first event opened (0: none yet) */
 	uint64_t next_switch;    /* the open or next window's planned start (0: none yet) */
 	uint64_t attached_ns, windows, open_ns, hits, unreadable;
 	size_t cur;              /* the site being drained */
@@ -116,7 +118,11 @@ struct probe_rec {
 	uint64_t alloc_first_hit_ns;
 	char tracefs[4096];      /* where uprobe_events is, "" until needed */
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
-	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
+	/* probe-windows.c: the hits kept */
+	struct sample_skip keep;
+	uint64_t slot, rng;      /* the period the next window falls in; its offsets */
+	uint64_t kept, known_bytes, known_sizes, unknown_sizes;
+	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 };
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
@@ -148,6 +154,19 @@ long probes_tick(struct recorder *rec, uint64_t now);
 void probes_drain(struct recorder *rec);
 void probes_write_stats(struct recorder *rec);
 void probes_release(struct recorder *rec);
+
+/* probe-windows.c: seeds the draws (at setup); moves to the next period
+ * of P and draws its window's start (next_switch); whether to keep a hit
+ * of site s (size: an allocation's bytes, -1 unknown), by --every or
+ * --every-bytes (1 keep). */
+void probe_windows_init(struct recorder *rec);
+void probe_windows_next(struct probe_rec *p);
+int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size);
+/* STAT probe-kept, probe-span-ns, probe-unknown-sizes; META
+ * probe-sampling ("geometric": the report weighs kept hits with
+ * sample-skip.h's weights; absent: every Nth), probe-every-bytes,
+ * probe-unknown-size-mean. */
+void probe_windows_write_stats(struct recorder *rec);
 
 /* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);
