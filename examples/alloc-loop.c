@@ -8,8 +8,9 @@
  * (class 0), then one of BIG bytes (class 1), over and over (default
  * PERIOD 4, SMALL 16, BIG 4096), each announced by alloc_demo:alloc
  * (arg0 = class, arg1 = size). Paced at RATE allocations a second
- * (default 100000) on the clock, so that a probe's trap (a few µs) slows
- * neither the count nor the class mix: the loop catches up after a trap.
+ * (default 20000) on the clock, so that a probe's trap (5-20 µs on a
+ * loaded host) slows neither the count nor the class mix: the loop
+ * catches up after a trap.
  * Prints "ready" on stderr, then on SIGUSR1 and at SIGTERM (then exits)
  * "t_ns=T n0=N0 n1=N1 b0=B0 b1=B1": the monotonic time and its own counts
  * of allocations and bytes per class so far. */
@@ -60,7 +61,7 @@ static void print_counts(const unsigned long long *n, const unsigned long long *
 
 int main(int argc, char **argv)
 {
-	long period = 4, rate = 100000, small = 16, big = 4096;
+	long period = 4, rate = 20000, small = 16, big = 4096;
 	unsigned long long n[2] = {0, 0}, b[2] = {0, 0};
 	uint64_t next, step;
 	int c;

@@ -174,8 +174,8 @@ static void print_probe_summary(const struct record_summary *s)
 		(unsigned long long)s->probe_hits, duty, (unsigned long long)s->probe_windows,
 		s->probe_windows == 1 ? "" : "s", (double)s->probe_open_ns / 1e6);
 	if (s->probe_seen)
-		fprintf(stderr, "prof record: %llu of %llu hits kept, at random (each hit traps "
-			"and is read while attached)\n", (unsigned long long)s->probe_hits,
+		fprintf(stderr, "prof record: %llu of %llu hits kept (--every, --every-bytes: at "
+			"random; windows: those inside them)\n", (unsigned long long)s->probe_hits,
 			(unsigned long long)s->probe_seen);
 	(void)secs;
 }

@@ -313,7 +313,7 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
-	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h)))
+	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time))
 		return; /* --every, --every-bytes: before the stack is interned */
 	index = rec_writer__nsamples(rec->w);
 	if (h.regs) {

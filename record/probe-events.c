@@ -482,8 +482,6 @@ static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 
 		if (fd < 0)
 			return -errno;
-		if (!p->first_open)
-			p->first_open = monotonic_ns();
 		if (GROW(*fds, *cap, *n + 1)) {
 			close(fd);
 			return -ENOMEM;
@@ -533,7 +531,6 @@ void probes_attach(struct recorder *rec)
 		return;
 	p->attached = 1;
 	p->windows++;
-	p->first_open = 0;
 	/* Every target pid: the keymap's slots walked in place, as in
 	 * sched_finish() (keymap.h has no iterator). */
 	for (size_t i = 0; m->slots && i <= m->mask; i++) {
@@ -547,12 +544,12 @@ void probes_attach(struct recorder *rec)
 				rec->err->msg[0] = '\0'; /* a thread that went: not an error */
 		free(tids);
 	}
-	/* Attached from the first event's opening: its thread's hits are
-	 * recorded from there (each open after it may wait for the kernel's
-	 * event_mutex, seconds when other tracers close uprobes; 10 ms
-	 * windows counted from the last one's end held 2 to 5 times their
-	 * share of the hits). */
-	p->window_start = p->first_open ? p->first_open : monotonic_ns();
+	/* Attached from here: opening waits for the kernel's event_mutex
+	 * (seconds when other tracers close uprobes), and the breakpoints are
+	 * in only once it is done. Hits outside [here, detach] are dropped
+	 * (probe-windows.c), so that the attached time holds the hits kept. */
+	p->window_start = monotonic_ns();
+	probe_windows_live(p, p->window_start, UINT64_MAX);
 }
 
 /* The last close of a uprobe's events (every close, through the PMU)
@@ -631,6 +628,7 @@ void probes_detach(struct recorder *rec)
 
 	if (!p->on || !p->attached)
 		return;
+	probe_windows_live(p, p->window_start, t0);
 	close_all(p->fds, p->nfds);
 	p->nfds = 0;
 	p->attached = 0;
@@ -668,8 +666,10 @@ long probes_tick(struct recorder *rec, uint64_t now)
 
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
-	if (!p->next_switch) /* the grid starts with the recording's loop */
+	if (!p->next_switch) { /* the first window starts with the recording's loop */
 		p->next_switch = p->slot = p->window_start = p->first_start = now;
+		probe_windows_live(p, now, UINT64_MAX);
+	}
 	if (p->attached && now >= window_end(p)) {
 		probes_detach(rec);
 		probe_windows_next(p);
@@ -718,12 +718,12 @@ void probes_write_stats(struct recorder *rec)
 	rec_writer__meta(rec->w, "probe-api", p->pmu || !p->tracefs[0] ? "uprobe-pmu" : "tracefs");
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(rec->opts->every ? rec->opts->every : 1));
 	rec_writer__meta(rec->w, "probe-every", buf);
-	probe_windows_write_stats(rec);
-	rec->sum->probe_hits = p->keep.mean > 1 ? p->kept : p->hits;
+	rec->sum->probe_hits = p->hits;
 	rec->sum->probe_windows = p->windows;
 	rec->sum->probe_attached_ns = p->attached_ns > dur && dur ? dur : p->attached_ns;
 	rec->sum->probe_open_ns = p->open_ns;
 	rec->sum->alloc_no_hit = rec->opts->alloc && !p->alloc_first_hit_ns;
+	probe_windows_write_stats(rec);
 }
 
 void probes_release(struct recorder *rec)

@@ -46,11 +46,41 @@ void probe_windows_next(struct probe_rec *p)
 	p->next_switch = p->slot + (p->rng >> 24) % (room / 1000 + 1) * 1000;
 }
 
-int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size)
+void probe_windows_live(struct probe_rec *p, uint64_t start, uint64_t end)
+{
+	uint64_t *w = p->live[(p->nlive - 1) % 16];
+
+	if (p->nlive && w[0] == start) {
+		w[1] = end;
+		return;
+	}
+	w = p->live[p->nlive++ % 16];
+	w[0] = start;
+	w[1] = end;
+}
+
+static int in_window(const struct probe_rec *p, uint64_t time)
+{
+	for (unsigned i = 0; i < p->nlive && i < 16; i++) {
+		const uint64_t *w = p->live[(p->nlive - 1 - i) % 16];
+
+		if (time >= w[0] && time <= w[1])
+			return 1;
+	}
+	return 0;
+}
+
+int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size,
+		       uint64_t time)
 {
 	struct probe_rec *p = &rec->probes;
 	uint64_t units = 1;
 
+	if (p->window_ns && p->window_ns < p->period_ns && s->def.role != PROBE_ROLE_THREAD_START &&
+	    !in_window(p, time)) {
+		p->edge_hits++;
+		return 0;
+	}
 	if (p->keep.mean <= 1)
 		return 1;
 	if (rec->opts->every_bytes && s->def.role == PROBE_ROLE_ALLOC) {
@@ -64,9 +94,10 @@ int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t
 			p->unknown_sizes++;
 		}
 	}
-	if (!sample_skip_take(&p->keep, units ? units : 1))
+	if (!sample_skip_take(&p->keep, units ? units : 1)) {
+		p->skipped++;
 		return 0;
-	p->kept++;
+	}
 	return 1;
 }
 
@@ -76,10 +107,14 @@ void probe_windows_write_stats(struct recorder *rec)
 	const struct record_opts *o = rec->opts;
 	uint64_t end = p->end_ns ? p->end_ns : monotonic_ns();
 	char buf[32];
+	uint64_t kept = p->hits - p->skipped - p->edge_hits;
 
-	rec_writer__stat(rec->w, "probe-kept", p->keep.mean > 1 ? p->kept : p->hits);
-	rec->sum->probe_seen = p->keep.mean > 1 ? p->hits : 0;
+	rec_writer__stat(rec->w, "probe-kept", kept);
+	rec->sum->probe_hits = kept;
+	rec->sum->probe_seen = kept < p->hits ? p->hits : 0;
 	rec_writer__stat(rec->w, "probe-span-ns", end > p->first_start ? end - p->first_start : 0);
+	if (p->edge_hits)
+		rec_writer__stat(rec->w, "probe-edge-hits", p->edge_hits);
 	if (o->every > 1 || o->every_bytes)
 		rec_writer__meta(rec->w, "probe-sampling", "geometric");
 	if (!o->every_bytes)

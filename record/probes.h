@@ -109,7 +109,6 @@ struct probe_rec {
 	int attached;            /* inside a window (or continuous) */
 	uint64_t window_ns, period_ns; /* 0: continuous */
 	uint64_t window_start;   /* when the open window was opened */
-	uint64_t first_open;     /* this window's first event opened (0: none yet) */
 	uint64_t next_switch;    /* the open or next window's planned start (0: none yet) */
 	uint64_t attached_ns, windows, open_ns, hits, unreadable;
 	size_t cur;              /* the site being drained */
@@ -121,7 +120,10 @@ struct probe_rec {
 	/* probe-windows.c: the hits kept */
 	struct sample_skip keep;
 	uint64_t slot, rng;      /* the period the next window falls in; its offsets */
-	uint64_t kept, known_bytes, known_sizes, unknown_sizes;
+	uint64_t live[16][2];    /* the last windows' [start, end] (end open: MAX) */
+	unsigned nlive;          /* windows pushed (live[nlive % 16] is next) */
+	uint64_t edge_hits;      /* hits read outside every window, dropped */
+	uint64_t skipped, known_bytes, known_sizes, unknown_sizes;
 	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 };
 
@@ -161,7 +163,13 @@ void probes_release(struct recorder *rec);
  * --every-bytes (1 keep). */
 void probe_windows_init(struct recorder *rec);
 void probe_windows_next(struct probe_rec *p);
-int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size);
+/* A window from start to end (UINT64_MAX: open): a new one, or the end of
+ * the open one (same start). While windowed, hits whose time falls in no
+ * recent window (those of a window's edges: the events open and close one
+ * by one, on a busy host over tens of ms) are dropped. */
+void probe_windows_live(struct probe_rec *p, uint64_t start, uint64_t end);
+int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size,
+		       uint64_t time);
 /* STAT probe-kept, probe-span-ns, probe-unknown-sizes; META
  * probe-sampling ("geometric": the report weighs kept hits with
  * sample-skip.h's weights; absent: every Nth), probe-every-bytes,

@@ -140,7 +140,7 @@ ticks_of() { echo "$1" | sed 's/ticks=\([0-9]*\).*/\1/'; }
 	run "$PROF" record -e "uprobe:$EXAMPLES/usdt-app:counted_call" --every 10 -o e.data -- \
 		"$EXAMPLES/usdt-app" 20000
 	[ "$status" -eq 0 ]
-	[[ "$output" == *" of 20000 hits kept, at random"* ]]
+	[[ "$output" == *" of 20000 hits kept (--every"* ]]
 	n=$("$PROF" report -i e.data --weight samples | folded_total)
 	# Each call kept with p = 1 - exp(-1/10): 1903 of 20000, a standard
 	# deviation of about 43 (geometric gaps).
