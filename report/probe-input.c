@@ -165,7 +165,7 @@ int probe_input__after_build(struct profile_input *in)
 {
 	const struct recording *r = &in->rec;
 
-	if (in->probe.est && in->probe.event >= 0 && (unsigned)in->probe.event < r->nevents)
+	if (in->probe.est && !in->probe.quiet && in->probe.event >= 0 && (unsigned)in->probe.event < r->nevents)
 		probe_estimate__print(in->probe.est, in->probe.alloc,
 				      recording__str(r, r->events[in->probe.event].name), stderr);
 	if (in->probe.class_root && profile__leaf_to_root(&in->prof)) {

@@ -135,6 +135,7 @@ struct probe_view {
 	void *class_res;  /* regex_t[]: --class (any), then --exclude-class */
 	size_t nclass, nexclude;
 	struct probe_estimate *est; /* the build's totals (NULL: none kept) */
+	int quiet;        /* no "estimated ..." line (prof check) */
 };
 
 /* probe-estimate.c: what a kept hit stands for, from the recording's
