@@ -195,6 +195,7 @@ static int parse_options(struct check_cmd *c, int argc, char **argv,
 	c->alloc_bytes = c->in.probe.weight_bytes;
 	c->alloc_samples = c->in.probe.weight_samples;
 	c->in.probe.weight_bytes = c->in.probe.weight_samples = 0;
+	c->in.probe.quiet = 1;
 	if (c->in.roots != PROFILE_ROOT_NONE)
 		return cli_usage_error("--threads, --tids and --merge-pools do not change what a "
 				       "rule measures: use --thread RE to pick threads");
@@ -293,6 +294,7 @@ static int load_baseline(struct check_cmd *c)
 	if (!strcmp(c->baseline, "-") && c->in.input && !strcmp(c->in.input, "-"))
 		return cli_usage_error("the input and the baseline cannot both be standard input");
 	rc = profile_input__clone(&c->base, &c->in, c->baseline);
+	c->base.probe.quiet = 1;
 	if (!rc)
 		rc = profile_input__load(&c->base);
 	return rc;
