@@ -15,8 +15,12 @@
 # loop's (20,000 a second of the probed span). JVM (with OpenJDK 17):
 # JavaAlloc -p 4 (3 int[4], 1 Point) under --alloc at JVM_NS.
 #
+# Bursty: alloc-loop -j 100 (a job allocating the first 100 ms of each
+# second) under 10/1000 windows for BURST_SECS: the job's share per run.
+#
 # Env: PERIODS (2 5 10 64), NS (1 10 50), WINDOWS (off 10/100), SECS (2),
-# RUNS (3), JVM_NS (50), JVM_RUNS (3). Markdown on stdout. Needs root.
+# RUNS (3), BURST_SECS (20), BURST_RUNS (3), JVM_NS (50), JVM_RUNS (3).
+# Markdown on stdout. Needs root.
 set -eu
 BENCH_NAME=alloc-bias
 # shellcheck source=bench/lib.sh
@@ -107,6 +111,42 @@ for period in $PERIODS; do
 			row "$PROF" new "$period" "$n" "$win"
 		done
 	done
+done
+
+# A job that runs once a second (alloc-loop -j 100: its allocations, class
+# 2, the first 100 ms of each second), under --alloc's default windows
+# (10/1000) for BURST_SECS: its share of the kept hits against its own.
+burst() {
+	local prof=$1 pid
+	rm -f "$TMP/b.data"
+	"$LOOP" -p 64 -j 100 2>"$TMP/burst.log" &
+	pid=$!
+	until grep -q ready "$TMP/burst.log"; do sleep 0.05; done
+	nice -n 10 "$prof" record -p "$pid" -e usdt:alloc_demo:alloc --probe-window 10/1000 \
+		-d "$BURST_SECS" -o "$TMP/b.data" 2>/dev/null || true
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	local own
+	own=$(awk -F'[ =]' '/^t_ns=/ { a = $4; b = $6; c = $12 } END { printf "%.1f", 100 * c / (a + b + c) }' "$TMP/burst.log")
+	echo "$(share_of "$TMP/b.data" "$prof" 'arg0=2 ' --args | awk '{ print $1 }') $own"
+}
+BURST_SECS=${BURST_SECS:-20}
+BURST_RUNS=${BURST_RUNS:-3}
+echo
+echo "A job that runs 100 ms each second (alloc-loop -p 64 -j 100), --probe-window 10/1000, $BURST_SECS s:"
+echo "its share of the kept hits, and of the loop's own count, per run."
+echo
+echo "| prof | job's share % (own %) per run |"
+echo "|---|---|"
+for p in ${OLD:+old} new; do
+	bin=$PROF
+	[ "$p" = old ] && bin=$OLD
+	runs=()
+	for ((r = 0; r < BURST_RUNS; r++)); do
+		read -r got own < <(burst "$bin")
+		runs+=("$got ($own)")
+	done
+	echo "| $p | $(printf '%s, ' "${runs[@]}" | sed 's/, $//') |"
 done
 
 [ -x "$JAVA" ] || exit 0

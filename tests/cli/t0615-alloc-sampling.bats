@@ -160,6 +160,44 @@ stat_of() { # stat_of FILE KEY
 	[ "$status" -eq 0 ]
 }
 
+@test "sampling: --every-bytes on a JVM: estimated count and bytes, both shares" {
+	command -v java >/dev/null || skip "no JDK"
+	cd "$BATS_TEST_TMPDIR"
+	java -XX:+DTraceAllocProbes -cp "$EXAMPLES" JavaAlloc -p 4 30 2>jvm.log &
+	jvm=$!
+	echo "$jvm" >>"$BATS_FILE_TMPDIR/jvm-pids"
+	wait_ready jvm.log "$jvm"
+	"$PROF" record -p "$jvm" --alloc --every-bytes 1K --probe-window off -d 2 -o b.data 2>b.log
+	kill "$jvm"
+	wait "$jvm" || true
+	read -r ni np < <(awk '/^ints / { print $2, $4 }' jvm.log)
+	run "$PROF" report -i b.data --alloc
+	[[ "$output" == *"prof report: estimated "*" allocations, "*"B (from "*" samples, 100.0% of the time probed, 1 sample per 1024 bytes)"* ]]
+	# The sizes the hits carried (int[4] 32 bytes, a Point 24 with
+	# compressed class pointers): the bytes' truth from the JVM's counts.
+	"$PROF" report -i b.data --event usdt:hotspot:object__alloc --args --weight samples >args.txt
+	si=$(awk '/class=int\[\] / { split($(NF-1), a, "="); n[a[2]] += $NF } END { for (z in n) if (n[z] > b) { b = n[z]; m = z } print m }' args.txt)
+	sp=$(awk '/class=JavaAlloc\$Point / { split($(NF-1), a, "="); n[a[2]] += $NF } END { for (z in n) if (n[z] > b) { b = n[z]; m = z } print m }' args.txt)
+	cshare() {
+		awk '{ n = $NF; t += n; if ($0 ~ /JavaAlloc\$Point [0-9]+$/) s += n } END { printf "%.2f\n", 100 * s / t }'
+	}
+	count=$("$PROF" report -i b.data --alloc | cshare)
+	bytes=$("$PROF" report -i b.data --alloc --weight bytes | cshare)
+	kept=$("$PROF" report -i b.data --alloc --weight samples | folded_total)
+	tc=$(awk -v a="$ni" -v b="$np" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
+	tb=$(awk -v a="$ni" -v b="$np" -v x="$si" -v y="$sp" 'BEGIN { printf "%.2f\n", 100 * b * y / (a * x + b * y) }')
+	echo "--every-bytes 1K: $kept kept; Point $count% of the count (own $tc%), $bytes% of the bytes (own $tb%, sizes $si/$sp)" >&2
+	[ "$kept" -gt 1000 ]
+	# 1000 samples: a share's standard deviation is under 1.4 points.
+	assert_between "Point % of the estimated count" "$count" "$(awk -v t="$tc" 'BEGIN { print t - 4 }')" "$(awk -v t="$tc" 'BEGIN { print t + 4 }')"
+	assert_between "Point % of the estimated bytes" "$bytes" "$(awk -v t="$tb" 'BEGIN { print t - 4 }')" "$(awk -v t="$tb" 'BEGIN { print t + 4 }')"
+	# The estimated count against the hits read: 4 standard errors.
+	hits=$("$PROF" report -i b.data --header | awk '$1 == "probe-hits:" { print $2 }')
+	est=$("$PROF" report -i b.data --alloc | folded_total)
+	assert_between "estimated / hits read" "$(ratio "$est" "$hits")" \
+		"$(awk -v k="$kept" 'BEGIN { print 1 - 4 / sqrt(k) }')" "$(awk -v k="$kept" 'BEGIN { print 1 + 4 / sqrt(k) }')"
+}
+
 teardown_file() {
 	local pid
 	[ -f "$BATS_FILE_TMPDIR/jvm-pids" ] || return 0
