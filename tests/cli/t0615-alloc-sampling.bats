@@ -45,6 +45,24 @@ record_loop() {
 	loop_counts "$log" >"$out.after"
 }
 
+# record_jvm PERIOD ARGS...: JavaAlloc -p PERIOD recorded with --alloc
+# ARGS (in BATS_TEST_TMPDIR), then ended; ni and np: its own counts of
+# int[] and Point.
+record_jvm() {
+	local period=$1 jvm
+	shift
+	command -v java >/dev/null || skip "no JDK"
+	cd "$BATS_TEST_TMPDIR"
+	java -XX:+DTraceAllocProbes -cp "$EXAMPLES" JavaAlloc -p "$period" 30 2>jvm.log &
+	jvm=$!
+	echo "$jvm" >>"$BATS_FILE_TMPDIR/jvm-pids"
+	wait_ready jvm.log "$jvm"
+	eval "\"\$PROF\" record -p $jvm --alloc $*"
+	kill "$jvm"
+	wait "$jvm" || true
+	read -r ni np < <(awk '/^ints / { print $2, $4 }' jvm.log)
+}
+
 stat_of() { # stat_of FILE KEY
 	"$PROF" report -i "$1" --header | K="$2:" awk '$1 == ENVIRON["K"] { print $2 }'
 }
@@ -131,16 +149,7 @@ stat_of() { # stat_of FILE KEY
 }
 
 @test "sampling: a JVM's periodic loop under --alloc --every 10 (its period 5 divides it)" {
-	command -v java >/dev/null || skip "no JDK"
-	cd "$BATS_TEST_TMPDIR"
-	java -XX:+DTraceAllocProbes -cp "$EXAMPLES" JavaAlloc -p 5 30 2>jvm.log &
-	jvm=$!
-	echo "$jvm" >>"$BATS_FILE_TMPDIR/jvm-pids"
-	wait_ready jvm.log "$jvm"
-	"$PROF" record -p "$jvm" --alloc --every 10 --probe-window off -d 2 -o j.data 2>j.log
-	kill "$jvm"
-	wait "$jvm" || true
-	read -r ni np < <(awk '/^ints / { print $2, $4 }' jvm.log)
+	record_jvm 5 --every 10 --probe-window off -d 2 -o j.data 2>j.log
 	truth=$(awk -v a="$ni" -v b="$np" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
 	"$PROF" report -i j.data --alloc --weight samples >s.txt
 	kept=$(folded_total <s.txt)
@@ -161,16 +170,7 @@ stat_of() { # stat_of FILE KEY
 }
 
 @test "sampling: --every-bytes on a JVM: estimated count and bytes, both shares" {
-	command -v java >/dev/null || skip "no JDK"
-	cd "$BATS_TEST_TMPDIR"
-	java -XX:+DTraceAllocProbes -cp "$EXAMPLES" JavaAlloc -p 4 30 2>jvm.log &
-	jvm=$!
-	echo "$jvm" >>"$BATS_FILE_TMPDIR/jvm-pids"
-	wait_ready jvm.log "$jvm"
-	"$PROF" record -p "$jvm" --alloc --every-bytes 1K --probe-window off -d 2 -o b.data 2>b.log
-	kill "$jvm"
-	wait "$jvm" || true
-	read -r ni np < <(awk '/^ints / { print $2, $4 }' jvm.log)
+	record_jvm 4 --every-bytes 1K --probe-window off -d 2 -o b.data 2>b.log
 	run "$PROF" report -i b.data --alloc
 	[[ "$output" == *"prof report: estimated "*" allocations, "*"B (from "*" samples, 100.0% of the time probed, 1 sample per 1024 bytes)"* ]]
 	# The sizes the hits carried (int[4] 32 bytes, a Point 24 with
