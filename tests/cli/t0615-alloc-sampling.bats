@@ -149,6 +149,7 @@ stat_of() { # stat_of FILE KEY
 }
 
 @test "sampling: a JVM's periodic loop under --alloc --every 10 (its period 5 divides it)" {
+	cd "$BATS_TEST_TMPDIR"
 	record_jvm 5 --every 10 --probe-window off -d 2 -o j.data 2>j.log
 	truth=$(awk -v a="$ni" -v b="$np" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
 	"$PROF" report -i j.data --alloc --weight samples >s.txt
@@ -170,6 +171,7 @@ stat_of() { # stat_of FILE KEY
 }
 
 @test "sampling: --every-bytes on a JVM: estimated count and bytes, both shares" {
+	cd "$BATS_TEST_TMPDIR"
 	record_jvm 4 --every-bytes 1K --probe-window off -d 2 -o b.data 2>b.log
 	run "$PROF" report -i b.data --alloc
 	[[ "$output" == *"prof report: estimated "*" allocations, "*"B (from "*" samples, 100.0% of the time probed, 1 sample per 1024 bytes)"* ]]
