@@ -14,7 +14,8 @@
 
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
-	"                   [--every N] [--probe-window W/P] [--alloc] -p PID[,PID...]\n"
+	"                   [--every N | --every-bytes SIZE] [--probe-window W/P] [--alloc]\n"
+	"                   -p PID[,PID...]\n"
 	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
 	"\n"
@@ -65,12 +66,15 @@ static const char usage_text[] =
 	"                          uretprobe:PATH:FUNCTION, cpu-clock. With -e, only the\n"
 	"                          events given are recorded: add -e cpu-clock for CPU\n"
 	"                          samples too\n"
-	"      --every N           keep one probe hit in N, chosen in the kernel\n"
+	"      --every N           keep one probe hit in N on average, at random\n"
 	"                          (default 1: every hit)\n"
-	"      --probe-window W/P  attach the probes W ms out of every P ms (their\n"
-	"                          breakpoints are removed in between: each hit traps,\n"
-	"                          whatever --every keeps); 'off': all the time (the\n"
-	"                          default, but with --alloc: 10/1000)\n"
+	"      --every-bytes SIZE  with --alloc: one sample per SIZE bytes allocated on\n"
+	"                          average (512K, 1M), each weighed to an estimate\n"
+	"      --probe-window W/P  attach the probes W ms out of every P ms, at a random\n"
+	"                          time in each P (their breakpoints are removed in\n"
+	"                          between: each hit traps, whatever --every keeps);\n"
+	"                          'off': all the time (the default, but with --alloc:\n"
+	"                          10/1000)\n"
 	"      --alloc             JVM allocations: -e usdt:hotspot:object__alloc on the\n"
 	"                          JVM's libjvm.so, with the class and size of each\n"
 	"                          (needs java -XX:+DTraceAllocProbes)\n"
@@ -130,6 +134,30 @@ static int parse_window(const char *arg, struct record_opts *o)
 	return 0;
 }
 
+/* --every-bytes: N, NK, NM or NG (powers of 1024), 1 byte to 1 GiB. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char num[32];
+	size_t len = strlen(arg);
+	uint64_t mult = 1, v;
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, arg, len + 1);
+	switch (num[len - 1]) {
+	case 'K': case 'k': mult = 1ULL << 10; break;
+	case 'M': case 'm': mult = 1ULL << 20; break;
+	case 'G': case 'g': mult = 1ULL << 30; break;
+	default: break;
+	}
+	if (mult > 1)
+		num[len - 1] = '\0';
+	if (cli_parse_u64(num, 1, (1ULL << 30) / mult, &v))
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
 /* The shape of a probe event (the binary and probe are checked later). */
 static int probe_event_syntax_ok(const char *e)
 {
@@ -146,6 +174,10 @@ static void print_probe_summary(const struct record_summary *s)
 		"(%llu window%s), %.1f ms opening and closing them\n",
 		(unsigned long long)s->probe_hits, duty, (unsigned long long)s->probe_windows,
 		s->probe_windows == 1 ? "" : "s", (double)s->probe_open_ns / 1e6);
+	if (s->probe_seen)
+		fprintf(stderr, "prof record: %llu of %llu hits kept (--every, --every-bytes: at "
+			"random; windows: those inside them)\n", (unsigned long long)s->probe_hits,
+			(unsigned long long)s->probe_seen);
 	(void)secs;
 }
 
@@ -242,6 +274,7 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"help", no_argument, NULL, 'h'},
 		{"event", required_argument, NULL, 'e'},
 		{"every", required_argument, NULL, 'E'},
+		{"every-bytes", required_argument, NULL, 'B'},
 		{"probe-window", required_argument, NULL, 'W'},
 		{"alloc", no_argument, NULL, 'A'},
 		{"uprobe-pmu", no_argument, NULL, 'U'},
@@ -289,6 +322,14 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 				return cli_usage_error("invalid --every '%s' (1 to 1000000000)", optarg);
 			}
 			opts.every = v;
+			break;
+		case 'B':
+			if (parse_size(optarg, &opts.every_bytes)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --every-bytes '%s' (a size: 512K, 1M, "
+						       "1 to 1G)", optarg);
+			}
 			break;
 		case 'W':
 			if (parse_window(optarg, &opts)) {
@@ -408,6 +449,11 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		free(pids);
 		free(events);
 		return cli_usage_error("nothing to record: give -p PID or -- COMMAND");
+	}
+	if (opts.every_bytes && (!opts.alloc || opts.every)) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--every-bytes goes with --alloc, and not with --every");
 	}
 	if ((opts.every || opts.window_ms) && !nevents && !opts.alloc) {
 		free(pids);

@@ -219,6 +219,19 @@ static int hit_args(struct recorder *rec, const struct probe_site *s, const stru
 	return s->def.nargs;
 }
 
+/* An allocation's size in bytes for --every-bytes (its argument 3), -1
+ * when unknown (or for any other probe). */
+static int64_t hit_size(const struct recorder *rec, const struct probe_site *s,
+			const struct hit *h)
+{
+	int64_t size;
+
+	if (!rec->opts->every_bytes || s->def.role != PROBE_ROLE_ALLOC ||
+	    arg_value(s, h, &s->def.arg[3], &size))
+		return -1;
+	return size;
+}
+
 static int parse_hit(const struct probe_site *s, const struct perf_event_header *hdr,
 		     struct hit *h)
 {
@@ -300,6 +313,8 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
+	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time))
+		return; /* --every, --every-bytes: before the stack is interned */
 	index = rec_writer__nsamples(rec->w);
 	if (h.regs) {
 		regs_for_unwind(s, &h, &ur);

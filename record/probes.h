@@ -19,6 +19,7 @@
 
 #include "lib/keymap.h"
 #include "lib/prof-error.h"
+#include "lib/sample-skip.h"
 #include "symbolize/usdt.h"
 #include "lib/path-buf.h"
 
@@ -116,7 +117,14 @@ struct probe_rec {
 	uint64_t alloc_first_hit_ns;
 	char tracefs[4096];      /* where uprobe_events is, "" until needed */
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
-	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
+	/* probe-windows.c: the hits kept */
+	struct sample_skip keep;
+	uint64_t slot, rng;      /* the period the next window falls in; its offsets */
+	uint64_t live[16][2];    /* the last windows' [start, end] (end open: MAX) */
+	unsigned nlive;          /* windows pushed (live[nlive % 16] is next) */
+	uint64_t edge_hits;      /* hits read outside every window, dropped */
+	uint64_t skipped, known_bytes, known_sizes, unknown_sizes;
+	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 };
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
@@ -148,6 +156,25 @@ long probes_tick(struct recorder *rec, uint64_t now);
 void probes_drain(struct recorder *rec);
 void probes_write_stats(struct recorder *rec);
 void probes_release(struct recorder *rec);
+
+/* probe-windows.c: seeds the draws (at setup); moves to the next period
+ * of P and draws its window's start (next_switch); whether to keep a hit
+ * of site s (size: an allocation's bytes, -1 unknown), by --every or
+ * --every-bytes (1 keep). */
+void probe_windows_init(struct recorder *rec);
+void probe_windows_next(struct probe_rec *p);
+/* A window from start to end (UINT64_MAX: open): a new one, or the end of
+ * the open one (same start). While windowed, hits whose time falls in no
+ * recent window (those of a window's edges: the events open and close one
+ * by one, on a busy host over tens of ms) are dropped. */
+void probe_windows_live(struct probe_rec *p, uint64_t start, uint64_t end);
+int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size,
+		       uint64_t time);
+/* STAT probe-kept, probe-span-ns, probe-unknown-sizes; META
+ * probe-sampling ("geometric": the report weighs kept hits with
+ * sample-skip.h's weights; absent: every Nth), probe-every-bytes,
+ * probe-unknown-size-mean. */
+void probe_windows_write_stats(struct recorder *rec);
 
 /* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);

@@ -88,6 +88,7 @@ struct record_opts {
 	const char *const *events;
 	size_t nevents;
 	uint64_t every;        /* --every N: one probe hit in N kept (0: 1) */
+	uint64_t every_bytes;  /* --every-bytes SIZE: one sample per SIZE bytes (0: off) */
 	/* --probe-window W/P: probes attached W ms out of every P ms; 0/0:
 	 * the default (continuous, or RECORD_ALLOC_WINDOW_* with --alloc);
 	 * RECORD_PROBE_WINDOW_OFF: continuous. */
@@ -132,6 +133,7 @@ struct record_summary {
 	uint64_t bytes;
 	/* probes: hits kept, windows opened, time attached, of the time recorded */
 	uint64_t probe_hits, probe_windows, probe_attached_ns, probe_open_ns;
+	uint64_t probe_seen; /* hits read, kept or not (--every, --every-bytes) */
 	int probes;         /* probe events were recorded */
 	int alloc_no_hit;   /* --alloc: not one allocation recorded */
 	int target_status; /* launch mode: the command's exit status */

@@ -54,7 +54,9 @@ const char profile_input_weight_help[] =
 	"                     of a recording without them\n"
 	"  --args             each hit's decoded arguments as its leaf frame\n"
 	"  --alloc            JVM allocations: the class allocated as the leaf\n"
-	"  --weight W         with --alloc: count (default: hits) or bytes\n"
+	"  --weight W         of probe hits: count (default: estimated allocations or\n"
+	"                     hits, scaled by the sampling), bytes (--alloc: estimated\n"
+	"                     bytes) or samples (the hits kept)\n"
 	"  --class RE         with --alloc: keep classes matching RE (repeat: any)\n"
 	"  --exclude-class RE with --alloc: drop classes matching RE\n"
 	"  --class-root       with --alloc: the class at the root, not the leaf\n";

@@ -43,12 +43,10 @@ int probe_input__option(struct profile_input *in, int opt, const char *arg)
 		in->probe.alloc = 1;
 		return 0;
 	case PROFILE_OPT_WEIGHT_BY:
-		if (!strcmp(arg, "bytes"))
-			in->probe.weight_bytes = 1;
-		else if (!strcmp(arg, "count"))
-			in->probe.weight_bytes = 0;
-		else
-			return cli_usage_error("--weight takes count or bytes, not '%s'", arg);
+		in->probe.weight_bytes = !strcmp(arg, "bytes");
+		in->probe.weight_samples = !strcmp(arg, "samples");
+		if (!in->probe.weight_bytes && !in->probe.weight_samples && strcmp(arg, "count"))
+			return cli_usage_error("--weight takes count, bytes or samples, not '%s'", arg);
 		return 0;
 	case PROFILE_OPT_CLASS:
 	case PROFILE_OPT_EXCLUDE_CLASS:
@@ -119,8 +117,8 @@ int probe_input__resolve(struct profile_input *in)
 
 	v->event = -1;
 	if (!v->alloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
-		return cli_usage_error("--weight, --class, --exclude-class and --class-root go "
-				       "with --alloc");
+		return cli_usage_error("--weight bytes, --class, --exclude-class and --class-root "
+				       "go with --alloc");
 	if (v->alloc && v->args)
 		return cli_usage_error("--alloc and --args cannot be combined");
 	if (v->alloc && in->weight != PROFILE_WEIGHT_CPU)
@@ -152,6 +150,12 @@ int probe_input__resolve(struct profile_input *in)
 	}
 	if (v->args && v->event < 0)
 		return cli_usage_error("--args needs a probe event: name it with --event");
+	if (v->weight_samples && v->event < 0)
+		return cli_usage_error("--weight samples is for probe events: add --alloc or --event");
+	if (v->event >= 0 && !(v->est = calloc(1, sizeof(*v->est)))) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
 	if (in->weight != PROFILE_WEIGHT_CPU && v->event >= 0)
 		return cli_usage_error("--off-cpu and --wall are about CPU samples, not probe hits");
 	return 0;
@@ -159,6 +163,11 @@ int probe_input__resolve(struct profile_input *in)
 
 int probe_input__after_build(struct profile_input *in)
 {
+	const struct recording *r = &in->rec;
+
+	if (in->probe.est && !in->probe.quiet && in->probe.event >= 0 && (unsigned)in->probe.event < r->nevents)
+		probe_estimate__print(in->probe.est, in->probe.alloc,
+				      recording__str(r, r->events[in->probe.event].name), stderr);
 	if (in->probe.class_root && profile__leaf_to_root(&in->prof)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
@@ -183,6 +192,7 @@ void probe_input__release(struct profile_input *in)
 	for (size_t i = 0; i < in->probe.nclass + in->probe.nexclude; i++)
 		regfree(&res[i]);
 	free(res);
+	free(in->probe.est);
 	for (size_t i = 0; i < in->nclass_patterns; i++)
 		free((char *)in->class_patterns[i]);
 	free(in->class_patterns);

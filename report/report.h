@@ -130,10 +130,45 @@ struct probe_view {
 	int args;         /* --args: the decoded arguments as a leaf frame */
 	int alloc;        /* --alloc: the allocated class as the leaf */
 	int weight_bytes; /* --weight bytes: allocation sizes, not counts */
+	int weight_samples; /* --weight samples: the kept hits, not estimates */
 	int class_root;   /* --class-root: the class at the root instead */
 	void *class_res;  /* regex_t[]: --class (any), then --exclude-class */
 	size_t nclass, nexclude;
+	struct probe_estimate *est; /* the build's totals (NULL: none kept) */
+	int quiet;        /* no "estimated ..." line (prof check) */
 };
+
+/* probe-estimate.c: what a kept hit stands for, from the recording's
+ * META probe-every, probe-sampling, probe-every-bytes, probe-window and
+ * STATs probe-span-ns, probe-attached-ns; and the totals of a build. */
+enum probe_est_mode {
+	PROBE_EST_HITS = 0, /* an older recording: hits as they are */
+	PROBE_EST_ALL,      /* every hit kept (only windows to scale by) */
+	PROBE_EST_COUNT,    /* --every N: a geometric skip, mean N */
+	PROBE_EST_NTH,      /* --every N in the kernel (every Nth) */
+	PROBE_EST_BYTES,    /* --every-bytes SIZE */
+};
+
+struct probe_estimate {
+	enum probe_est_mode mode;
+	uint64_t every, every_bytes, unknown_mean;
+	double duty, scale; /* attached / span; 1 / duty when windowed */
+	/* totals */
+	uint64_t samples, unknown;
+	double count, bytes;
+};
+
+void probe_estimate__init(struct probe_estimate *e, const struct recording *r);
+/* The allocations (or hits) and bytes one kept hit of `size` bytes (-1:
+ * unknown, or not an allocation) stands for. */
+void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double *count,
+			   double *bytes);
+void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes);
+/* "prof report: estimated 27.9 M allocations, 1.2 GB (from 11,892
+ * samples, 1.0% of the time probed, 1 in ~50 kept)"; nothing for an older
+ * recording. */
+void probe_estimate__print(const struct probe_estimate *e, int alloc, const char *event,
+			   FILE *out);
 
 /* Does class name `cls` pass --class / --exclude-class? */
 int probe_view__class_ok(const struct probe_view *v, const char *cls);

@@ -117,7 +117,12 @@ share() { # share CLASS, from class_totals on stdin
 	# byte[] of its own, 24 to 1040 bytes: 88 of 4,000 under ASan beside two
 	# CPU hogs); C1's stub passes what its register held (Object[] 0,
 	# String 2624 there). Each class weighs the sizes its hits carried.
-	"$PROF" report -i alloc.data --event usdt:hotspot:object__alloc --args > args.folded
+	"$PROF" report -i alloc.data --event usdt:hotspot:object__alloc --args --weight samples \
+		> args.folded
+	# Both weights are estimates: each hit scaled by the windows' duty
+	# cycle (the span over the attached time), the same for every hit.
+	scale=$(ratio "$("$PROF" report -i alloc.data --alloc 2>/dev/null | folded_total)" \
+		"$("$PROF" report -i alloc.data --alloc --weight samples 2>/dev/null | folded_total)")
 	for c in 'byte[]:32' 'java.lang.String:24' 'java.lang.Object[]:32'; do
 		# the class's bytes as carried, and the size most of its hits
 		# not from compiled code carried
@@ -132,7 +137,8 @@ share() { # share CLASS, from class_totals on stdin
 		[ "$mode" = none ] || [ "$mode" -eq "${c##*:}" ] ||
 			{ echo "${c%:*}: most hits carried $mode bytes" >&2; false; }
 		b=$(C="${c%:*}" awk '$1 == ENVIRON["C"] { print $2 }' bytes.txt)
-		[ "${b:-0}" -eq "$w" ]
+		assert_between "${c%:*} bytes over its hits' sizes x $scale" \
+			"$(ratio "${b:-0}" "$(awk -v w="$w" -v s="$scale" 'BEGIN { print w * s }')")" 0.99 1.01
 	done
 }
 
