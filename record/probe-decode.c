@@ -14,7 +14,8 @@
  *   there (HotSpot's class names live as long as their class; a thread's
  *   name is read at once, as thread starts are rare).
  *
- * --alloc's hotspot:object__alloc hits keep (class, size), the class name
+ * --alloc's hotspot:object__alloc hits keep (class, size: -1 where the
+ * JVM left it unset, alloc-size.c), the class name
  * interned once per (process, pointer); hotspot:thread__start hits become
  * REC_THREAD_FULLNAME thread events, not samples. */
 #include "recorder.h"
@@ -209,7 +210,9 @@ static int hit_args(struct recorder *rec, const struct probe_site *s, const stru
 		    target_string(rec, h->pid, (uint64_t)ptr, len, 1, 1, &id))
 			return -1;
 		vals[0] = id;
-		vals[1] = size;
+		vals[1] = alloc_size(s, &(struct alloc_hit){h->ip, h->ips, h->nr,
+				     reg(s, h, USDT_REG_BP), reg(s, h, USDT_REG_SP),
+				     h->stack, h->stack_len}, size);
 		*strmask = 1;
 		return 2;
 	}

@@ -411,6 +411,8 @@ int probes_setup(struct recorder *rec)
 		size_t j;
 
 		s->def = defs[i];
+		if (s->def.role == PROBE_ROLE_ALLOC)
+			alloc_size_setup(s);
 		if (s->def.ref_ctr && ref_bit < 0 && !o->quiet)
 			fprintf(stderr, "prof record: this kernel cannot set USDT semaphores "
 				"(no uprobe ref_ctr_offset): %s fires only when another tracer "

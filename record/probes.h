@@ -95,6 +95,7 @@ struct probe_site {
 	uint32_t stack_size;     /* user stack bytes copied per hit (0: none) */
 	int defined;             /* a tracefs uprobe_events definition to remove */
 	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
+	uint64_t image_len;      /* --alloc: the JVM library's size (alloc-size.c) */
 };
 
 struct probe_rec {
@@ -118,6 +119,24 @@ struct probe_rec {
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
 	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
 };
+
+/* alloc-size.c: hotspot:object__alloc's size argument, checked. A hit as
+ * alloc_size() needs it: the probe's address, the kernel's callchain, and
+ * bp/sp with the stack copy (NULL: none). */
+struct alloc_hit {
+	uint64_t ip;
+	const uint64_t *ips;
+	uint64_t nr;
+	uint64_t bp, sp;
+	const unsigned char *stack;
+	uint64_t stack_len;
+};
+/* At setup, for an alloc site: notes whether its size needs the caller
+ * check (a 4-byte size: HotSpot 9-20), and the library's extent. */
+void alloc_size_setup(struct probe_site *s);
+/* The size in bytes to store, or -1 (unknown): HotSpot's generated code
+ * leaves the argument unset (see alloc-size.c). Never allocates. */
+int64_t alloc_size(const struct probe_site *s, const struct alloc_hit *h, int64_t size);
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
  * in uprobe_events (removing first the definitions of dead prof
