@@ -138,6 +138,12 @@ void alloc_size_setup(struct probe_site *s);
  * leaves the argument unset (see alloc-size.c). Never allocates. */
 int64_t alloc_size(const struct probe_site *s, const struct alloc_hit *h, int64_t size);
 
+/* java-class-name.c: HotSpot's internal class name in[0, len) as Java spells
+ * it ("[[I" -> "int[][]", "[Ljava/lang/String;" -> "java.lang.String[]",
+ * a hidden class's "Foo$$Lambda$14+0x800c0b800" -> "Foo$$Lambda$14/0x800c0b800"),
+ * NUL-terminated in out[cap], cut to fit. Returns the length written. */
+size_t java_class_name(const char *in, size_t len, char *out, size_t cap);
+
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
  * in uprobe_events (removing first the definitions of dead prof
  * processes) and gives its tracepoint id. 0 or -errno. */
