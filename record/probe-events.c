@@ -256,10 +256,7 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 
 		if (state == ALLOC_FLAG_OFF)
 			return prof_error_set(
-			    rec->err, -ENODATA,
-			    "restart it with 'java -XX:+DTraceAllocProbes "
-			    "...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
-			    "turned on in a running JVM",
+			    rec->err, -ENODATA, alloc_flag_hint,
 			    "JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
 			    "hotspot:object__alloc only with it, so no allocation would be "
 			    "recorded",

@@ -76,6 +76,9 @@ int probe_spec_is_probe(const char *spec);
  * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
 enum { ALLOC_FLAG_OFF = 0, ALLOC_FLAG_ON = 1, ALLOC_FLAG_UNKNOWN = 2 };
 int alloc_flag_state(pid_t pid);
+/* The hint for a JVM without it: how to restart it, and what the flag
+ * costs (measured). */
+extern const char alloc_flag_hint[];
 
 /* ---- while recording (probe-events.c, probe-decode.c) ---- */
 
