@@ -14,12 +14,9 @@ load helpers
 
 setup_file() {
 	command -v java >/dev/null || skip "no JDK"
+	# built by make (all), as t0610 does when it is missing
+	[ -f "$EXAMPLES/JavaAlloc.class" ] || javac -d "$EXAMPLES" "$ROOT/examples/JavaAlloc.java"
 	export CP="$EXAMPLES"
-	if [ ! -f "$CP/JavaAlloc.class" ]; then
-		CP="$BATS_FILE_TMPDIR/classes"
-		mkdir -p "$CP"
-		javac -d "$CP" "$ROOT/examples/JavaAlloc.java"
-	fi
 }
 
 # record_alloc NAME JAVA-OPTIONS... -- ARGS...: JavaAlloc ARGS with the
