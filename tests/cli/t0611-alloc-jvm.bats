@@ -48,7 +48,7 @@ class_sizes() {
 # the known sizes most byte[] and Object[] hits carry are JavaAlloc's 32
 # (the JVM allocates arrays of other lengths of its own); garbage, which
 # varies from hit to hit, fails these. --weight bytes adds up the known
-# sizes only.
+# sizes only, and says how many hits it left out.
 sizes_right_or_unknown() {
 	class_sizes "$1.data" > "$1.sizes"
 	cat "$1.sizes" >&2
@@ -62,9 +62,16 @@ sizes_right_or_unknown() {
 	           if (("byte[]" in mode) && mode["byte[]"] != 32) { print "byte[]", mode["byte[]"]; bad = 1 }
 	           if (("java.lang.Object[]" in mode) && mode["java.lang.Object[]"] != 32) { print "Object[]", mode["java.lang.Object[]"]; bad = 1 }
 	           exit bad }' "$1.sizes" >&2
-	"$PROF" report -i "$1.data" --alloc --weight bytes |
+	"$PROF" report -i "$1.data" --alloc --weight bytes 2> "$1.warn" |
 		awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); s[f[k]] += n }
 		     END { for (c in s) print c, s[c] }' | sort > "$1.bytes"
+	# and says how many hits had no size
+	read -r unknown hits < <(awk '$2 == -1 { u += $3 } { t += $3 } END { print u + 0, t }' "$1.sizes")
+	if [ "$unknown" -gt 0 ]; then
+		grep -q "bytes unknown for .*% of hits ($unknown of $hits: " "$1.warn"
+	else
+		! grep -q "bytes unknown" "$1.warn"
+	fi
 	awk '$2 > 0 { b[$1] += $2 * $3 } END { for (c in b) print c, b[c] }' "$1.sizes" |
 		sort > "$1.known"
 	diff -u "$1.known" <(awk '$2 > 0' "$1.bytes")
