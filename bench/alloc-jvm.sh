@@ -19,8 +19,8 @@
 #    JFR's from the last JFR run (jdk.ObjectAllocationSample events, and
 #    their weights in bytes against prof's known bytes): the total
 #    variation distance over the top TOP classes of either (the rest
-#    lumped as one "other"; a hidden class's address, which differs from
-#    JVM to JVM, shown as 0x*).
+#    lumped as one "other"; a hidden class's address and a lambda's
+#    number, which differ from JVM to JVM, shown as *).
 #
 # Env: RUNS (3), TOP (10), SRC_ZIP, LIMIT (a smoke test: that many files). Prints markdown on stdout. Needs root
 # (uprobes), JDK 17, hyperfine and openjdk-17-source.
@@ -125,9 +125,11 @@ def load(p, col):
     d = {}
     for line in open(p):
         f = line.rstrip("\n").split("\t")
-        # A hidden class's address differs from JVM to JVM; JFR adds
+        # A hidden class's address differs from JVM to JVM, and a lambda's
+        # number too (JFR's own lambdas come first); JFR adds
         # ".<identity hash>" and keeps HotSpot's '+': compare the names.
         c = re.sub(r"[+/]0x[0-9a-f]+(\.[0-9]+)?$", "/0x*", f[0])
+        c = re.sub(r"\$\$Lambda\$[0-9]+/0x\*$", "$$Lambda$*/0x*", c)
         if len(f) > col and float(f[col]) > 0:
             d[c] = d.get(c, 0) + float(f[col])
     t = sum(d.values()) or 1
