@@ -26,7 +26,8 @@ static size_t hidden_suffix(const char *s, size_t len)
 {
 	size_t i = len;
 
-	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
+	while (i > 0 &&
+	       ((s[i - 1] >= '0' && s[i - 1] <= '9') || (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
 		i--;
 	if (i < len && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' && s[i - 3] == '+')
 		return i - 3;
@@ -36,8 +37,8 @@ static size_t hidden_suffix(const char *s, size_t len)
 size_t java_class_name(const char *in, size_t len, char *out, size_t cap)
 {
 	static const char *const prim[] = {
-		['B'] = "byte", ['C'] = "char", ['D'] = "double", ['F'] = "float",
-		['I'] = "int", ['J'] = "long", ['S'] = "short", ['Z'] = "boolean",
+	    ['B'] = "byte", ['C'] = "char", ['D'] = "double", ['F'] = "float",
+	    ['I'] = "int",  ['J'] = "long", ['S'] = "short",  ['Z'] = "boolean",
 	};
 	size_t dims = 0, n = 0, plus;
 

@@ -8,8 +8,7 @@
 
 #include "lib/recording.h"
 
-void alloc_unknown_sizes(const struct recording *r, int event, uint64_t *unknown,
-			 uint64_t *hits)
+void alloc_unknown_sizes(const struct recording *r, int event, uint64_t *unknown, uint64_t *hits)
 {
 	*unknown = *hits = 0;
 	for (size_t i = 0; i < r->nargs; i++) {

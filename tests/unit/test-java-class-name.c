@@ -71,10 +71,10 @@ static void test_cut(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain_and_arrays),
-		cmocka_unit_test(test_hidden_classes),
-		cmocka_unit_test(test_not_descriptors),
-		cmocka_unit_test(test_cut),
+	    cmocka_unit_test(test_plain_and_arrays),
+	    cmocka_unit_test(test_hidden_classes),
+	    cmocka_unit_test(test_not_descriptors),
+	    cmocka_unit_test(test_cut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
