@@ -22,6 +22,14 @@
 // int[4] then one JavaAlloc$Point, over and over for SECONDS (default 30),
 // printing "ready" on stderr once warmed up and, at the end or on SIGTERM,
 // "ints N points M" on stderr: its own counts.
+//
+//   java ... JavaAlloc names [SECONDS]
+//
+// allocates, per round, classes whose JVM names differ from Java's: one
+// int[][] (with its two int[] rows), one java.lang.String[], one
+// java.lang.String[][] (with its row), and one instance of a capturing
+// lambda's hidden class (JavaAlloc$$Lambda$N/0x...), printing "ready" on
+// stderr once warmed up (tests/cli/t0611-alloc-jvm.bats).
 public class JavaAlloc {
 	static final class Point {
 		int x, y;
@@ -81,9 +89,37 @@ public class JavaAlloc {
 		allocOther();
 	}
 
+	static void names(double seconds) {
+		long end = System.nanoTime() + (long) (seconds * 1e9);
+		long warm = System.nanoTime() + 300_000_000L;
+		boolean ready = false;
+		while (System.nanoTime() < end) {
+			for (int i = 0; i < 1000; i++) {
+				final int n = i;
+				keep(new int[2][3]);
+				keep(new String[2]);
+				keep(new String[1][1]);
+				keep((java.util.function.IntSupplier) () -> n);
+			}
+			if (!ready && System.nanoTime() > warm) {
+				System.err.println("ready");
+				ready = true;
+			}
+			try {
+				Thread.sleep(1);
+			} catch (InterruptedException e) {
+				return;
+			}
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
 		if (args.length >= 2 && args[0].equals("-p")) {
 			periodic(Integer.parseInt(args[1]), args.length > 2 ? Double.parseDouble(args[2]) : 30);
+			return;
+		}
+		if (args.length >= 1 && args[0].equals("names")) {
+			names(args.length > 1 ? Double.parseDouble(args[1]) : 30);
 			return;
 		}
 		if (args.length >= 2 && args[0].equals("-n")) {

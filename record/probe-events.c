@@ -257,10 +257,7 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 
 		if (state == ALLOC_FLAG_OFF)
 			return prof_error_set(
-			    rec->err, -ENODATA,
-			    "restart it with 'java -XX:+DTraceAllocProbes "
-			    "...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
-			    "turned on in a running JVM",
+			    rec->err, -ENODATA, alloc_flag_hint,
 			    "JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
 			    "hotspot:object__alloc only with it, so no allocation would be "
 			    "recorded",
@@ -410,6 +407,8 @@ int probes_setup(struct recorder *rec)
 		size_t j;
 
 		s->def = defs[i];
+		if (s->def.role == PROBE_ROLE_ALLOC)
+			alloc_size_setup(s);
 		if (s->def.ref_ctr && ref_bit < 0 && !o->quiet)
 			fprintf(stderr, "prof record: this kernel cannot set USDT semaphores "
 				"(no uprobe ref_ctr_offset): %s fires only when another tracer "

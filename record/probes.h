@@ -77,6 +77,9 @@ int probe_spec_is_probe(const char *spec);
  * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
 enum { ALLOC_FLAG_OFF = 0, ALLOC_FLAG_ON = 1, ALLOC_FLAG_UNKNOWN = 2 };
 int alloc_flag_state(pid_t pid);
+/* The hint for a JVM without it: how to restart it, and what the flag
+ * costs (measured). */
+extern const char alloc_flag_hint[];
 
 /* ---- while recording (probe-events.c, probe-decode.c) ---- */
 
@@ -96,6 +99,7 @@ struct probe_site {
 	uint32_t stack_size;     /* user stack bytes copied per hit (0: none) */
 	int defined;             /* a tracefs uprobe_events definition to remove */
 	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
+	uint64_t image_len;      /* --alloc: the JVM library's size (alloc-size.c) */
 };
 
 struct probe_rec {
@@ -126,6 +130,30 @@ struct probe_rec {
 	uint64_t skipped, known_bytes, known_sizes, unknown_sizes;
 	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 };
+
+/* alloc-size.c: hotspot:object__alloc's size argument, checked. A hit as
+ * alloc_size() needs it: the probe's address, the kernel's callchain, and
+ * bp/sp with the stack copy (NULL: none). */
+struct alloc_hit {
+	uint64_t ip;
+	const uint64_t *ips;
+	uint64_t nr;
+	uint64_t bp, sp;
+	const unsigned char *stack;
+	uint64_t stack_len;
+};
+/* At setup, for an alloc site: notes whether its size needs the caller
+ * check (a 4-byte size: HotSpot 9-20), and the library's extent. */
+void alloc_size_setup(struct probe_site *s);
+/* The size in bytes to store, or -1 (unknown): HotSpot's generated code
+ * leaves the argument unset (see alloc-size.c). Never allocates. */
+int64_t alloc_size(const struct probe_site *s, const struct alloc_hit *h, int64_t size);
+
+/* java-class-name.c: HotSpot's internal class name in[0, len) as Java spells
+ * it ("[[I" -> "int[][]", "[Ljava/lang/String;" -> "java.lang.String[]",
+ * a hidden class's "Foo$$Lambda$14+0x800c0b800" -> "Foo$$Lambda$14/0x800c0b800"),
+ * NUL-terminated in out[cap], cut to fit. Returns the length written. */
+size_t java_class_name(const char *in, size_t len, char *out, size_t cap);
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
  * in uprobe_events (removing first the definitions of dead prof

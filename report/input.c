@@ -331,6 +331,16 @@ static int build_from_recording(struct profile_input *in)
 		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
 			 "behind); shares may be skewed: record with a larger -m or a lower -F",
 			 in->shown, (unsigned long long)lost);
+	if (in->probe.alloc && in->probe.weight_bytes && in->probe.event >= 0) {
+		uint64_t unknown, hits;
+
+		alloc_unknown_sizes(&in->rec, in->probe.event, &unknown, &hits);
+		if (unknown)
+			cli_warn("bytes unknown for %.1f%% of hits (%llu of %llu: HotSpot 17's "
+				 "interpreter and C1 call the probe without the size); they weigh 0",
+				 100.0 * (double)unknown / (double)hits, (unsigned long long)unknown,
+				 (unsigned long long)hits);
+	}
 	lost = recording__stat(&in->rec, "sched-lost");
 	if (in->weight != PROFILE_WEIGHT_CPU && lost)
 		cli_warn("the kernel dropped %llu switch events; off-CPU times are underestimated",

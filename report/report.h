@@ -172,6 +172,10 @@ void probe_estimate__print(const struct probe_estimate *e, int alloc, const char
 
 /* Does class name `cls` pass --class / --exclude-class? */
 int probe_view__class_ok(const struct probe_view *v, const char *cls);
+/* alloc-unknown.c: of the allocation hits of `event` (class and size),
+ * how many carry no size (-1: HotSpot left it unset). */
+void alloc_unknown_sizes(const struct recording *r, int event, uint64_t *unknown,
+			 uint64_t *hits);
 /* Moves each stack's leaf frame to its root (--class-root). 0 or -ENOMEM. */
 int profile__leaf_to_root(struct profile *p);
 
