@@ -46,6 +46,16 @@ static int put_vlq(struct svg_buf *b, uint64_t v)
 	return svg_buf__put(b, d, n);
 }
 
+/* The base-64 VLQ digits of v. */
+static size_t vlq_digits(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >>= 5)
+		n++;
+	return n;
+}
+
 int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len)
 {
 	size_t start = b->len;
@@ -243,15 +253,61 @@ static int cdata_safe(struct svg_buf *b)
 	return 0;
 }
 
+/* cmp_uses's order by counting: names[] is in order of first use, so a
+ * stable sort by uses, most first, is that order. O(names + most uses);
+ * 0, or -ENOMEM, or 1 when the uses are too spread for it (qsort then). */
+static int sort_by_uses(struct encoder *e)
+{
+	uint64_t most = 0;
+	size_t i, *start, at = 0;
+	struct hidden_name *out;
+
+	for (i = 0; i < e->nnames; i++)
+		if (e->names[i].uses > most)
+			most = e->names[i].uses;
+	if (most > 4 * (uint64_t)e->nnames + 1024)
+		return 1;
+	start = calloc((size_t)most + 1, sizeof(*start));
+	out = malloc(e->nnames * sizeof(*out));
+	if (!start || !out) {
+		free(start);
+		free(out);
+		return -ENOMEM;
+	}
+	for (i = 0; i < e->nnames; i++)
+		start[e->names[i].uses]++;
+	for (i = (size_t)most + 1; i-- > 0;) {
+		size_t k = start[i];
+
+		start[i] = at;
+		at += k;
+	}
+	for (i = 0; i < e->nnames; i++)
+		out[start[e->names[i].uses]++] = e->names[i];
+	free(start);
+	free(e->names);
+	e->names = out;
+	e->names_cap = e->nnames;
+	return 0;
+}
+
 /* Sorts the names, writes the table and gives each index its line. */
 static int write_names(struct encoder *e)
 {
-	size_t i;
+	size_t i, bytes = 0;
+	int r;
 
-	if (e->nnames > 1)
+	if (e->nnames > 1 && (r = sort_by_uses(e)) < 0)
+		return r;
+	if (e->nnames > 1 && r > 0)
 		qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
 	e->line = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->line));
 	if (!e->line)
+		return -ENOMEM;
+	/* the table's size, once: no doubling copies of a large table */
+	for (i = 0; i < e->nnames; i++)
+		bytes += strtab__len(&e->p->names, e->names[i].id) + 1;
+	if (GROW(e->h->names.s, e->h->names.cap, bytes + 1))
 		return -ENOMEM;
 	for (i = 0; i < e->nnames; i++) {
 		uint32_t id = e->names[i].id;
@@ -285,6 +341,10 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	if (walk(&e, frames, nframes, drawn, cut_row) || write_names(&e))
 		goto out;
 	e.emit = 1;
+	/* room for the stream at once: a frame is about 2 + the digits of its
+	 * name's line, or its count's (pages never written cost nothing) */
+	if (GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(e.nnames)) + 16))
+		goto out;
 	if (walk(&e, frames, nframes, drawn, cut_row))
 		goto out;
 	err = 0;
