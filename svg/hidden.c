@@ -18,9 +18,10 @@
  *   0 (the group's end)
  *
  * NAME is a line of the table, COUNT the raw count (report.h's
- * count_decimals). Both are written as CDATA sections: the browser's XML
- * parser takes a section whole, where it took character data in small
- * pieces (0.6 s of the first render of 13.5 MB, bench/svg-browser.sh). Two walks over the hidden frames (names counted, then
+ * count_decimals). Both are written as CDATA sections, unescaped: a
+ * browser's XML parser takes a section in one piece (about 0.1 s less of
+ * the first render of 1M stacks' 13.5 MB table,
+ * docs/BENCHMARKS-svg-size.md). Two walks over the hidden frames (names counted, then
  * written): O(hidden frames) time, plus sorting the distinct names, and
  * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input). */
 #include <errno.h>
