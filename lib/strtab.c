@@ -1,33 +1,14 @@
 /* strtab.c: string interning (see strtab.h). Strings live in large blocks so
- * interning a million names costs a few dozen allocations, not a million. */
+ * interning a million names costs a few hundred allocations, not a million. */
 #include "strtab.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "grow.h"
 
 #define BLOCK_SIZE (256 * 1024)
-/* Blocks double up to this size: a million names fill 28 MB of blocks, and
- * their pages' faults were a sixth of `prof svg`'s time on them. */
-#define BLOCK_MAX (16 * 1024 * 1024)
-/* From this size up, blocks and the index ask for transparent huge pages. */
-#define HUGE_FROM ((size_t)4 << 20)
-
-/* A hint that the large array at p take transparent huge pages (where the
- * system gives them on request, Debian's default), so that its first
- * touches fault 2 MB at a time, not 4 KB; errors are ignored. */
-static void want_huge(void *p, size_t size)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = (uintptr_t)p & ~(page - 1);
-
-	if (size >= HUGE_FROM)
-		madvise((void *)start, (uintptr_t)p + size - start, MADV_HUGEPAGE);
-}
 
 static inline uint64_t load64(const unsigned char *p)
 {
@@ -136,7 +117,6 @@ static int grow_index(struct strtab *t)
 
 	if (!index)
 		return -ENOMEM;
-	want_huge(index, cap * sizeof(*index));
 	for (i = 0; i <= t->index_mask; i++) {
 		size_t j;
 
@@ -158,19 +138,13 @@ static char *store(struct strtab *t, const char *s, size_t len)
 	char *p;
 
 	if (len + 1 > t->block_cap - t->block_used) {
-		size_t cap = t->block_cap ? t->block_cap * 2 : BLOCK_SIZE;
-
-		if (cap > BLOCK_MAX)
-			cap = BLOCK_MAX;
-		if (cap < len + 1)
-			cap = len + 1;
+		size_t cap = len + 1 > BLOCK_SIZE ? len + 1 : BLOCK_SIZE;
 
 		if (GROW(t->blocks, t->blocks_cap, t->nblocks + 1))
 			return NULL;
 		t->block = malloc(cap);
 		if (!t->block)
 			return NULL;
-		want_huge(t->block, cap);
 		t->blocks[t->nblocks++] = t->block;
 		t->block_cap = cap;
 		t->block_used = 0;
