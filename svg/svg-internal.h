@@ -133,7 +133,7 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
 /* The frames a graph does not draw, for the page's search: see hidden.c
  * for the encoding. */
 struct svg_hidden {
-	struct svg_buf names;  /* their distinct names, one a line */
+	struct svg_buf names;  /* their distinct names, one a line, as CDATA */
 	struct svg_buf stream; /* the subtrees, base-64 VLQ */
 	size_t frames;         /* hidden frames (paths) with a count */
 	uint64_t count;        /* their samples (the hidden subtrees' roots') */

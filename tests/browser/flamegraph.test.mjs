@@ -544,6 +544,27 @@ test('heavy pruning: Matched is the share of all samples, top level and zoomed; 
 	await page2.close();
 });
 
+test('hidden frames named with XML specials and "]]>" (the table is CDATA): search counts them exactly', async () => {
+	const folded = join(dir, 'cdata.folded'), svg = join(dir, 'cdata.svg');
+	const odd = ['x]]>y', 'a<b>&amp;c', ']]]]>>', '<![CDATA[z]]>'];
+	// each odd name only in frames of at most 4 samples in 10^6: too narrow to draw
+	const lines = ['main;work 999000'];
+	odd.forEach((name, i) => lines.push(`main;w${i};${name} ${i + 1}`, `main;${name};leaf 1`));
+	writeFileSync(folded, lines.join('\n') + '\n');
+	run(PROF, ['svg', '-i', folded, '-o', svg]);
+	const xml = readFileSync(svg, 'utf8');
+	assert.ok(xml.includes('<metadata id="hidden-names"><![CDATA['), 'names in CDATA');
+	const all = parseFolded(run(PROF, ['report', '-i', folded]).toString());
+	const page = await open(pathToFileURL(svg).href);
+	assert.equal(await page.evaluate(() => window.flamegraph.frames()), 3, 'all, main, work drawn');
+	for (const re of [/\]\]>/, /&amp;/, /<!\[CDATA/, /^\]\]\]\]>>$/, /<b>/]) {
+		await page.evaluate((q) => window.flamegraph.search(q), re.source);
+		assert.equal(await text(page, '#matched'), `Matched: ${pct(foldedShare(all, re))}%`, String(re));
+	}
+	checkClean(page);
+	await page.close();
+});
+
 test('as an <img>, the fluid graph shows at its intrinsic size (1200 px), and scales; in a tab it is fluid', async () => {
 	const head = /<svg [^>]*>/.exec(readFileSync(join(dir, 'threads.svg'), 'utf8'))[0];
 	assert.match(head, / width="1200" .*viewBox="0 0 1200 \d+"/);
