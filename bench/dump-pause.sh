@@ -15,7 +15,7 @@
 # Then one snapshot of a 1,000-thread process (wall time, skew), and prof's
 # CPU and memory for -n 100 -i 0.01 on the 100 threads.
 #
-# Env: WAITERS (93), K (50 prof snapshots), K_EU (10 eu-stack runs), K_GDB
+# Env: WAITERS (93), K (100 prof snapshots), K_EU (20 eu-stack runs), K_GDB
 # (3 gdb runs; 0 skips gdb). Prints markdown on stdout.
 set -eu
 BENCH_NAME=dump-pause
@@ -23,8 +23,8 @@ BENCH_NAME=dump-pause
 . "$(dirname "$0")/lib.sh"
 need_tools eu-stack python3
 WAITERS=${WAITERS:-93}
-K=${K:-50}
-K_EU=${K_EU:-10}
+K=${K:-100}
+K_EU=${K_EU:-20}
 K_GDB=${K_GDB:-3}
 STUCK=$(build_example stuck)
 
@@ -57,7 +57,7 @@ NT=$(ls /proc/"$PID"/task | wc -l)
 say "target: $NT threads (pid $PID)"
 
 b=$(spinner_sched "$PID")
-"$PROF" dump -p "$PID" -n "$K" -i 0.05 --format folded >/dev/null 2>"$TMP/prof.err"
+"$PROF" dump -p "$PID" -n "$K" -i 0.02 --format folded >/dev/null 2>"$TMP/prof.err"
 a=$(spinner_sched "$PID")
 PROF_HELD=$(held "$b" "$a" "$K")
 PROF_OWN=$(grep -oE 'paused [0-9.]+ ms median, [0-9.]+ ms max' "$TMP/prof.err" | head -1)

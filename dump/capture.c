@@ -2,34 +2,33 @@
  *
  * PTRACE_SEIZE attaches without stopping; PTRACE_INTERRUPT stops the
  * thread wherever it is (a blocking syscall is interrupted and restarted
- * when it runs again, as under gdb); its registers come with one
- * PTRACE_GETREGS and the live part of its stack, from the stack pointer to
- * the end of its mapping (at most stack_max bytes), with one
- * process_vm_readv; PTRACE_DETACH lets it run. Nothing else happens while
- * it is held: unwinding and names come after.
- *
- * Safety: SIGINT, SIGTERM and SIGHUP are blocked while a thread is held,
- * so prof stops between threads, never during one. A thread that does not
- * stop within DUMP_STOP_WAIT_NS (uninterruptible sleep, a stopped process)
- * is left seized with the interrupt pending: dump_capture_late() takes it
- * once the other threads of the snapshot are done, and the kernel
- * detaches it if prof exits first (it runs on: PTRACE_O_EXITKILL is never
- * set). A signal that arrives meanwhile is passed back on detach. */
+ * when it runs again, as under gdb). Its stop is reported to prof as
+ * SIGCHLD, read from a signalfd, so that the wait ends when the stop comes
+ * (dump_next_stop: any thread prof holds, hold.c takes whichever stops).
+ * Its registers come with one PTRACE_GETREGS and the live part of its
+ * stack, from the stack pointer to the end of its mapping (at most
+ * stack_max bytes), with one process_vm_readv into a buffer made before;
+ * PTRACE_DETACH lets it run. Nothing else happens while it is held:
+ * unwinding and names come after. A signal that arrived meanwhile is
+ * passed back on detach. PTRACE_O_EXITKILL is never set: if prof dies, the
+ * kernel lets every thread go. */
 #include "dump/dump.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 
-#define DUMP_STOP_WAIT_NS 2000000ull /* 2 ms: then the next threads, this one polled between them */
 
 static uint64_t now_ns(void)
 {
@@ -53,43 +52,72 @@ static void regs_to_dwarf(const struct user_regs_struct *r, uint64_t *d)
 	d[16] = r->rip;
 }
 
-/* Waits for tid's stop. 1: stopped (*sig: a signal to pass back on
- * detach), 0: gone, -ETIMEDOUT. Spins first: a running thread stops in
- * microseconds, and sleeping for it would lengthen its pause. */
-static int wait_stop(pid_t tid, int *sig, uint64_t max_ns)
+/* Stops of the threads prof holds arrive as SIGCHLD, read from this
+ * signalfd (SIGCHLD blocked): the wait for a stop wakes when it comes, not
+ * at the next poll of a timer. -1: not made, waits poll waitpid. */
+static int chld_fd = -2;
+
+static void chld_init(void)
 {
-	uint64_t start = now_ns();
-	unsigned spins = 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	chld_fd = -1;
+	if (!sigprocmask(SIG_BLOCK, &set, NULL))
+		chld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+/* Sleeps until a SIGCHLD comes or `ns` pass. */
+static void chld_wait(uint64_t ns)
+{
+	struct signalfd_siginfo si;
+
+	if (chld_fd >= 0) {
+		struct pollfd p = {.fd = chld_fd, .events = POLLIN};
+		struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+
+		ppoll(&p, 1, &ts, NULL);
+		while (read(chld_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+	} else {
+		struct timespec ts = {0, 20000};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig)
+{
+	uint64_t start = now_ns(), now;
 
 	*sig = 0;
+	if (chld_fd == -2)
+		chld_init();
 	for (;;) {
 		int st;
-		pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
+		pid_t r = waitpid(-1, &st, __WALL | WNOHANG);
 
-		if (r == tid) {
+		if (r > 0) {
+			*tid = r;
 			if (WIFEXITED(st) || WIFSIGNALED(st))
-				return 0;
-			if (WIFSTOPPED(st)) {
-				/* a signal-delivery stop came first: the signal
-				 * goes back on detach (the interrupt is dropped) */
-				if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
-					*sig = WSTOPSIG(st);
-				return 1;
-			}
-			continue;
-		}
-		if (r < 0) {
-			if (errno == EINTR)
+				return DUMP_STOP_GONE;
+			if (!WIFSTOPPED(st))
 				continue;
-			return 0;
+			/* a signal-delivery stop came first: the signal goes
+			 * back on detach (the interrupt is dropped) */
+			if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+				*sig = WSTOPSIG(st);
+			return DUMP_STOP_STOPPED;
 		}
-		if (now_ns() - start > max_ns)
-			return -ETIMEDOUT;
-		if (++spins > 200) {
-			struct timespec ts = {0, 20000};
-
-			nanosleep(&ts, NULL);
-		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return DUMP_STOP_NONE; /* nothing held */
+		now = now_ns();
+		if (now - start >= max_ns)
+			return DUMP_STOP_NONE;
+		chld_wait(max_ns - (now - start));
 	}
 }
 
@@ -178,84 +206,28 @@ static int grow_scratch(size_t stack_max)
 	return 0;
 }
 
-static void block_signals(sigset_t *old)
+int dump_interrupt(struct dump_thread *t, size_t stack_max)
 {
-	sigset_t block;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, old);
-}
-
-int dump_capture(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps)
-{
-	sigset_t old;
-	int sig = 0, stopped;
-
 	t->captured = 0;
 	t->err = grow_scratch(stack_max);
 	if (t->err)
 		return t->err;
-	block_signals(&old);
-	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0) {
-		t->err = -errno;
-		goto out;
-	}
+	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0)
+		return t->err = -errno;
 	t->held_at = now_ns();
-	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0) {
-		t->err = -errno;
-		goto out; /* gone: the kernel dropped it */
-	}
-	stopped = wait_stop(t->tid, &sig, DUMP_STOP_WAIT_NS);
-	if (stopped > 0)
-		take(t, stack_max, maps, sig, t->held_at);
-	else if (stopped == -ETIMEDOUT)
-		t->pending = 1; /* still seized: dump_capture_late() */
-	else
-		t->err = -ESRCH;
-	if (stopped <= 0)
-		t->err = stopped ? stopped : -ESRCH;
-out:
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
+		return t->err = -errno; /* gone: the kernel dropped it */
+	t->pending = 1;
+	return 0;
+}
+
+void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig)
+{
+	take(t, stack_max, maps, sig, t->held_at);
 	t->time = now_ns();
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return t->err;
 }
 
-int dump_capture_late(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps,
-		      uint64_t wait_ns)
+void dump_let_go(pid_t tid, int sig)
 {
-	sigset_t old;
-	int sig = 0, stopped;
-
-	if (!t->pending)
-		return t->err;
-	block_signals(&old);
-	stopped = wait_stop(t->tid, &sig, wait_ns);
-	if (stopped > 0) {
-		take(t, stack_max, maps, sig, t->held_at);
-	} else if (stopped == 0) {
-		t->pending = 0;
-		t->err = -ESRCH;
-	}
-	/* else still not stopped: it stays seized with the interrupt pending;
-	 * if prof exits first, the kernel detaches it and drops the interrupt */
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return t->err;
-}
-
-int dump_release_if_stopped(pid_t tid)
-{
-	int st;
-	pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
-
-	if (r == 0)
-		return 0;
-	if (r == tid && WIFSTOPPED(st)) {
-		int sig = (st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
-
-		ptrace(PTRACE_DETACH, tid, 0, (void *)(uintptr_t)sig);
-	}
-	return 1;
+	ptrace(PTRACE_DETACH, tid, 0, (void *)(uintptr_t)sig);
 }

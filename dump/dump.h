@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -119,17 +120,35 @@ int dump_list_threads(pid_t pid, pid_t **tids, size_t *n);
  * (traced by another process, Yama, no such process). */
 int dump_check_traceable(pid_t pid, char *msg, size_t len);
 
-/* capture.c: stops tid, takes registers and up to stack_max bytes of its
- * stack, lets it go. Blocks SIGINT/SIGTERM/SIGHUP meanwhile so that prof is
- * never interrupted with a thread held. 0 or -errno in t->err. */
-int dump_capture(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps);
-/* A thread that did not stop in time (t->pending): waits up to wait_ns
- * more for its stop, then takes it as dump_capture() does. */
-int dump_capture_late(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps,
-		      uint64_t wait_ns);
-/* A thread still seized after that: lets it go if it stopped since (1),
- * or if it is gone (1); 0: still not stopped. */
-int dump_release_if_stopped(pid_t tid);
+/* capture.c: holding threads one at a time. dump_interrupt() seizes tid
+ * and asks it to stop (t->pending); dump_next_stop() gives the next thread
+ * prof holds that stopped (or exited), waiting up to max_ns; dump_take()
+ * copies a stopped thread's registers, futex words and up to stack_max
+ * bytes of its stack and lets it go. dump_let_go() detaches a stopped
+ * thread prof no longer wants. The caller blocks SIGINT/SIGTERM/SIGHUP
+ * while threads are held. */
+enum { DUMP_STOP_NONE = 0, DUMP_STOP_STOPPED, DUMP_STOP_GONE };
+int dump_interrupt(struct dump_thread *t, size_t stack_max);
+int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig);
+void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig);
+void dump_let_go(pid_t tid, int sig);
+
+/* hold.c: the capture pass of a snapshot (see there). */
+struct dump_holder {
+	size_t *pend;    /* indexes into the set of threads interrupted, not stopped */
+	size_t npend, pend_cap;
+	pid_t *seized;   /* threads that never stopped in time, still seized */
+	size_t nseized, seized_cap;
+};
+/* Holds and takes set->t[first..n) one at a time; stops before the next
+ * interrupt once *stop is set. 0 or -ENOMEM. */
+int dump_hold_pass(struct dump_holder *h, struct dump_set *set, size_t first,
+		   const struct dump_opts *o, const struct dump_maps *maps,
+		   volatile sig_atomic_t *stop);
+/* Lets go the seized threads as they stop, waiting up to ns. */
+void dump_holder__drain(struct dump_holder *h, struct dump_set *set, uint64_t ns);
+/* Frees the lists (threads still seized are let go by the kernel at exit). */
+void dump_holder__release(struct dump_holder *h);
 
 /* kernel-names.c: kernel function names -> addresses (/proc/kallsyms,
  * read at the first lookup). The zero value is ready to use. */

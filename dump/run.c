@@ -1,6 +1,7 @@
 /* run.c: the snapshots of `prof dump`. For each snapshot and each target
  * process: its mappings and threads are read, each thread is looked at
- * through /proc and then held alone for its capture (capture.c); once the
+ * through /proc, then the threads are held one at a time for their
+ * captures (hold.c, capture.c); once the
  * snapshot's threads all run again their stacks are unwound into the
  * recording (to-recording.c) and the stack copies freed, so memory stays
  * bounded by one snapshot's copies. Snapshots start `interval` apart. */
@@ -18,22 +19,6 @@
 #include "lib/grow.h"
 
 static volatile sig_atomic_t stop_requested;
-
-/* Threads still seized: they did not stop even late (a long uninterruptible
- * sleep). Each is let go as soon as it stops; prof's exit lets the rest go. */
-struct seized {
-	pid_t *tids;
-	size_t n, cap;
-};
-
-static void release_stopped(struct seized *s)
-{
-	for (size_t i = 0; i < s->n;)
-		if (dump_release_if_stopped(s->tids[i]))
-			s->tids[i] = s->tids[--s->n];
-		else
-			i++;
-}
 
 void dump_request_stop(void)
 {
@@ -75,11 +60,11 @@ static void sleep_until(uint64_t when)
  * captures back to back, so that the first and the last thread's stacks
  * are as close in time as they can be. A thread slow to stop is taken as
  * soon as it stops, between the others' captures, not left held. */
-static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, pid_t pid,
-		       unsigned k, struct dump_set *set, size_t *alive)
+static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, struct dump_holder *h,
+		       pid_t pid, unsigned k, struct dump_set *set, size_t *alive)
 {
 	pid_t *tids = NULL;
-	size_t n = 0, first = set->n, *slow = NULL, nslow = 0, keep;
+	size_t n = 0, first = set->n, keep;
 	int err = dump_maps__read(maps, pid);
 
 	if (!err)
@@ -100,29 +85,15 @@ static int snapshot_of(const struct dump_opts *o, struct dump_maps *maps, pid_t 
 		set->t[set->n++] = t;
 	}
 	free(tids);
-	if (!err && !(slow = malloc((set->n - first + 1) * sizeof(*slow))))
-		err = -ENOMEM;
-	for (size_t i = first; i < set->n && !err && !stop_requested; i++) {
-		set->t[i].tried = 1;
-		dump_capture(&set->t[i], o->stack_max, maps);
-		if (set->t[i].pending)
-			slow[nslow++] = i;
-		for (size_t j = 0; j < nslow;) {
-			dump_capture_late(&set->t[slow[j]], o->stack_max, maps, 0);
-			if (set->t[slow[j]].pending)
-				j++;
-			else
-				slow[j] = slow[--nslow];
-		}
-	}
-	free(slow);
+	if (!err)
+		err = dump_hold_pass(h, set, first, o, maps, &stop_requested);
 	/* leave out the threads gone meanwhile, and those a stop request left
 	 * untried */
 	keep = first;
 	for (size_t i = first; i < set->n; i++) {
 		struct dump_thread *t = &set->t[i];
 
-		if (!t->tried || (t->err == -ESRCH && !t->captured && !t->pending)) {
+		if (!t->tried || (t->err == -ESRCH && !t->captured)) {
 			free(t->stack);
 			free(t->kframes);
 			continue;
@@ -137,7 +108,7 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 	     struct symbolize_stats *ss, char *msg, size_t len)
 {
 	struct dump_maps maps = {0};
-	struct seized seized = {0};
+	struct dump_holder holder = {0};
 	struct dump_rec rec;
 	uint64_t start = now_ns();
 	int nice0, boost, err = dump_rec__open(&rec, o->path);
@@ -163,22 +134,13 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 		if (boost)
 			setpriority(PRIO_PROCESS, 0, -20);
 		for (size_t p = 0; p < o->npids && !err; p++) {
-			err = snapshot_of(o, &maps, o->pids[p], k, set, &alive);
+			err = snapshot_of(o, &maps, &holder, o->pids[p], k, set, &alive);
 			if (err == -ESRCH)
 				err = 0; /* that one exited: the others go on */
 			else if (err)
 				snprintf(msg, len, "cannot hold the threads of process %d: %s",
 					 (int)o->pids[p], strerror(-err));
 		}
-		/* the threads that were slow to stop, once the others run */
-		for (size_t i = first; i < set->n; i++) {
-			if (!set->t[i].pending)
-				continue;
-			dump_capture_late(&set->t[i], o->stack_max, &maps, 1000000000ull);
-			if (set->t[i].pending && !GROW(seized.tids, seized.cap, seized.n + 1))
-				seized.tids[seized.n++] = set->t[i].tid;
-		}
-		release_stopped(&seized);
 		if (boost)
 			setpriority(PRIO_PROCESS, 0, nice0);
 		if (!err && !alive) {
@@ -202,14 +164,8 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 			snprintf(msg, len, "cannot write '%s': %s", o->path, strerror(-err));
 	}
 	*stopped = stop_requested;
-	for (int k = 0; k < 100 && seized.n; k++) {
-		struct timespec ts = {0, 10000000};
-
-		release_stopped(&seized);
-		if (seized.n)
-			nanosleep(&ts, NULL);
-	}
-	free(seized.tids); /* the rest: the kernel lets them go when prof exits */
+	dump_holder__drain(&holder, set, 1000000000ull);
+	dump_holder__release(&holder); /* the rest: the kernel lets them go when prof exits */
 	if (err) {
 		dump_rec__discard(&rec);
 		dump_maps__release(&maps);
