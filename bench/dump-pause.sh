@@ -35,15 +35,22 @@ start_stuck() {
 	PID=$(wait_ready "$TMP/stuck.$1")
 }
 
-# spinner_sched PID: "WALL RUN WAIT" in ns for the spinner thread now.
+# spinner_sched PID: "WALL RUN WAIT" in ns for the spinner thread now: the
+# clock and its schedstat read within microseconds of each other, in one
+# process (a `date` and a `cut` forked apart on a busy machine would be
+# milliseconds apart, more than what is measured).
 spinner_sched() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		if [ "$(cat "$t/comm")" = spinner ]; then
-			echo "$(date +%s%N) $(cut -d' ' -f1,2 "$t/schedstat")"
-			return
-		fi
-	done
+	python3 - "$1" <<'PY'
+import os, sys, time
+d = "/proc/%s/task" % sys.argv[1]
+for t in os.listdir(d):
+    if open("%s/%s/comm" % (d, t)).read().strip() == "spinner":
+        path = "%s/%s/schedstat" % (d, t)
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        run, wait = open(path).read().split()[:2]
+        print(now, run, wait)
+        break
+PY
 }
 
 # held BEFORE AFTER N: ms the spinner was held per snapshot.
