@@ -1,7 +1,7 @@
 /* svg-internal.h: what the files of svg/ share and nobody else sees: the
  * merged flame tree and its layout (flame-tree.c), names made safe for XML
  * and cut to fit (text.c), colors per name (palette.c), and the embedded
- * script (generated from svg/flamegraph.js by the Makefile). */
+ * script (generated from the files of svg/js/ by the Makefile). */
 #ifndef PROF_SVG_SVG_INTERNAL_H
 #define PROF_SVG_SVG_INTERNAL_H
 
@@ -193,7 +193,7 @@ uint32_t svg_diff_frames__color(const struct svg_diff_frames *df, uint32_t node)
  * 0 or -ENOMEM. */
 int svg_diff_frames__describe(const struct svg_diff_frames *df, uint32_t node, struct svg_buf *b);
 
-/* ---- the script (generated from svg/flamegraph.js) ---- */
+/* ---- the script (generated from the files of svg/js/) ---- */
 
 extern const char svg_flamegraph_js[];
 

@@ -8,7 +8,7 @@
  * with x and width in samples (exact; scaled to 2^24 units when the total
  * is larger, so single-precision renderers stay exact), the rect's height
  * and the fills in CSS (one class per distinct color), and text labels only
- * on frames wide enough for one. The script (svg/flamegraph.js) reads the
+ * on frames wide enough for one. The script (svg/js/) reads the
  * frames back from the DOM for hover, zoom and search. Stacks deeper
  * than the graph can usefully show are cut at a row, with a note (see
  * FLAME_MAX_ROWS), and titles keep the first SVG_MAX_NAME_CHARS of a name.
