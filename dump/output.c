@@ -115,7 +115,10 @@ static void write_raw(struct view *v, FILE *out)
 		fprintf(out, "\" state %c snapshot %u:\n", t->state, t->snapshot);
 		for (size_t k = 0; k < n; k++)
 			fprintf(out, "#%zu  %s\n", k, names[n - 1 - k]);
-		if (!t->captured && t->err)
+		if (!t->captured && t->err == -ETIMEDOUT)
+			fprintf(out, "#?  [user stack not taken: the thread did not stop within 1 s "
+				     "(state %c)]\n", t->state);
+		else if (!t->captured && t->err)
 			fprintf(out, "#?  [user stack not taken: %s]\n", strerror(-t->err));
 		fputc('\n', out);
 	}

@@ -10,12 +10,16 @@
  * locks' addresses) on stderr once
  * every thread was started and the holder holds the locks, then runs until
  * killed. With "churn" as a second argument, a thread is created and one
- * exits every 10 ms (threads appear and vanish during a dump). */
+ * exits every 10 ms (threads appear and vanish during a dump); with
+ * "dstate", a thread "vforker" waits uninterruptibly (D) in vfork() for a
+ * child that sleeps until killed. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -70,6 +74,25 @@ __attribute__((noinline)) static void nap(void)
 	}
 }
 
+/* vfork()'s parent waits, uninterruptibly (D), until its child execs or
+ * exits; the child sleeps (a raw syscall: it must not return through the
+ * parent's frames) until killed. */
+__attribute__((noinline)) static void wait_for_child(void)
+{
+	pid_t c = vfork();
+
+	if (c == 0) {
+		struct timespec ts = {100000, 0};
+
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	if (c > 0)
+		waitpid(c, NULL, 0);
+	for (;;)
+		sleep(100);
+}
+
 __attribute__((noinline)) static void wait_for_signal(void)
 {
 	pthread_mutex_lock(&cond_lock);
@@ -93,6 +116,8 @@ static void *run(void *arg)
 		wait_for_signal();
 	else if (!strcmp(role, "rwwaiter"))
 		wait_for_rwlock();
+	else if (!strcmp(role, "vforker"))
+		wait_for_child();
 	else
 		wait_for_lock();
 	return NULL;
@@ -122,10 +147,11 @@ int main(int argc, char **argv)
 {
 	int waiters = argc > 1 ? atoi(argv[1]) : 4;
 	int churn = argc > 2 && !strcmp(argv[2], "churn");
+	int dstate = argc > 2 && !strcmp(argv[2], "dstate");
 	static char names[2000][24];
 
 	if (waiters < 0 || waiters > 2000 || pipe(pipefd)) {
-		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn]\n");
+		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate]\n");
 		return 2;
 	}
 	pthread_barrier_init(&held, NULL, 2);
@@ -140,6 +166,8 @@ int main(int argc, char **argv)
 	start("napper", "napper");
 	start("cond", "cond");
 	start("rwwaiter", "rwwaiter");
+	if (dstate)
+		start("vforker", "vforker");
 	fprintf(stderr, "ready %d %p %p\n", (int)getpid(), (void *)&lock, (void *)&rw);
 	for (;;) {
 		struct timespec ts = {0, 10000000};

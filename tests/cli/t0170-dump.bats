@@ -44,6 +44,16 @@ tid_of() {
 	return 1
 }
 
+# thread_state PID NAME: the state letter of PID's thread called NAME.
+thread_state() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] &&
+			awk '{ sub(/.*\) /, ""); print substr($0, 1, 1) }' "$t/stat" && return 0
+	done
+	return 1
+}
+
 # no_thread_stopped PID: no thread of PID is in a stop (T/t) or traced.
 no_thread_stopped() {
 	local t
@@ -244,4 +254,23 @@ PY
 	a=$(thread_sched "$JVM_PID" http-handler-1)
 	wait_until 60 eval '[ "$(thread_sched "$JVM_PID" http-handler-1 | cut -d" " -f2)" -gt "$(echo "$a" | cut -d" " -f2)" ]'
 	kill "$JVM_PID"
+}
+
+@test "a thread in uninterruptible sleep: its state and kernel stack, never left stopped" {
+	start_example stuck 2 dstate
+	local pid=$EXAMPLE_PID vf
+	# the vforker waits in D for its child
+	wait_until 30 eval '[ "$(thread_state "$pid" vforker)" = D ]'
+	run timeout 120 "$PROF" dump -p "$pid" --format raw
+	[ "$status" -eq 0 ]
+	echo "$output" | awk '/"vforker" state D/ { on = 1 } on && /^$/ { exit } on' >"$BATS_TEST_TMPDIR/vf"
+	cat "$BATS_TEST_TMPDIR/vf"
+	grep -q '_\[k\]$' "$BATS_TEST_TMPDIR/vf"
+	grep -q 'user stack not taken: the thread did not stop' "$BATS_TEST_TMPDIR/vf"
+	# its interrupt was dropped when prof exited: once the child is gone
+	# it runs on, neither stopped nor traced
+	pkill -KILL -P "$pid"
+	wait_until 30 eval '[ "$(thread_state "$pid" vforker)" = S ]'
+	no_thread_stopped "$pid"
+	kill "$pid"
 }
