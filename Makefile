@@ -27,9 +27,9 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS)
 LDLIBS := -lelf -ldw -liberty -lz -ldeflate -llzma -lm -ltraceevent
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-MODULES := lib record symbolize report svg jvm
+MODULES := lib record symbolize report svg jvm dump
 SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
-# svg/flamegraph.js goes into the binary as a C string (see below).
+# svg/js/*.js go into the binary as one C string (see below).
 GEN_OBJS := $(BUILD)/svg/flamegraph-js.o
 OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(GEN_OBJS)
 LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
@@ -56,10 +56,13 @@ $(BUILD)/%.o: %.c
 
 # The flamegraph script, embedded as a C string (svg/embed-js.awk). It must
 # not hold "]]>", which would end the CDATA section it is written into.
-$(BUILD)/svg/flamegraph-js.c: svg/flamegraph.js svg/embed-js.awk
+# The files of svg/js/ are one script, concatenated in the order of their
+# names.
+FLAMEGRAPH_JS := $(sort $(wildcard svg/js/*.js))
+$(BUILD)/svg/flamegraph-js.c: $(FLAMEGRAPH_JS) svg/embed-js.awk
 	@mkdir -p $(dir $@)
-	@if grep -q ']]>' $<; then echo "$<: must not contain ]]>" >&2; exit 1; fi
-	awk -f svg/embed-js.awk $< > $@.tmp && mv $@.tmp $@
+	@if grep -l ']]>' $(FLAMEGRAPH_JS); then echo "must not contain ]]>" >&2; exit 1; fi
+	cat $(FLAMEGRAPH_JS) | awk -f svg/embed-js.awk > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/svg/flamegraph-js.o: $(BUILD)/svg/flamegraph-js.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -15,7 +15,52 @@
 // stderr; with -n COUNT it does COUNT allocations in a tight loop and
 // prints "allocations/s N" (the benchmark: 10 million), after
 // printing "ready PID" and sleeping MS milliseconds with -d.
+//
+//   java ... JavaAlloc -p PERIOD [SECONDS]
+//
+// A periodic loop for sampling bias (t0615, bench/alloc-bias.sh): PERIOD - 1
+// int[4] then one JavaAlloc$Point, over and over for SECONDS (default 30),
+// printing "ready" on stderr once warmed up and, at the end or on SIGTERM,
+// "ints N points M" on stderr: its own counts.
+//
+//   java ... JavaAlloc names [SECONDS]
+//
+// allocates, per round, classes whose JVM names differ from Java's: one
+// int[][] (with its two int[] rows), one java.lang.String[], one
+// java.lang.String[][] (with its row), and one instance of a capturing
+// lambda's hidden class (JavaAlloc$$Lambda$N/0x...), printing "ready" on
+// stderr once warmed up (tests/cli/t0611-alloc-jvm.bats).
 public class JavaAlloc {
+	static final class Point {
+		int x, y;
+	}
+
+	static volatile long ints, points;
+
+	static void periodic(int period, double seconds) throws Exception {
+		long end = System.nanoTime() + (long) (seconds * 1e9);
+		long warm = System.nanoTime() + 300_000_000L;
+		boolean ready = false;
+		Runtime.getRuntime().addShutdownHook(new Thread(() ->
+			System.err.println("ints " + ints + " points " + points)));
+		while (System.nanoTime() < end) {
+			long ni = 0, np = 0;
+			for (int k = 0; k < 1000; k++) {
+				for (int i = 0; i < period - 1; i++)
+					keep(new int[4]);
+				keep(new Point());
+				ni += period - 1;
+				np++;
+			}
+			ints += ni;
+			points += np;
+			if (!ready && System.nanoTime() > warm) {
+				System.err.println("ready");
+				ready = true;
+			}
+		}
+	}
+
 	static final Object[] sink = new Object[4096];
 	static int slot;
 
@@ -44,7 +89,39 @@ public class JavaAlloc {
 		allocOther();
 	}
 
+	static void names(double seconds) {
+		long end = System.nanoTime() + (long) (seconds * 1e9);
+		long warm = System.nanoTime() + 300_000_000L;
+		boolean ready = false;
+		while (System.nanoTime() < end) {
+			for (int i = 0; i < 1000; i++) {
+				final int n = i;
+				keep(new int[2][3]);
+				keep(new String[2]);
+				keep(new String[1][1]);
+				keep((java.util.function.IntSupplier) () -> n);
+			}
+			if (!ready && System.nanoTime() > warm) {
+				System.err.println("ready");
+				ready = true;
+			}
+			try {
+				Thread.sleep(1);
+			} catch (InterruptedException e) {
+				return;
+			}
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
+		if (args.length >= 2 && args[0].equals("-p")) {
+			periodic(Integer.parseInt(args[1]), args.length > 2 ? Double.parseDouble(args[2]) : 30);
+			return;
+		}
+		if (args.length >= 1 && args[0].equals("names")) {
+			names(args.length > 1 ? Double.parseDouble(args[1]) : 30);
+			return;
+		}
 		if (args.length >= 2 && args[0].equals("-n")) {
 			long n = Long.parseLong(args[1]) / 10;
 			if (args.length == 4 && args[2].equals("-d")) { // time for a recorder to attach

@@ -1,6 +1,6 @@
 /*
  * leaky.c: a program with a known leak and a known mix of allocations, for
- * `prof record --malloc` and `--leaks` (tests/cli/t0615-malloc.bats,
+ * `prof record --malloc` and `--leaks` (tests/cli/t0616-malloc.bats,
  * bench/malloc-overhead.sh).
  *
  *   usage: leaky [SECONDS [TICK_US]]   (default 3 s, a tick every 10000 us)

@@ -129,6 +129,13 @@ struct jvm_tid_map {
 uint32_t jvm_tid_map_lookup(struct jvm_tid_map *m, pid_t pid, uint32_t nstid);
 void jvm_tid_map_release(struct jvm_tid_map *m);
 
+/* thread-names.c: the threads of a Thread.print answer (`dump`) written to
+ * w as REC_THREAD_FULLNAME events of pid's threads (host tids) at `time`.
+ * Returns how many were named; a name that cannot be written is skipped. */
+struct rec_writer;
+size_t jvm_record_thread_names(struct rec_writer *w, pid_t pid, const char *dump, size_t len,
+			       uint64_t time);
+
 /* ---- Java frame names ---- */
 
 /* Cleans a JIT map name as HotSpot writes it into the name profiles show:

@@ -6,7 +6,14 @@
  * winning) and the JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS
  * variables of its environment (/proc/PID/environ). Options files
  * (@argfiles, -XX:Flags=, -XX:VMOptionsFile=) are not read: with one of
- * those, the answer is "cannot tell". */
+ * those, the answer is "cannot tell".
+ *
+ * The refusal's hint says what the flag costs, since the user pays it
+ * from the JVM's start, recorded or not: C2 then gives up its inline
+ * allocation for a call into the runtime, the interpreter and C1 call the
+ * probe's function after each of theirs, so allocation-heavy code slows
+ * down even while no probe is attached. Measured by bench/alloc-overhead.sh's loop and
+ * bench/alloc-jvm.sh's javac (docs/BENCHMARKS-alloc-jvm.md). */
 #include "probes.h"
 
 #include <stdio.h>
@@ -16,6 +23,13 @@
 #include "lib/procfs.h"
 
 #define FLAG "DTraceAllocProbes"
+
+const char alloc_flag_hint[] =
+	"restart it with 'java -XX:+DTraceAllocProbes ...' (or add the flag to "
+	"JAVA_TOOL_OPTIONS): it cannot be turned on in a running JVM; the flag costs the JVM "
+	"whether recorded or not, as every allocation calls into the JVM and C2 no longer "
+	"allocates inline (here: a tight allocation loop 4.9x slower, javac 25% more CPU; "
+	"docs/BENCHMARKS-alloc-jvm.md)";
 
 static int read_proc(pid_t pid, const char *what, char *buf, size_t len, size_t *n)
 {

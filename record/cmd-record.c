@@ -14,7 +14,8 @@
 
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
-	"                   [--every N] [--probe-window W/P] [--alloc] -p PID[,PID...]\n"
+	"                   [--every N | --every-bytes SIZE] [--probe-window W/P] [--alloc]\n"
+	"                   -p PID[,PID...]\n"
 	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
 	"\n"
@@ -65,20 +66,22 @@ static const char usage_text[] =
 	"                          uretprobe:PATH:FUNCTION, cpu-clock. With -e, only the\n"
 	"                          events given are recorded: add -e cpu-clock for CPU\n"
 	"                          samples too\n"
-	"      --every N           keep one probe hit in N, chosen in the kernel\n"
+	"      --every N           keep one probe hit in N on average, at random\n"
 	"                          (default 1: every hit)\n"
-	"      --probe-window W/P  attach the probes W ms out of every P ms (their\n"
-	"                          breakpoints are removed in between: each hit traps,\n"
-	"                          whatever --every keeps); 'off': all the time (the\n"
-	"                          default, but with --alloc: 10/1000)\n"
+	"      --every-bytes SIZE  with --alloc or --malloc: one sample per SIZE bytes\n"
+	"                          allocated on average (512K, 1M; 1: every one), each\n"
+	"                          weighed to an estimate (--malloc's default: 512K)\n"
+	"      --probe-window W/P  attach the probes W ms out of every P ms, at a random\n"
+	"                          time in each P (their breakpoints are removed in\n"
+	"                          between: each hit traps, whatever --every keeps);\n"
+	"                          'off': all the time (the default, but with --alloc:\n"
+	"                          10/1000)\n"
 	"      --alloc             JVM allocations: -e usdt:hotspot:object__alloc on the\n"
 	"                          JVM's libjvm.so, with the class and size of each\n"
 	"                          (needs java -XX:+DTraceAllocProbes)\n"
 	"      --malloc            native allocations: malloc, calloc, realloc, memalign,\n"
 	"                          posix_memalign of the C library (or jemalloc, tcmalloc)\n"
 	"                          with their stacks, sampled by bytes (windows 10/1000)\n"
-	"      --every-bytes SIZE  with --malloc: mean bytes between kept allocations\n"
-	"                          (default 512K; K, M, G suffixes; 1: every one)\n"
 	"      --leaks             with --malloc: also free, attached all along, for\n"
 	"                          'prof report --leaks'\n"
 	"      --uprobe-pmu        place probes through the uprobe PMU rather than\n"
@@ -137,6 +140,30 @@ static int parse_window(const char *arg, struct record_opts *o)
 	return 0;
 }
 
+/* --every-bytes: N, NK, NM or NG (powers of 1024), 1 byte to 1 GiB. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char num[32];
+	size_t len = strlen(arg);
+	uint64_t mult = 1, v;
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, arg, len + 1);
+	switch (num[len - 1]) {
+	case 'K': case 'k': mult = 1ULL << 10; break;
+	case 'M': case 'm': mult = 1ULL << 20; break;
+	case 'G': case 'g': mult = 1ULL << 30; break;
+	default: break;
+	}
+	if (mult > 1)
+		num[len - 1] = '\0';
+	if (cli_parse_u64(num, 1, (1ULL << 30) / mult, &v))
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
 /* The shape of a probe event (the binary and probe are checked later). */
 static int probe_event_syntax_ok(const char *e)
 {
@@ -153,6 +180,10 @@ static void print_probe_summary(const struct record_summary *s)
 		"(%llu window%s), %.1f ms opening and closing them\n",
 		(unsigned long long)s->probe_hits, duty, (unsigned long long)s->probe_windows,
 		s->probe_windows == 1 ? "" : "s", (double)s->probe_open_ns / 1e6);
+	if (s->probe_seen)
+		fprintf(stderr, "prof record: %llu of %llu hits kept (--every, --every-bytes: at "
+			"random; windows: those inside them)\n", (unsigned long long)s->probe_hits,
+			(unsigned long long)s->probe_seen);
 	(void)secs;
 	if (s->malloc_calls || s->malloc_frees)
 		fprintf(stderr, "prof record: %llu allocation calls trapped, %llu kept (sampled by "
@@ -232,32 +263,8 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC, OPT_LEAKS,
-       OPT_EVERY_BYTES }; /* long options without a short one */
-
-/* "512K", "1M", "4096": bytes, 1 to 1 TiB. 0 or -1. */
-static int parse_bytes(const char *arg, uint64_t *out)
-{
-	char num[32];
-	size_t n = strlen(arg);
-	uint64_t mul = 1, v;
-
-	if (!n || n >= sizeof(num))
-		return -1;
-	memcpy(num, arg, n + 1);
-	switch (num[n - 1]) {
-	case 'k': case 'K': mul = 1ULL << 10; break;
-	case 'm': case 'M': mul = 1ULL << 20; break;
-	case 'g': case 'G': mul = 1ULL << 30; break;
-	default: break;
-	}
-	if (mul > 1)
-		num[n - 1] = '\0';
-	if (cli_parse_u64(num, 1, (1ULL << 40) / mul, &v))
-		return -1;
-	*out = v * mul;
-	return 0;
-}
+enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
+       OPT_LEAKS }; /* long options without a short one */
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
@@ -280,11 +287,11 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"help", no_argument, NULL, 'h'},
 		{"event", required_argument, NULL, 'e'},
 		{"every", required_argument, NULL, 'E'},
+		{"every-bytes", required_argument, NULL, 'B'},
 		{"probe-window", required_argument, NULL, 'W'},
 		{"alloc", no_argument, NULL, 'A'},
 		{"malloc", no_argument, NULL, OPT_MALLOC},
 		{"leaks", no_argument, NULL, OPT_LEAKS},
-		{"every-bytes", required_argument, NULL, OPT_EVERY_BYTES},
 		{"uprobe-pmu", no_argument, NULL, 'U'},
 		{NULL, 0, NULL, 0},
 	};
@@ -331,6 +338,14 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			}
 			opts.every = v;
 			break;
+		case 'B':
+			if (parse_size(optarg, &opts.every_bytes)) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --every-bytes '%s' (a size: 512K, 1M, "
+						       "1 to 1G)", optarg);
+			}
+			break;
 		case 'W':
 			if (parse_window(optarg, &opts)) {
 				free(pids);
@@ -350,14 +365,6 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			break;
 		case OPT_LEAKS:
 			opts.leaks = 1;
-			break;
-		case OPT_EVERY_BYTES:
-			if (parse_bytes(optarg, &opts.every_bytes)) {
-				free(pids);
-				free(events);
-				return cli_usage_error("invalid --every-bytes '%s' (bytes, e.g. 512K, 1 "
-						       "to 1T)", optarg);
-			}
 			break;
 		case 'p':
 			if (cli_parse_pid_list(optarg, &pids, &npids, &pids_cap, why, sizeof(why))) {
@@ -464,16 +471,22 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		free(events);
 		return cli_usage_error("nothing to record: give -p PID or -- COMMAND");
 	}
-	if ((opts.leaks || opts.every_bytes) && !opts.malloc) {
+	if (opts.leaks && !opts.malloc) {
 		free(pids);
 		free(events);
-		return cli_usage_error("--leaks and --every-bytes go with --malloc");
+		return cli_usage_error("--leaks goes with --malloc");
+	}
+	if (opts.every_bytes && (!(opts.alloc || opts.malloc) || opts.every)) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--every-bytes goes with --alloc or --malloc, and not with "
+				       "--every");
 	}
 	if ((opts.every || opts.window_ms) && !nevents && !opts.alloc && !opts.malloc) {
 		free(pids);
 		free(events);
-		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT or "
-				       "--alloc");
+		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT, "
+				       "--alloc or --malloc");
 	}
 	opts.events = events;
 	opts.nevents = nevents;

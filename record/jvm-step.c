@@ -83,23 +83,7 @@ static void fp_notice(struct jvm_step *js, pid_t pid)
 /* Thread.print -> one FULLNAME event per thread still there. */
 static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_t len)
 {
-	struct jvm_tid_map map = {0};
-	struct jvm_thread *t;
-	long n = jvm_parse_threads(dump, len, &t), i;
-	uint64_t now = monotonic_ns();
-
-	for (i = 0; i < n; i++) {
-		uint32_t tid = jvm_tid_map_lookup(&map, pid, t[i].nid), id;
-
-		if (!tid || rec_writer__string(js->rec->w, t[i].name, t[i].len, &id) ||
-		    rec_writer__thread(js->rec->w, REC_THREAD_FULLNAME, now, (uint32_t)pid, tid,
-				       id))
-			continue;
-		js->names++;
-	}
-	if (n > 0)
-		jvm_threads_free(t, (size_t)n);
-	jvm_tid_map_release(&map);
+	js->names += jvm_record_thread_names(js->rec->w, pid, dump, len, monotonic_ns());
 }
 
 static void ask_jvm(struct jvm_step *js, pid_t pid)

@@ -13,7 +13,9 @@
  * Sampling by bytes (lib/sample-skip.h): at each entry, the skip says
  * whether this allocation holds a sampling point (mean distance
  * --every-bytes, 512 KiB by default); only a kept entry's record is
- * copied (one per 512 KiB allocated: rare). Per thread, an entry waits for
+ * copied (one per 512 KiB allocated: rare). An entry outside the
+ * probes' windows (probe-windows.c: their edges) is not kept, so that the
+ * attached time holds the allocations kept. Per thread, an entry waits for
  * the return of the same function; the pair becomes a sample of event
  * "uprobe:malloc" with the entry's stack and arguments (size, address,
  * the bytes it stands for: size / p; an entry whose return was lost: one
@@ -127,6 +129,7 @@ void malloc_handle_record(void *ctx, const struct perf_event_header *hdr)
 	struct malloc_rec *m = rec->probes.malloc;
 	struct mhit h = {.site = s};
 	int64_t v[3] = {0, 0, 0};
+	int keep;
 
 	if (hdr->type != PERF_RECORD_SAMPLE) {
 		recorder_count_loss(rec, hdr, &rec->sum->lost);
@@ -142,12 +145,16 @@ void malloc_handle_record(void *ctx, const struct perf_event_header *hdr)
 	if (s->def.role == PROBE_ROLE_MALLOC) {
 		m->calls++;
 		h.size = entry_size(s->def.func, v);
+		/* an entry outside the windows (their edges) is not kept, as
+		 * --alloc's hits (probe-windows.c), but still pairs its return */
+		keep = probe_windows_inside(&rec->probes, s, h.time) && h.size &&
+		       sample_skip_take(&m->skip, h.size);
 		if (!m->leaks) { /* no address needed: a sample at once */
-			if (h.size && sample_skip_take(&m->skip, h.size))
+			if (keep)
 				write_alloc(rec, m, s, hdr, h.size, 0);
 			return;
 		}
-		if (h.size && sample_skip_take(&m->skip, h.size)) {
+		if (keep) {
 			h.copy = malloc(hdr->size);
 			if (h.copy)
 				memcpy(h.copy, hdr, hdr->size);

@@ -14,7 +14,8 @@
  *   there (HotSpot's class names live as long as their class; a thread's
  *   name is read at once, as thread starts are rare).
  *
- * --alloc's hotspot:object__alloc hits keep (class, size), the class name
+ * --alloc's hotspot:object__alloc hits keep (class, size: -1 where the
+ * JVM left it unset, alloc-size.c), the class name
  * interned once per (process, pointer); hotspot:thread__start hits become
  * REC_THREAD_FULLNAME thread events, not samples. */
 #include "recorder.h"
@@ -99,49 +100,6 @@ static int arg_value(const struct probe_site *s, const struct hit *h, const stru
 	}
 }
 
-/* HotSpot's internal class names, as Java writes them: "java/lang/String"
- * -> "java.lang.String", "[B" -> "byte[]", "[[Ljava/lang/Object;" ->
- * "java.lang.Object[][]". Returns the length written into out. */
-static size_t java_class_name(const char *in, size_t len, char *out, size_t cap)
-{
-	static const char *const prim[] = {
-		['B'] = "byte", ['C'] = "char", ['D'] = "double", ['F'] = "float",
-		['I'] = "int", ['J'] = "long", ['S'] = "short", ['Z'] = "boolean",
-	};
-	size_t dims = 0, n = 0;
-
-	while (dims < len && in[dims] == '[')
-		dims++;
-	if (dims && dims < len) {
-		unsigned char c = (unsigned char)in[dims];
-
-		if (c < sizeof(prim) / sizeof(prim[0]) && prim[c] && dims + 1 == len) {
-			n = (size_t)snprintf(out, cap, "%s", prim[c]);
-		} else if (c == 'L' && in[len - 1] == ';') {
-			in += dims + 1;
-			len -= dims + 2;
-			dims = dims ? dims : 0;
-		} else {
-			dims = 0; /* not a descriptor: keep it as it is */
-		}
-	} else {
-		dims = 0;
-	}
-	if (!n) {
-		if (len > cap - 1)
-			len = cap - 1;
-		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] == '/' ? '.' : in[i];
-		n = len;
-	}
-	for (size_t d = 0; d < dims && n + 2 < cap; d++) {
-		out[n++] = '[';
-		out[n++] = ']';
-	}
-	out[n < cap ? n : cap - 1] = '\0';
-	return n < cap ? n : cap - 1;
-}
-
 /* The string at (pid, addr) of len bytes, interned (cached by address for
  * class names, whose bytes never move). 0 or -EFAULT. */
 static int target_string(struct recorder *rec, uint32_t pid, uint64_t addr, int64_t len,
@@ -209,7 +167,9 @@ static int hit_args(struct recorder *rec, const struct probe_site *s, const stru
 		    target_string(rec, h->pid, (uint64_t)ptr, len, 1, 1, &id))
 			return -1;
 		vals[0] = id;
-		vals[1] = size;
+		vals[1] = alloc_size(s, &(struct alloc_hit){h->ip, h->ips, h->nr,
+				     reg(s, h, USDT_REG_BP), reg(s, h, USDT_REG_SP),
+				     h->stack, h->stack_len}, size);
 		*strmask = 1;
 		return 2;
 	}
@@ -217,6 +177,19 @@ static int hit_args(struct recorder *rec, const struct probe_site *s, const stru
 		if (arg_value(s, h, &s->def.arg[k], &vals[k]))
 			return -1;
 	return s->def.nargs;
+}
+
+/* An allocation's size in bytes for --every-bytes (its argument 3), -1
+ * when unknown (or for any other probe). */
+static int64_t hit_size(const struct recorder *rec, const struct probe_site *s,
+			const struct hit *h)
+{
+	int64_t size;
+
+	if (!rec->opts->every_bytes || s->def.role != PROBE_ROLE_ALLOC ||
+	    arg_value(s, h, &s->def.arg[3], &size))
+		return -1;
+	return size;
 }
 
 static int parse_hit(const struct probe_site *s, const struct perf_event_header *hdr,
@@ -345,6 +318,8 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
+	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time))
+		return; /* --every, --every-bytes: before the stack is interned */
 	index = write_sample(rec, s, hdr, &h, s->event);
 	if (index == UINT64_MAX || !s->def.nargs)
 		return;

@@ -14,8 +14,9 @@
  * while closed, and a uprobe costs its trap on every hit whatever the
  * sampling) while the rings and what they hold stay.
  *
- * --every N is sample_period N with no PERF_SAMPLE_PERIOD in sample_type:
- * with it, the kernel would sample every hit (DESIGN.md). */
+ * The kernel keeps every hit inside a window (sample_period 1): --every
+ * and --every-bytes choose among them as they are read (probe-windows.c),
+ * which is unbiased where a kernel period is not. */
 #include "recorder.h"
 
 #include <errno.h>
@@ -116,7 +117,7 @@ static int fill_attr(struct recorder *rec, size_t k, int type, int ret_bit, int 
 {
 	struct probe_site *s = &rec->probes.sites[k];
 	struct perf_event_attr *a = calloc(1, sizeof(*a));
-	uint64_t every = rec->opts->every ? rec->opts->every : 1, id;
+	uint64_t id;
 
 	if (!a)
 		return -ENOMEM;
@@ -138,7 +139,7 @@ static int fill_attr(struct recorder *rec, size_t k, int type, int ret_bit, int 
 		if (s->def.ref_ctr && ref_bit >= 0)
 			a->config |= s->def.ref_ctr << ref_bit;
 	}
-	a->sample_period = every;
+	a->sample_period = 1;
 	a->sample_type = PROBE_SAMPLE_TYPE;
 	site_regs(rec, s);
 	if (s->nregs) {
@@ -258,10 +259,7 @@ static int add_alloc(struct recorder *rec, struct probe_def **defs, size_t *n, s
 
 		if (state == ALLOC_FLAG_OFF)
 			return prof_error_set(
-			    rec->err, -ENODATA,
-			    "restart it with 'java -XX:+DTraceAllocProbes "
-			    "...' (or add the flag to JAVA_TOOL_OPTIONS): it cannot be "
-			    "turned on in a running JVM",
+			    rec->err, -ENODATA, alloc_flag_hint,
 			    "JVM %d runs without -XX:+DTraceAllocProbes: HotSpot fires "
 			    "hotspot:object__alloc only with it, so no allocation would be "
 			    "recorded",
@@ -313,8 +311,6 @@ static void write_arg_meta(struct recorder *rec, const struct probe_site *s)
 	}
 	rec_writer__meta(rec->w, key, val);
 }
-
-static void new_periods(struct recorder *rec);
 
 /* Does this process map the file at path (then a probe in it would trap
  * here too)? */
@@ -419,6 +415,8 @@ int probes_setup(struct recorder *rec)
 		size_t j;
 
 		s->def = defs[i];
+		if (s->def.role == PROBE_ROLE_ALLOC)
+			alloc_size_setup(s);
 		if (s->def.ref_ctr && ref_bit < 0 && !o->quiet)
 			fprintf(stderr, "prof record: this kernel cannot set USDT semaphores "
 				"(no uprobe ref_ctr_offset): %s fires only when another tracer "
@@ -469,11 +467,9 @@ int probes_setup(struct recorder *rec)
 		return err;
 	p->on = 1;
 	rec->sum->probes = 1;
-	p->rng = (uint64_t)monotonic_ns() ^ (uint64_t)getpid() << 32;
-	new_periods(rec);
-	p->last_period = monotonic_ns();
+	probe_windows_init(rec);
 	p->attached = 1; /* the first window opens with the targets' events */
-	p->window_start = monotonic_ns();
+	p->window_start = p->first_start = monotonic_ns();
 	p->windows = 1;
 	return 0;
 }
@@ -537,35 +533,6 @@ int probes_open_thread(struct recorder *rec, pid_t tid)
 
 /* Every thread of every target process (launched ones and their children
  * included): target_pids holds them all. */
-/* --every N as a period drawn uniformly from [N - N/8, N + N/8]: a fixed
- * period aliases with a periodic workload (a loop allocating 6 byte[], 3
- * String and 1 Object[] sampled 1 in 10 shows only Object[]). A new draw
- * for each window, or each second when probing continuously; each event
- * (thread and CPU) draws its own. */
-static uint64_t jitter(struct probe_rec *p, uint64_t every)
-{
-	if (every < 8)
-		return every;
-	p->rng = p->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	return every - every / 8 + (p->rng >> 33) % (every / 4 + 1);
-}
-
-static void new_periods(struct recorder *rec)
-{
-	struct probe_rec *p = &rec->probes;
-	uint64_t every = rec->opts->every;
-
-	if (every < 2)
-		return;
-	for (size_t k = 0; k < p->nsites; k++)
-		p->sites[k].attr->sample_period = jitter(p, every);
-	for (size_t i = 0; i < p->nfds; i++) {
-		uint64_t period = jitter(p, every);
-
-		ioctl(p->fds[i], PERF_EVENT_IOC_PERIOD, &period);
-	}
-}
-
 void probes_attach(struct recorder *rec)
 {
 	struct probe_rec *p = &rec->probes;
@@ -573,7 +540,6 @@ void probes_attach(struct recorder *rec)
 
 	if (!p->on || p->attached)
 		return;
-	new_periods(rec);
 	p->attached = 1;
 	p->windows++;
 	/* Opened disabled and enabled together below: opening one takes
@@ -600,8 +566,10 @@ void probes_attach(struct recorder *rec)
 		ioctl(p->fds[i], PERF_EVENT_IOC_ENABLE, 0);
 	/* Attached from here: opening waits for the kernel's event_mutex
 	 * (seconds when other tracers close uprobes), and the breakpoints are
-	 * in only once it is done. */
+	 * in only once it is done. Hits outside [here, detach] are dropped
+	 * (probe-windows.c), so that the attached time holds the hits kept. */
 	p->window_start = monotonic_ns();
+	probe_windows_live(p, p->window_start, UINT64_MAX);
 }
 
 /* The last close of a uprobe's events (every close, through the PMU)
@@ -667,6 +635,8 @@ void probes_close_all(struct recorder *rec)
 	struct probe_rec *p = &rec->probes;
 
 	probes_detach(rec);
+	if (p->on && !p->end_ns)
+		p->end_ns = monotonic_ns();
 	close_all(p->cfds, p->ncfds);
 	p->ncfds = 0;
 }
@@ -678,6 +648,7 @@ void probes_detach(struct recorder *rec)
 
 	if (!p->on || !p->attached)
 		return;
+	probe_windows_live(p, p->window_start, t0);
 	/* All stop at once; closing them one by one takes longer. */
 	for (size_t i = 0; i < p->nfds; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -688,17 +659,17 @@ void probes_detach(struct recorder *rec)
 	p->attached_ns += monotonic_ns() - p->window_start;
 }
 
-/* Window k opens at k * P from the first one's start and closes W after
- * that planned start, not W after the wake-up that opened it: on a loaded
- * host the recorder wakes late for both edges and the two delays cancel,
- * where timing each window from its late opening added the close's delay
- * to every window (--probe-window 100/400 beside two CPU hogs, prof at
- * nice 10: 38-44% attached instead of 25%). What the earlier windows
- * still overran (the close waits behind a drain of their hits: 31-33%
- * with the grid alone) comes off this one, up to half of it, so the
- * attached time holds at W a window. A window opened after its planned
- * end (10 ms windows wait longer than that for a CPU there) stays open a
- * quarter of W; one that a stall carried past the next start is skipped. */
+/* Window k closes W after its planned start, not W after the wake-up
+ * that opened it: on a loaded host the recorder wakes late for both edges
+ * and the two delays cancel, where timing each window from its late
+ * opening added the close's delay to every window (--probe-window 100/400
+ * beside two CPU hogs, prof at nice 10: 38-44% attached instead of 25%).
+ * What the earlier windows still overran (the close waits behind a drain
+ * of their hits) comes off this one, up to half of it, so the attached
+ * time holds at W a window. A window opened after its planned end (10 ms
+ * windows wait longer than that for a CPU there) stays open a quarter of
+ * W; one that a stall carried past its end is skipped. Each starts at a
+ * random offset in its period (probe-windows.c). */
 static uint64_t window_end(const struct probe_rec *p)
 {
 	uint64_t due = (p->windows - 1) * p->window_ns, over = 0, end;
@@ -716,20 +687,18 @@ long probes_tick(struct recorder *rec, uint64_t now)
 	struct probe_rec *p = &rec->probes;
 	uint64_t next;
 
-	if (p->on && !p->window_ns && now - p->last_period >= 1000000000ULL) {
-		new_periods(rec); /* continuous: a new draw each second */
-		p->last_period = now;
-	}
 	if (!p->on || !p->window_ns || p->window_ns >= p->period_ns)
 		return -1;
-	if (!p->next_switch) /* the grid starts with the recording's loop */
-		p->next_switch = p->window_start = now;
+	if (!p->next_switch) { /* the first window starts with the recording's loop */
+		p->next_switch = p->slot = p->window_start = p->first_start = now;
+		probe_windows_live(p, now, UINT64_MAX);
+	}
 	if (p->attached && now >= window_end(p)) {
 		probes_detach(rec);
-		p->next_switch += p->period_ns;
+		probe_windows_next(p);
 	}
-	while (!p->attached && now >= p->next_switch + p->period_ns)
-		p->next_switch += p->period_ns;
+	while (!p->attached && now >= p->next_switch + p->window_ns)
+		probe_windows_next(p);
 	if (!p->attached && now >= p->next_switch)
 		probes_attach(rec);
 	next = p->attached ? window_end(p) : p->next_switch;
@@ -786,6 +755,7 @@ void probes_write_stats(struct recorder *rec)
 	rec->sum->probe_attached_ns = p->attached_ns > dur && dur ? dur : p->attached_ns;
 	rec->sum->probe_open_ns = p->open_ns;
 	rec->sum->alloc_no_hit = rec->opts->alloc && !p->alloc_first_hit_ns;
+	probe_windows_write_stats(rec);
 }
 
 void probes_release(struct recorder *rec)

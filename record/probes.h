@@ -19,6 +19,7 @@
 
 #include "lib/keymap.h"
 #include "lib/prof-error.h"
+#include "lib/sample-skip.h"
 #include "symbolize/usdt.h"
 #include "lib/path-buf.h"
 
@@ -86,6 +87,9 @@ int probe_find_program(const char *cmd, char *out, size_t len);
  * JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS and _JAVA_OPTIONS. */
 enum { ALLOC_FLAG_OFF = 0, ALLOC_FLAG_ON = 1, ALLOC_FLAG_UNKNOWN = 2 };
 int alloc_flag_state(pid_t pid);
+/* The hint for a JVM without it: how to restart it, and what the flag
+ * costs (measured). */
+extern const char alloc_flag_hint[];
 
 /* ---- while recording (probe-events.c, probe-decode.c) ---- */
 
@@ -106,6 +110,7 @@ struct probe_site {
 	uint32_t stack_size;     /* user stack bytes copied per hit (0: none) */
 	int defined;             /* a tracefs uprobe_events definition to remove */
 	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
+	uint64_t image_len;      /* --alloc: the JVM library's size (alloc-size.c) */
 };
 
 struct probe_rec {
@@ -127,9 +132,40 @@ struct probe_rec {
 	uint64_t alloc_first_hit_ns;
 	char tracefs[4096];      /* where uprobe_events is, "" until needed */
 	int pmu;                 /* the uprobe PMU places the probes (not tracefs) */
-	uint64_t rng, last_period; /* --every's period jitter (probe-events.c) */
+	/* probe-windows.c: the hits kept */
+	struct sample_skip keep;
+	uint64_t slot, rng;      /* the period the next window falls in; its offsets */
+	uint64_t live[16][2];    /* the last windows' [start, end] (end open: MAX) */
+	unsigned nlive;          /* windows pushed (live[nlive % 16] is next) */
+	uint64_t edge_hits;      /* hits read outside every window, dropped */
+	uint64_t skipped, known_bytes, known_sizes, unknown_sizes;
+	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 	struct malloc_rec *malloc; /* --malloc's pairing and sampling (malloc-decode.c) */
 };
+
+/* alloc-size.c: hotspot:object__alloc's size argument, checked. A hit as
+ * alloc_size() needs it: the probe's address, the kernel's callchain, and
+ * bp/sp with the stack copy (NULL: none). */
+struct alloc_hit {
+	uint64_t ip;
+	const uint64_t *ips;
+	uint64_t nr;
+	uint64_t bp, sp;
+	const unsigned char *stack;
+	uint64_t stack_len;
+};
+/* At setup, for an alloc site: notes whether its size needs the caller
+ * check (a 4-byte size: HotSpot 9-20), and the library's extent. */
+void alloc_size_setup(struct probe_site *s);
+/* The size in bytes to store, or -1 (unknown): HotSpot's generated code
+ * leaves the argument unset (see alloc-size.c). Never allocates. */
+int64_t alloc_size(const struct probe_site *s, const struct alloc_hit *h, int64_t size);
+
+/* java-class-name.c: HotSpot's internal class name in[0, len) as Java spells
+ * it ("[[I" -> "int[][]", "[Ljava/lang/String;" -> "java.lang.String[]",
+ * a hidden class's "Foo$$Lambda$14+0x800c0b800" -> "Foo$$Lambda$14/0x800c0b800"),
+ * NUL-terminated in out[cap], cut to fit. Returns the length written. */
+size_t java_class_name(const char *in, size_t len, char *out, size_t cap);
 
 /* probe-tracefs.c: defines site k as "p:prof_PID/pK PATH:0xOFF[(0xREF)]"
  * in uprobe_events (removing first the definitions of dead prof
@@ -160,6 +196,29 @@ long probes_tick(struct recorder *rec, uint64_t now);
 void probes_drain(struct recorder *rec);
 void probes_write_stats(struct recorder *rec);
 void probes_release(struct recorder *rec);
+
+/* probe-windows.c: seeds the draws (at setup); moves to the next period
+ * of P and draws its window's start (next_switch); whether to keep a hit
+ * of site s (size: an allocation's bytes, -1 unknown), by --every or
+ * --every-bytes (1 keep). */
+void probe_windows_init(struct recorder *rec);
+void probe_windows_next(struct probe_rec *p);
+/* A window from start to end (UINT64_MAX: open): a new one, or the end of
+ * the open one (same start). While windowed, hits whose time falls in no
+ * recent window (those of a window's edges: the events open and close one
+ * by one, on a busy host over tens of ms) are dropped. */
+void probe_windows_live(struct probe_rec *p, uint64_t start, uint64_t end);
+/* Whether a hit of site s at `time` is inside a recent window (always, for
+ * sites not windowed, or without windows); one outside counts in
+ * edge_hits. probe_windows_keep() asks it first; --malloc's entries too. */
+int probe_windows_inside(struct probe_rec *p, const struct probe_site *s, uint64_t time);
+int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t size,
+		       uint64_t time);
+/* STAT probe-kept, probe-span-ns, probe-unknown-sizes; META
+ * probe-sampling ("geometric": the report weighs kept hits with
+ * sample-skip.h's weights; absent: every Nth), probe-every-bytes,
+ * probe-unknown-size-mean. */
+void probe_windows_write_stats(struct recorder *rec);
 
 /* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);

@@ -88,6 +88,7 @@ struct record_opts {
 	const char *const *events;
 	size_t nevents;
 	uint64_t every;        /* --every N: one probe hit in N kept (0: 1) */
+	uint64_t every_bytes;  /* --every-bytes SIZE: one sample per SIZE bytes (0: off) */
 	/* --probe-window W/P: probes attached W ms out of every P ms; 0/0:
 	 * the default (continuous, or RECORD_ALLOC_WINDOW_* with --alloc);
 	 * RECORD_PROBE_WINDOW_OFF: continuous. */
@@ -95,7 +96,6 @@ struct record_opts {
 	int alloc;             /* --alloc: JVM allocations (hotspot:object__alloc) */
 	int malloc;            /* --malloc: native allocations (malloc-probes.c) */
 	int leaks;             /* --leaks: with --malloc, frees too, all along */
-	uint64_t every_bytes;  /* --every-bytes: mean bytes between kept allocations */
 	int uprobe_pmu;        /* --uprobe-pmu: no tracefs definitions (probe-tracefs.c) */
 	/* Deferred processing (record/defer.c): the rings' records go to the
 	 * file as they are and are made into stacks once the recording ends,
@@ -137,6 +137,7 @@ struct record_summary {
 	uint64_t bytes;
 	/* probes: hits kept, windows opened, time attached, of the time recorded */
 	uint64_t probe_hits, probe_windows, probe_attached_ns, probe_open_ns;
+	uint64_t probe_seen; /* hits read, kept or not (--every, --every-bytes) */
 	int probes;         /* probe events were recorded */
 	int alloc_no_hit;   /* --alloc: not one allocation recorded */
 	/* --malloc: allocation calls trapped, kept (sampled), frees trapped,

@@ -99,4 +99,9 @@ int build_malloc(struct builder *b, const struct profile_build_opts *opts, int b
  * of an event without a known sampling rate). */
 int build_weighted(struct builder *b, enum profile_weight weight, int by_thread);
 
+/* The time-ordered profile (time-order.c): opts->time_order. 0, -ENOMEM,
+ * or -EINVAL (not CPU samples). Sets up and releases its own builder. */
+int profile__from_recording_in_time(struct profile *p, const struct recording *r,
+				    const struct profile_build_opts *opts);
+
 #endif

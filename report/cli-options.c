@@ -40,6 +40,22 @@ int profile_input__parse_options(struct profile_input *in, int argc, char **argv
 	return 0;
 }
 
+int profile_input__flamechart(struct profile_input *in)
+{
+	const char *opt = in->weight == PROFILE_WEIGHT_OFF_CPU ? "--off-cpu"
+			: in->weight == PROFILE_WEIGHT_WALL    ? "--wall"
+			: in->probe.alloc                      ? "--alloc"
+			: in->event_name                       ? "--event"
+							       : NULL;
+
+	if (opt)
+		return cli_usage_error("--flamechart orders CPU samples by time: not with %s", opt);
+	in->time_order = 1;
+	if (in->roots == PROFILE_ROOT_NONE)
+		in->roots = PROFILE_ROOT_NAME;
+	return 0;
+}
+
 int profile_input__help(const char *head, const char *tail)
 {
 	fputs(head, stdout);

@@ -33,7 +33,8 @@ static const char usage_head[] =
 	"  'RE' <= 5%         share of samples whose stack has a frame matching RE\n"
 	"  'RE' self <= 2%    share of samples whose leaf frame matches RE\n"
 	"  'RE' < 1200 samples, total >= 1000 samples   counts\n"
-	"  'alloc:RE' <= 10%  share of allocation samples (allocation recordings)\n"
+	"  'alloc:RE' <= 10%  share of the estimated allocations (allocation\n"
+	"                     recordings; of the bytes with --weight bytes)\n"
 	"  'RE' grew <= 1pt   share growth in percentage points against -b OLD\n"
 	"  'RE' grew <= 20%   relative growth of the share against -b OLD\n"
 	"  total grew <= 10%  relative growth of the total against -b OLD\n"
@@ -85,6 +86,7 @@ struct check_cmd {
 	 * input and the baseline, when they are recordings that hold one */
 	struct profile_input alloc, base_alloc;
 	int have_alloc, have_base_alloc;
+	int alloc_bytes, alloc_samples; /* --weight: of the alloc: rules */
 	const char *baseline;
 	int json;
 	const char **rule_files;
@@ -189,6 +191,11 @@ static int parse_options(struct check_cmd *c, int argc, char **argv,
 	if (rc)
 		return rc;
 	profile_input__options_done(&c->in);
+	/* --weight bytes|samples: what alloc: rules weigh */
+	c->alloc_bytes = c->in.probe.weight_bytes;
+	c->alloc_samples = c->in.probe.weight_samples;
+	c->in.probe.weight_bytes = c->in.probe.weight_samples = 0;
+	c->in.probe.quiet = 1;
 	if (c->in.roots != PROFILE_ROOT_NONE)
 		return cli_usage_error("--threads, --tids and --merge-pools do not change what a "
 				       "rule measures: use --thread RE to pick threads");
@@ -287,6 +294,7 @@ static int load_baseline(struct check_cmd *c)
 	if (!strcmp(c->baseline, "-") && c->in.input && !strcmp(c->in.input, "-"))
 		return cli_usage_error("the input and the baseline cannot both be standard input");
 	rc = profile_input__clone(&c->base, &c->in, c->baseline);
+	c->base.probe.quiet = 1;
 	if (!rc)
 		rc = profile_input__load(&c->base);
 	return rc;
@@ -311,6 +319,9 @@ static int load_alloc(struct check_cmd *c, const struct profile_input *from,
 	if (rc)
 		return rc;
 	dst->probe.alloc = 1;
+	dst->probe.weight_bytes = c->alloc_bytes;
+	dst->probe.weight_samples = c->alloc_samples;
+	dst->probe.quiet = 1;
 	rc = profile_input__load(dst);
 	if (!rc)
 		*have = 1;

@@ -22,6 +22,7 @@ static const char usage_head[] =
 	"usage: prof report [-i FILE] [--threads | --tids] [--merge-pools] [--top N]\n"
 	"                   [--format folded|pprof|speedscope] [-o FILE] [--header]\n"
 	"                   [--off-cpu | --wall] [--lines] [--[no-]period] [--pids]\n"
+	"                   [--flamechart]\n"
 	"                   [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                   [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"\n"
@@ -46,6 +47,10 @@ static const char usage_head[] =
 	"                     'go tool pprof' (needs -o or a pipe); speedscope:\n"
 	"                     speedscope's JSON, one profile per thread\n"
 	"  -o, --output FILE  write there instead of standard output\n"
+	"  --flamechart       in time order, for a flame chart: per thread (a root\n"
+	"                     each, by first sample) a line per run of samples with\n"
+	"                     the same stack; folded text keeps its lines' order;\n"
+	"                     consecutive identical lines merged\n"
 	"  --header           how the recording was made (command line, host,\n"
 	"                     event, stack modes and why) and the recorder's\n"
 	"                     counts, as KEY: VALUE lines, instead of stacks\n"
@@ -59,6 +64,7 @@ enum {
 	OPT_TOP = PROFILE_OPT_END,
 	OPT_FORMAT,
 	OPT_HEADER,
+	OPT_FLAMECHART,
 };
 
 enum report_format {
@@ -74,6 +80,7 @@ static const struct option long_options[] = {
 	{"top", required_argument, NULL, OPT_TOP},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"header", no_argument, NULL, OPT_HEADER},
+	{"flamechart", no_argument, NULL, OPT_FLAMECHART},
 	{"output", required_argument, NULL, 'o'},
 	{NULL, 0, NULL, 0},
 };
@@ -84,6 +91,7 @@ struct report_cmd {
 	uint64_t top;            /* 0: folded output */
 	enum report_format format;
 	int header;         /* --header */
+	int flamechart;     /* --flamechart: in time order (time-order.c) */
 	const char *output; /* -o; NULL: standard output */
 	struct profile_output out; /* -o FILE: made new, named at the end */
 };
@@ -113,6 +121,9 @@ static int own_option(void *cmd, int opt, const char *arg)
 	case OPT_HEADER:
 		c->header = 1;
 		return 0;
+	case OPT_FLAMECHART:
+		c->flamechart = 1;
+		return 0;
 	case 'o':
 		c->output = arg;
 		return 0;
@@ -135,6 +146,11 @@ static int parse_options(struct report_cmd *c, int argc, char **argv,
 		return cli_usage_error("unexpected argument '%s' (the input goes after -i)",
 				       argv[optind]);
 	profile_input__options_done(&c->in);
+	if (c->flamechart && (c->top || c->header || c->format != FORMAT_FOLDED))
+		return cli_usage_error("--flamechart writes folded lines in time order: not with %s",
+				       c->top ? "--top" : c->header ? "--header" : "--format");
+	if (c->flamechart && (rc = profile_input__flamechart(&c->in)))
+		return rc;
 	if (c->top && c->format != FORMAT_FOLDED)
 		return cli_usage_error("--top is a table: it does not combine with --format");
 	if (c->header && (c->top || c->format != FORMAT_FOLDED))
@@ -176,6 +192,8 @@ static int write_output(struct report_cmd *c)
 		if (!err)
 			err = profile_top__write(&c->in.prof, &top, (size_t)c->top, c->out.fp);
 		profile_top__release(&top);
+	} else if (c->flamechart) {
+		err = profile__write_chart(&c->in.prof, &fo, c->out.fp);
 	} else {
 		err = profile__write_folded(&c->in.prof, &fo, c->out.fp);
 	}

@@ -152,7 +152,11 @@ int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts)
 {
 	struct builder b = {0};
-	int err = build(&b, p, r, opts);
+	int err;
+
+	if (opts && opts->time_order)
+		return profile__from_recording_in_time(p, r, opts);
+	err = build(&b, p, r, opts);
 
 	builder__release(&b);
 	return err;

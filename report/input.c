@@ -54,7 +54,9 @@ const char profile_input_weight_help[] =
 	"                     of a recording without them\n"
 	"  --args             each hit's decoded arguments as its leaf frame\n"
 	"  --alloc            JVM allocations: the class allocated as the leaf\n"
-	"  --weight W         with --alloc: count (default: hits) or bytes\n"
+	"  --weight W         of probe hits: count (default: estimated allocations or\n"
+	"                     hits, scaled by the sampling), bytes (--alloc: estimated\n"
+	"                     bytes) or samples (the hits kept)\n"
 	"  --class RE         with --alloc: keep classes matching RE (repeat: any)\n"
 	"  --exclude-class RE with --alloc: drop classes matching RE\n"
 	"  --class-root       with --alloc: the class at the root, not the leaf\n"
@@ -310,7 +312,7 @@ static int build_from_recording(struct profile_input *in)
 {
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
-		.java_signatures = in->java_signatures,
+		.java_signatures = in->java_signatures, .time_order = in->time_order,
 	};
 	uint64_t lost;
 	int err;
@@ -335,6 +337,16 @@ static int build_from_recording(struct profile_input *in)
 		cli_warn("%s: %llu samples were lost while recording (the recorder fell "
 			 "behind); shares may be skewed: record with a larger -m or a lower -F",
 			 in->shown, (unsigned long long)lost);
+	if (in->probe.alloc && in->probe.weight_bytes && in->probe.event >= 0) {
+		uint64_t unknown, hits;
+
+		alloc_unknown_sizes(&in->rec, in->probe.event, &unknown, &hits);
+		if (unknown)
+			cli_warn("bytes unknown for %.1f%% of hits (%llu of %llu: HotSpot 17's "
+				 "interpreter and C1 call the probe without the size); they weigh 0",
+				 100.0 * (double)unknown / (double)hits, (unsigned long long)unknown,
+				 (unsigned long long)hits);
+	}
 	lost = recording__stat(&in->rec, "sched-lost");
 	if (in->weight != PROFILE_WEIGHT_CPU && lost)
 		cli_warn("the kernel dropped %llu switch events; off-CPU times are underestimated",
@@ -457,9 +469,10 @@ static int build_from_perf_script(struct profile_input *in, int fd)
 			  weight_option(in->weight), in->shown);
 		return EXIT_FAIL;
 	}
-	if (in->lines)
-		return cli_usage_error("--lines needs a recording; %s is perf script text",
-				       in->shown);
+	if (in->lines || in->time_order)
+		return cli_usage_error("%s needs a recording%s; %s is perf script text",
+				       in->lines ? "--lines" : "--flamechart",
+				       in->lines ? "" : " or folded text in time order", in->shown);
 	err = profile__read_perf_script(&in->prof, fd, (const char *)in->data, in->size, &opts,
 					&st);
 	if (err && err != -ENOMEM && !st.bad_line) {

@@ -1,6 +1,7 @@
 /* probe-input.c: the probe options of the commands that read a profile
- * (`prof report`, `prof svg`): --event, --args, --alloc, --weight,
- * --class, --exclude-class, --class-root (see report-cli.h). Like input.c, it
+ * (`prof report`, `prof svg`): --event, --args, --alloc, --malloc, --leaks,
+ * --leak-age, --weight, --class, --exclude-class, --class-root (see
+ * report-cli.h). Like input.c, it
  * prints its errors and returns exit statuses. */
 #include <errno.h>
 #include <regex.h>
@@ -58,13 +59,9 @@ int probe_input__option(struct profile_input *in, int opt, const char *arg)
 		return 0;
 	case PROFILE_OPT_WEIGHT_BY:
 		in->probe.weight_set = 1;
-		if (!strcmp(arg, "samples"))
-			in->probe.weight_samples = 1;
-		else if (!strcmp(arg, "bytes"))
-			in->probe.weight_bytes = 1;
-		else if (!strcmp(arg, "count"))
-			in->probe.weight_bytes = 0;
-		else
+		in->probe.weight_bytes = !strcmp(arg, "bytes");
+		in->probe.weight_samples = !strcmp(arg, "samples");
+		if (!in->probe.weight_bytes && !in->probe.weight_samples && strcmp(arg, "count"))
 			return cli_usage_error("--weight takes count, bytes or samples, not '%s'", arg);
 		return 0;
 	case PROFILE_OPT_CLASS:
@@ -144,11 +141,9 @@ int probe_input__resolve(struct profile_input *in)
 		return cli_usage_error("--malloc cannot be combined with --off-cpu or --wall");
 	if (v->malloc && !v->weight_set)
 		v->weight_bytes = 1;
-	if (v->weight_samples && !v->malloc)
-		return cli_usage_error("--weight samples goes with --malloc");
 	if (!v->alloc && !v->malloc && (v->weight_bytes || in->nclass_patterns || v->class_root))
-		return cli_usage_error("--weight, --class, --exclude-class and --class-root go "
-				       "with --alloc (--weight also with --malloc)");
+		return cli_usage_error("--weight bytes, --class, --exclude-class and --class-root "
+				       "go with --alloc (--weight bytes also with --malloc)");
 	if (v->alloc && v->args)
 		return cli_usage_error("--alloc and --args cannot be combined");
 	if (v->alloc && in->weight != PROFILE_WEIGHT_CPU)
@@ -184,6 +179,13 @@ int probe_input__resolve(struct profile_input *in)
 	}
 	if (v->args && v->event < 0)
 		return cli_usage_error("--args needs a probe event: name it with --event");
+	if (v->weight_samples && v->event < 0)
+		return cli_usage_error("--weight samples is for probe events: add --alloc, "
+				       "--malloc or --event");
+	if (v->event >= 0 && !(v->est = calloc(1, sizeof(*v->est)))) {
+		cli_error("out of memory");
+		return EXIT_FAIL;
+	}
 	if (in->weight != PROFILE_WEIGHT_CPU && v->event >= 0)
 		return cli_usage_error("--off-cpu and --wall are about CPU samples, not probe hits");
 	return 0;
@@ -196,10 +198,14 @@ static int malloc_header(struct profile_input *in)
 	const struct recording *r = &in->rec;
 	struct malloc_totals t;
 	const char *window = recording__meta(r, "probe-window");
-	uint64_t dur = recording__stat(r, "duration-ns"), att = recording__stat(r, "probe-attached-ns");
-	double duty = window && strcmp(window, "continuous") && dur && att < dur
-			      ? (double)att / (double)dur : 1;
+	uint64_t span = recording__stat(r, "probe-span-ns");
+	uint64_t att = recording__stat(r, "probe-attached-ns");
+	double duty;
 
+	if (!span) /* recorded before probe-span-ns */
+		span = recording__stat(r, "duration-ns");
+	duty = window && strcmp(window, "continuous") && span && att < span
+		       ? (double)att / (double)span : 1;
 	if (malloc_view__totals(r, &in->probe, &t)) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
@@ -208,6 +214,8 @@ static int malloc_header(struct profile_input *in)
 		cli_error("%s has no frees: record with 'prof record --malloc --leaks'", in->shown);
 		return EXIT_FAIL;
 	}
+	if (in->probe.quiet) /* prof check's loads */
+		return 0;
 	if (in->probe.leaks)
 		fprintf(stderr, "prof report: leaks (estimates): %.0f bytes in %llu blocks still "
 			"allocated at the end and older than %.2f s, from %llu of %llu allocation "
@@ -229,11 +237,17 @@ static int malloc_header(struct profile_input *in)
 
 int probe_input__after_build(struct profile_input *in)
 {
+	const struct recording *r = &in->rec;
+
 	if (in->probe.malloc && in->probe.event >= 0) {
-		int rc = malloc_header(in);
+		int rc = malloc_header(in); /* its own estimates (malloc-view.c) */
 
 		if (rc)
 			return rc;
+	} else if (in->probe.est && !in->probe.quiet && in->probe.event >= 0 &&
+		   (unsigned)in->probe.event < r->nevents) {
+		probe_estimate__print(in->probe.est, in->probe.alloc,
+				      recording__str(r, r->events[in->probe.event].name), stderr);
 	}
 	if (in->probe.class_root && profile__leaf_to_root(&in->prof)) {
 		cli_error("out of memory");
@@ -259,6 +273,7 @@ void probe_input__release(struct profile_input *in)
 	for (size_t i = 0; i < in->probe.nclass + in->probe.nexclude; i++)
 		regfree(&res[i]);
 	free(res);
+	free(in->probe.est);
 	for (size_t i = 0; i < in->nclass_patterns; i++)
 		free((char *)in->class_patterns[i]);
 	free(in->class_patterns);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,22 +93,25 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 	return profile__intern(b->p, b->text, len, id);
 }
 
+/* Weights are estimates (probe-estimate.c), summed as doubles and
+ * rounded once per entry. */
 struct acc {
 	uint64_t stack2;
 	uint32_t tkey, leaf;
-	uint64_t weight;
-	uint64_t objects, bytes; /* --alloc: both values, whatever the weight */
+	double weight;
+	double objects, bytes; /* --alloc: both values, whatever the weight */
 };
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
+static uint64_t rounded(double v)
 {
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(v);
 }
 
-/* Adds weight w (and, for allocations, one object of `bytes`) to the
- * accumulator of (stack2, tkey, leaf). 0 or -ENOMEM. */
+/* Adds weight w (and, for allocations, the objects and bytes one sample
+ * stands for: ob[0], ob[1]) to the accumulator of (stack2, tkey, leaf). 0
+ * or -ENOMEM. */
 static int add_weight(struct keymap *m, struct acc **accs, size_t *n, size_t *cap,
-		      uint64_t stack2, uint32_t tkey, uint32_t leaf, uint64_t w, const uint64_t *bytes)
+		      uint64_t stack2, uint32_t tkey, uint32_t leaf, double w, const double *ob)
 {
 	uint32_t idx;
 	int r = keymap__put(m, stack2, (uint64_t)tkey << 32 | leaf, (uint32_t)*n, &idx);
@@ -120,10 +124,10 @@ static int add_weight(struct keymap *m, struct acc **accs, size_t *n, size_t *ca
 		(*accs)[*n] = (struct acc){stack2, tkey, leaf, 0, 0, 0};
 		idx = (uint32_t)(*n)++;
 	}
-	(*accs)[idx].weight = sat_add((*accs)[idx].weight, w);
-	if (bytes) {
-		(*accs)[idx].objects = sat_add((*accs)[idx].objects, 1);
-		(*accs)[idx].bytes = sat_add((*accs)[idx].bytes, *bytes);
+	(*accs)[idx].weight += w;
+	if (ob) {
+		(*accs)[idx].objects += ob[0];
+		(*accs)[idx].bytes += ob[1];
 	}
 	return 0;
 }
@@ -152,6 +156,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	size_t nacc = 0, cap = 0, ai = 0;
 	int8_t *cache = NULL;
 	uint32_t no_args = 0;
+	struct probe_estimate est;
 	char key[600];
 	const char *spec;
 	int err, has_args;
@@ -161,6 +166,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	snprintf(key, sizeof(key), "probe-args:%s", recording__str(r, r->events[ev].name));
 	spec = recording__meta(r, key);
 	has_args = spec && *spec;
+	probe_estimate__init(&est, r);
 	if (keymap__init(&m, 1024))
 		return -ENOMEM;
 	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
@@ -169,7 +175,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		const struct rec_sample_full *s = &r->samples[i];
 		const struct rec_args_ref *a;
 		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
-		uint64_t w = 1, bytes = 0;
+		int64_t size = -1;
+		double w, ob[2];
 
 		if (s->event != ev)
 			continue;
@@ -182,9 +189,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 				continue; /* a hit whose class could not be read */
 			if (!class_kept(v, r, (uint32_t)r->argvals[a->first], cache))
 				continue;
-			bytes = r->argvals[a->first + 1] > 0 ? (uint64_t)r->argvals[a->first + 1] : 0;
-			if (v->weight_bytes)
-				w = bytes;
+			size = r->argvals[a->first + 1];
 			err = profile__intern(b->p, recording__str(r, (uint32_t)r->argvals[a->first]),
 					      r->lens[(uint32_t)r->argvals[a->first]], &leaf);
 		} else if (v->args) {
@@ -197,21 +202,28 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		}
 		if (!err && by_thread)
 			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
+		probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
+		probe_estimate__add(&est, size, ob[0], ob[1]);
+		w = v->weight_samples ? 1 : v->weight_bytes ? ob[1] : ob[0];
 		/* Allocations of 0 bytes still count as objects. */
-		if (!err && (w || v->alloc))
+		if (!err && (w > 0 || v->alloc))
 			err = add_weight(&m, &accs, &nacc, &cap,
 					 (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED),
-					 tkey, leaf, w, v->alloc ? &bytes : NULL);
+					 tkey, leaf, w, v->alloc ? ob : NULL);
 	}
 	for (size_t i = 0; i < nacc && !err; i++) {
 		const struct acc *ac = &accs[i];
 
 		if (v->alloc)
-			err = builder__add_alloc_entry(b, ac->stack2, ac->leaf, ac->tkey, ac->weight,
-						       ac->objects, ac->bytes);
-		else
-			err = builder__add_entry(b, ac->stack2, ac->leaf, ac->tkey, ac->weight);
+			err = builder__add_alloc_entry(b, ac->stack2, ac->leaf, ac->tkey,
+						       rounded(ac->weight), rounded(ac->objects),
+						       rounded(ac->bytes));
+		else if (rounded(ac->weight))
+			err = builder__add_entry(b, ac->stack2, ac->leaf, ac->tkey,
+						 rounded(ac->weight));
 	}
+	if (v->est)
+		*v->est = est;
 	free(cache);
 	free(accs);
 	keymap__release(&m);

@@ -140,6 +140,7 @@ struct profile_input {
 	int perf_weighed; /* set by loading: some counts are perf script periods */
 	int perf_pids;   /* --pids: roots "comm-PID" */
 	int want_threads; /* the command's output needs threads (pprof, speedscope) */
+	int time_order;   /* --flamechart: a recording in time order (profile_build_opts) */
 	uint64_t loaded_total; /* samples before the filters */
 	struct profile prof;
 	struct profile_filter filter;
@@ -226,6 +227,11 @@ struct profile_cli {
 int profile_input__parse_options(struct profile_input *in, int argc, char **argv,
 				 const struct profile_cli *cli, void *cmd,
 				 recording_replay_fn replay);
+/* --flamechart, after profile_input__options_done(): refuses the options
+ * a flame chart cannot show (--off-cpu, --wall, --event, --alloc: CPU
+ * samples only) and asks for a recording in time order with a root per
+ * thread (its name, unless --tids). 0, or EXIT_USAGE after printing. */
+int profile_input__flamechart(struct profile_input *in);
 /* -h of a command with the shared input options: `head`, the time and
  * filter blocks of input.c, `tail`, on standard output. Returns -1 (done:
  * exit 0), or EXIT_FAIL when standard output failed. */

@@ -130,16 +130,50 @@ struct probe_view {
 	int args;         /* --args: the decoded arguments as a leaf frame */
 	int alloc;        /* --alloc: the allocated class as the leaf */
 	int weight_bytes; /* --weight bytes: allocation sizes, not counts */
+	int weight_samples; /* --weight samples: the kept hits, not estimates */
 	int class_root;   /* --class-root: the class at the root instead */
 	int malloc;       /* --malloc: native allocations (malloc-view.c) */
 	int leaks;        /* --leaks: those never freed */
 	int leak_age_set; /* --leak-age given */
 	uint64_t leak_age_ns;
 	int weight_set;   /* --weight given */
-	int weight_samples; /* --weight samples */
 	void *class_res;  /* regex_t[]: --class (any), then --exclude-class */
 	size_t nclass, nexclude;
+	struct probe_estimate *est; /* the build's totals (NULL: none kept) */
+	int quiet;        /* no "estimated ..." line (prof check) */
 };
+
+/* probe-estimate.c: what a kept hit stands for, from the recording's
+ * META probe-every, probe-sampling, probe-every-bytes, probe-window and
+ * STATs probe-span-ns, probe-attached-ns; and the totals of a build. */
+enum probe_est_mode {
+	PROBE_EST_HITS = 0, /* an older recording: hits as they are */
+	PROBE_EST_ALL,      /* every hit kept (only windows to scale by) */
+	PROBE_EST_COUNT,    /* --every N: a geometric skip, mean N */
+	PROBE_EST_NTH,      /* --every N in the kernel (every Nth) */
+	PROBE_EST_BYTES,    /* --every-bytes SIZE */
+};
+
+struct probe_estimate {
+	enum probe_est_mode mode;
+	uint64_t every, every_bytes, unknown_mean;
+	double duty, scale; /* attached / span; 1 / duty when windowed */
+	/* totals */
+	uint64_t samples, unknown;
+	double count, bytes;
+};
+
+void probe_estimate__init(struct probe_estimate *e, const struct recording *r);
+/* The allocations (or hits) and bytes one kept hit of `size` bytes (-1:
+ * unknown, or not an allocation) stands for. */
+void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double *count,
+			   double *bytes);
+void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes);
+/* "prof report: estimated 27.9 M allocations, 1.2 GB (from 11,892
+ * samples, 1.0% of the time probed, 1 in ~50 kept)"; nothing for an older
+ * recording. */
+void probe_estimate__print(const struct probe_estimate *e, int alloc, const char *event,
+			   FILE *out);
 
 /* Does class name `cls` pass --class / --exclude-class? */
 int probe_view__class_ok(const struct probe_view *v, const char *cls);
@@ -154,6 +188,10 @@ struct malloc_totals {
 int malloc_view__totals(const struct recording *r, const struct probe_view *v,
 			struct malloc_totals *t);
 
+/* alloc-unknown.c: of the allocation hits of `event` (class and size),
+ * how many carry no size (-1: HotSpot left it unset). */
+void alloc_unknown_sizes(const struct recording *r, int event, uint64_t *unknown,
+			 uint64_t *hits);
 /* Moves each stack's leaf frame to its root (--class-root). 0 or -ENOMEM. */
 int profile__leaf_to_root(struct profile *p);
 
@@ -169,6 +207,11 @@ struct profile_build_opts {
 	/* JIT frames keep a Java method's parameter list
 	 * ("java.util.HashMap.get(java.lang.Object)_[j]"; jvm_clean_name). */
 	int java_signatures;
+	/* A flame chart's profile (time-order.c): per thread, an entry per
+	 * run of consecutive samples with the same stack, in time order;
+	 * threads one after the other by their first sample. CPU samples
+	 * only: -EINVAL with another weight or a probe event. */
+	int time_order;
 };
 
 /* Leaf frames of off-CPU stacks: the state the thread switched out in
@@ -216,6 +259,12 @@ struct profile_build_opts {
  * records), or -EINVAL (wall: a CPU event without a known rate). */
 int profile__from_recording(struct profile *p, const struct recording *r,
 			    const struct profile_build_opts *opts);
+
+/* One entry per CPU sample of `r`, in file order, by thread, nothing
+ * merged (report/per-sample.c): entry i is the i-th CPU sample. Names as
+ * profile__from_recording() gives them. 0 or -ENOMEM. */
+int profile__from_recording_per_sample(struct profile *p, const struct recording *r,
+				       const struct profile_build_opts *opts);
 
 /* Frames a folded line may hold. No real stack comes near: the kernel
  * stops at kernel.perf_event_max_stack (127 by default, 65535 at most),
@@ -351,6 +400,12 @@ int profile__lines(struct profile *p, const struct folded_opts *opts, struct pro
 /* Writes profile__lines() as "root;frame;...;leaf COUNT\n". 0, -ENOMEM, or
  * -errno of the failed write. */
 int profile__write_folded(struct profile *p, const struct folded_opts *opts, FILE *out);
+/* Writes the entries in their order (a time-ordered profile, or folded
+ * text's lines as given) as folded lines, consecutive lines with the same
+ * text merged into one: a flame chart's input, as flamegraph.pl
+ * --flamechart reads it (time-order.c). 0, -ENOMEM, or -errno of the
+ * failed write. */
+int profile__write_chart(struct profile *p, const struct folded_opts *opts, FILE *out);
 
 struct top_row {
 	uint32_t name;

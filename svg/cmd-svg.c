@@ -75,9 +75,11 @@ static const char usage_head[] =
 	"                     and --wall): bytes, us, ...\n"
 	"  --sort ORDER       siblings by name: alpha (default, as FlameGraph), or\n"
 	"                     by count, heaviest first: weight\n"
-	"  --flamechart       a flame chart of folded text in time order: the lines\n"
-	"                     left to right as given, not merged by name (a frame\n"
-	"                     continues only the same frame of the line before)\n"
+	"  --flamechart       a flame chart: time left to right, not merged by name\n"
+	"                     (a frame continues only the same frame of the line\n"
+	"                     before); of a recording, a lane per thread (by first\n"
+	"                     sample), each in its samples' time order; of folded\n"
+	"                     text, the lines as given\n"
 	"\n"
 	"differential flamegraph:\n"
 	"  --diff OLD NEW     what changed from OLD to NEW (recordings or folded\n"
@@ -306,7 +308,9 @@ static void weight_defaults(struct svg_cmd *c)
 			o->title = c->in.probe.leaks ? "Leak Flame Graph" : "Allocation Flame Graph";
 		if (!o->countname)
 			o->countname = c->in.probe.weight_samples ? "samples"
-				       : c->in.probe.weight_bytes ? "bytes" : "calls";
+				       : c->in.probe.weight_set && !c->in.probe.weight_bytes
+					   ? "calls"
+					   : "bytes"; /* the default, set later by resolve */
 		if (!c->colors_given)
 			o->palette = SVG_PALETTE_MEM;
 		return;
@@ -381,6 +385,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv,
 		return cli_usage_error("--colors and --palette-file do not apply to --diff: its "
 				       "colors show the change");
 	profile_input__options_done(&c->in);
+	if (c->opts.flamechart && (rc = profile_input__flamechart(&c->in)))
+		return rc;
 	weight_defaults(c);
 	diff_defaults(c);
 	if (c->output && !strcmp(c->output, "-"))
@@ -494,22 +500,15 @@ static int check_not_empty(struct svg_cmd *c)
 }
 
 
-/* A flame chart's lines: the entries in their order (folded text's
- * lines as given), none merged. 0 or -ENOMEM. */
-static int chart_lines(struct svg_cmd *c)
+/* A flame chart says it is time-ordered, unless --subtitle does. */
+static void chart_subtitle(struct svg_cmd *c)
 {
-	const struct profile *p = &c->in.prof;
-	size_t i;
-
-	c->lines = malloc((p->nentries ? p->nentries : 1) * sizeof(*c->lines));
-	if (!c->lines)
-		return -ENOMEM;
-	c->nlines = 0;
-	for (i = 0; i < p->nentries; i++)
-		if (p->entries[i].count)
-			c->lines[c->nlines++] = (struct profile_line){
-				.stack = p->entries[i].stack, .count = p->entries[i].count};
-	return 0;
+	if (!c->opts.flamechart || c->opts.subtitle)
+		return;
+	c->opts.subtitle = c->in.is_recording
+				   ? "Time-ordered: a lane per thread, left to right by time; "
+				     "widths are samples (time off CPU takes none)"
+				   : "Time-ordered: the input's lines left to right as given";
 }
 
 static int draw(struct svg_cmd *c)
@@ -534,16 +533,8 @@ static int draw(struct svg_cmd *c)
 		}
 		c->sd.inclusive = c->inclusive;
 		c->opts.diff = &c->sd;
-	} else if (c->opts.flamechart && c->in.is_recording) {
-		cli_error("--flamechart draws folded text in time order, not a recording");
-		cli_hint("a recording's samples are counted per stack, not kept in time order");
-		return EXIT_FAIL;
-	} else if (c->opts.flamechart) {
-		if (chart_lines(c)) {
-			cli_error("out of memory");
-			return EXIT_FAIL;
-		}
-	} else if (profile__lines(&c->in.prof, /* the tree merges and orders lines */
+	} else if (profile__lines(&c->in.prof, /* the tree merges and orders lines; a
+						  flame chart keeps the entries' (time) order */
 				  &(struct folded_opts){.thread_root = c->in.roots, .any_order = 1},
 				  &c->lines, &c->nlines)) {
 		cli_error("out of memory");
@@ -589,6 +580,7 @@ static int run(struct svg_cmd *c, int argc, char **argv, const struct prof_env *
 	rc = check_not_empty(c);
 	if (rc)
 		return rc;
+	chart_subtitle(c);
 	rc = draw(c);
 	if (rc)
 		return rc;

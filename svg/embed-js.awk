@@ -1,9 +1,10 @@
-# embed-js.awk: turns svg/flamegraph.js into a C string (the Makefile runs
+# embed-js.awk: turns the page script (svg/js/*.js, concatenated) into a C
+# string (the Makefile runs
 # it), smaller on the way: indentation, empty lines, and comments on lines
 # of their own are dropped (every SVG carries the script). Backslashes,
 # quotes and '?' (no trigraphs) are escaped; one literal per line.
 BEGIN {
-	print "/* generated from svg/flamegraph.js by svg/embed-js.awk: do not edit */"
+	print "/* generated from the files of svg/js/ by svg/embed-js.awk: do not edit */"
 	print "extern const char svg_flamegraph_js[];"
 	print "const char svg_flamegraph_js[] ="
 }

@@ -18,7 +18,10 @@
  *   0 (the group's end)
  *
  * NAME is a line of the table, COUNT the raw count (report.h's
- * count_decimals). Two walks over the hidden frames (names counted, then
+ * count_decimals). Both are written as CDATA sections, unescaped: a
+ * browser's XML parser takes a section in one piece (about 0.1 s less of
+ * the first render of 1M stacks' 13.5 MB table,
+ * docs/BENCHMARKS-svg-size.md). Two walks over the hidden frames (names counted, then
  * written): O(hidden frames) time, plus sorting the distinct names, and
  * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input). */
 #include <errno.h>
@@ -42,6 +45,16 @@ static int put_vlq(struct svg_buf *b, uint64_t v)
 		d[n++] = VLQ_DIGITS[digit | (v ? 32 : 0)];
 	} while (v);
 	return svg_buf__put(b, d, n);
+}
+
+/* The base-64 VLQ digits of v. */
+static size_t vlq_digits(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >>= 5)
+		n++;
+	return n;
 }
 
 int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len)
@@ -212,15 +225,90 @@ static int cmp_uses(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* The names go into a CDATA section (no escaping: a million distinct
+ * names' escaping was a fifth of prof svg's time): a "]]>" in a name is
+ * split across two sections, "]]]]><![CDATA[>", which a parser joins
+ * back. Rare, so the whole table is searched once. 0 or -ENOMEM. */
+static int cdata_safe(struct svg_buf *b)
+{
+	static const char end[] = "]]>", split[] = "]]]]><![CDATA[>";
+	struct svg_buf out = {0};
+	const char *s = b->s, *e = b->s + b->len, *at;
+
+	if (!memmem(s, b->len, end, 3))
+		return 0;
+	while ((at = memmem(s, (size_t)(e - s), end, 3))) {
+		if (svg_buf__put(&out, s, (size_t)(at - s)) ||
+		    svg_buf__put(&out, split, sizeof(split) - 1)) {
+			free(out.s);
+			return -ENOMEM;
+		}
+		s = at + 3;
+	}
+	if (svg_buf__put(&out, s, (size_t)(e - s))) {
+		free(out.s);
+		return -ENOMEM;
+	}
+	free(b->s);
+	*b = out;
+	return 0;
+}
+
+/* cmp_uses's order by counting: names[] is in order of first use, so a
+ * stable sort by uses, most first, is that order. O(names + most uses);
+ * 0, or -ENOMEM, or 1 when the uses are too spread for it (qsort then). */
+static int sort_by_uses(struct encoder *e)
+{
+	uint64_t most = 0;
+	size_t i, *start, at = 0;
+	struct hidden_name *out;
+
+	for (i = 0; i < e->nnames; i++)
+		if (e->names[i].uses > most)
+			most = e->names[i].uses;
+	if (most > 4 * (uint64_t)e->nnames + 1024)
+		return 1;
+	start = calloc((size_t)most + 1, sizeof(*start));
+	out = malloc(e->nnames * sizeof(*out));
+	if (!start || !out) {
+		free(start);
+		free(out);
+		return -ENOMEM;
+	}
+	for (i = 0; i < e->nnames; i++)
+		start[e->names[i].uses]++;
+	for (i = (size_t)most + 1; i-- > 0;) {
+		size_t k = start[i];
+
+		start[i] = at;
+		at += k;
+	}
+	for (i = 0; i < e->nnames; i++)
+		out[start[e->names[i].uses]++] = e->names[i];
+	free(start);
+	free(e->names);
+	e->names = out;
+	e->names_cap = e->nnames;
+	return 0;
+}
+
 /* Sorts the names, writes the table and gives each index its line. */
 static int write_names(struct encoder *e)
 {
-	size_t i;
+	size_t i, bytes = 0;
+	int r;
 
-	if (e->nnames > 1)
+	if (e->nnames > 1 && (r = sort_by_uses(e)) < 0)
+		return r;
+	if (e->nnames > 1 && r > 0)
 		qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
 	e->line = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->line));
 	if (!e->line)
+		return -ENOMEM;
+	/* the table's size, once: no doubling copies of a large table */
+	for (i = 0; i < e->nnames; i++)
+		bytes += strtab__len(&e->p->names, e->names[i].id) + 1;
+	if (GROW(e->h->names.s, e->h->names.cap, bytes + 1))
 		return -ENOMEM;
 	for (i = 0; i < e->nnames; i++) {
 		uint32_t id = e->names[i].id;
@@ -231,7 +319,7 @@ static int write_names(struct encoder *e)
 					strtab__len(&e->p->names, id)))
 			return -ENOMEM;
 	}
-	return 0;
+	return cdata_safe(&e->h->names);
 }
 
 int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const struct profile *p,
@@ -254,6 +342,10 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	if (walk(&e, frames, nframes, drawn, cut_row) || write_names(&e))
 		goto out;
 	e.emit = 1;
+	/* room for the stream at once: a frame is about 2 + the digits of its
+	 * name's line, or its count's (pages never written cost nothing) */
+	if (GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(e.nnames)) + 16))
+		goto out;
 	if (walk(&e, frames, nframes, drawn, cut_row))
 		goto out;
 	err = 0;

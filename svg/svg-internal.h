@@ -1,7 +1,7 @@
 /* svg-internal.h: what the files of svg/ share and nobody else sees: the
  * merged flame tree and its layout (flame-tree.c), names made safe for XML
  * and cut to fit (text.c), colors per name (palette.c), and the embedded
- * script (generated from svg/flamegraph.js by the Makefile). */
+ * script (generated from the files of svg/js/ by the Makefile). */
 #ifndef PROF_SVG_SVG_INTERNAL_H
 #define PROF_SVG_SVG_INTERNAL_H
 
@@ -133,7 +133,7 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
 /* The frames a graph does not draw, for the page's search: see hidden.c
  * for the encoding. */
 struct svg_hidden {
-	struct svg_buf names;  /* their distinct names, one a line */
+	struct svg_buf names;  /* their distinct names, one a line, as CDATA */
 	struct svg_buf stream; /* the subtrees, base-64 VLQ */
 	size_t frames;         /* hidden frames (paths) with a count */
 	uint64_t count;        /* their samples (the hidden subtrees' roots') */
@@ -193,7 +193,7 @@ uint32_t svg_diff_frames__color(const struct svg_diff_frames *df, uint32_t node)
  * 0 or -ENOMEM. */
 int svg_diff_frames__describe(const struct svg_diff_frames *df, uint32_t node, struct svg_buf *b);
 
-/* ---- the script (generated from svg/flamegraph.js) ---- */
+/* ---- the script (generated from the files of svg/js/) ---- */
 
 extern const char svg_flamegraph_js[];
 

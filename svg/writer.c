@@ -8,7 +8,7 @@
  * with x and width in samples (exact; scaled to 2^24 units when the total
  * is larger, so single-precision renderers stay exact), the rect's height
  * and the fills in CSS (one class per distinct color), and text labels only
- * on frames wide enough for one. The script (svg/flamegraph.js) reads the
+ * on frames wide enough for one. The script (svg/js/) reads the
  * frames back from the DOM for hover, zoom and search. Stacks deeper
  * than the graph can usefully show are cut at a row, with a note (see
  * FLAME_MAX_ROWS), and titles keep the first SVG_MAX_NAME_CHARS of a name.
@@ -269,7 +269,8 @@ static int write_hidden_note(struct writer *wr)
 }
 
 /* The hidden frames' table (hidden.c), in two metadata elements the
- * script reads when a search runs; libxml2 escapes the names. */
+ * script reads when a search runs, each one CDATA section (hidden.c made
+ * the names safe for it): no escaping, and one piece for the parser. */
 static int write_hidden_table(struct writer *wr)
 {
 	char dec[16];
@@ -281,13 +282,17 @@ static int write_hidden_table(struct writer *wr)
 	X(libxml.start_element(wr->w, S("metadata")));
 	if ((err = attr(wr, "id", "hidden-names")))
 		return err;
-	X(libxml.write_string(wr->w, S(wr->hidden.names.s)));
+	X(libxml.write_raw(wr->w, S("<![CDATA[")));
+	X(libxml.write_raw(wr->w, S(wr->hidden.names.s)));
+	X(libxml.write_raw(wr->w, S("]]>")));
 	X(libxml.end_element(wr->w));
 	X(libxml.write_raw(wr->w, S("\n")));
 	X(libxml.start_element(wr->w, S("metadata")));
 	if ((err = attr(wr, "id", "hidden-frames")) || (err = attr(wr, "data-decimals", dec)))
 		return err;
-	X(libxml.write_string(wr->w, S(wr->hidden.stream.s)));
+	X(libxml.write_raw(wr->w, S("<![CDATA[")));
+	X(libxml.write_raw(wr->w, S(wr->hidden.stream.s)));
+	X(libxml.write_raw(wr->w, S("]]>")));
 	X(libxml.end_element(wr->w));
 	X(libxml.write_raw(wr->w, S("\n")));
 	return 0;

@@ -14,7 +14,8 @@ symbolize:lib symbolize
 record:lib record symbolize jvm
 jvm:lib symbolize jvm
 report:lib symbolize jvm report
-svg:lib report svg"
+svg:lib report svg
+dump:lib symbolize jvm report dump"
 
 echo "$rules" | while IFS=: read -r mod allowed; do
 	[ -d "$mod" ] || continue

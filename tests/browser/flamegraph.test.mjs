@@ -544,6 +544,27 @@ test('heavy pruning: Matched is the share of all samples, top level and zoomed; 
 	await page2.close();
 });
 
+test('hidden frames named with XML specials and "]]>" (the table is CDATA): search counts them exactly', async () => {
+	const folded = join(dir, 'cdata.folded'), svg = join(dir, 'cdata.svg');
+	const odd = ['x]]>y', 'a<b>&amp;c', ']]]]>>', '<![CDATA[z]]>'];
+	// each odd name only in frames of at most 4 samples in 10^6: too narrow to draw
+	const lines = ['main;work 999000'];
+	odd.forEach((name, i) => lines.push(`main;w${i};${name} ${i + 1}`, `main;${name};leaf 1`));
+	writeFileSync(folded, lines.join('\n') + '\n');
+	run(PROF, ['svg', '-i', folded, '-o', svg]);
+	const xml = readFileSync(svg, 'utf8');
+	assert.ok(xml.includes('<metadata id="hidden-names"><![CDATA['), 'names in CDATA');
+	const all = parseFolded(run(PROF, ['report', '-i', folded]).toString());
+	const page = await open(pathToFileURL(svg).href);
+	assert.equal(await page.evaluate(() => window.flamegraph.frames()), 3, 'all, main, work drawn');
+	for (const re of [/\]\]>/, /&amp;/, /<!\[CDATA/, /^\]\]\]\]>>$/, /<b>/]) {
+		await page.evaluate((q) => window.flamegraph.search(q), re.source);
+		assert.equal(await text(page, '#matched'), `Matched: ${pct(foldedShare(all, re))}%`, String(re));
+	}
+	checkClean(page);
+	await page.close();
+});
+
 test('as an <img>, the fluid graph shows at its intrinsic size (1200 px), and scales; in a tab it is fluid', async () => {
 	const head = /<svg [^>]*>/.exec(readFileSync(join(dir, 'threads.svg'), 'utf8'))[0];
 	assert.match(head, / width="1200" .*viewBox="0 0 1200 \d+"/);
@@ -967,9 +988,112 @@ test('--flamechart: folded lines in time order drawn left to right, merged only 
 	assert.equal(await text(page, '#matched'), `Matched: ${pct(100 * 6 / 22)}%`);
 	checkClean(page);
 	await page.close();
-	// a recording is refused, with the reason
-	assert.throws(() => run(PROF, ['svg', '--flamechart', '-i', join(dir, 'threads.data'), '-o', svg]),
-		(e) => /--flamechart draws folded text in time order, not a recording/.test(String(e.stderr)));
+	// --diff is refused, with the reason
+	assert.throws(() => run(PROF, ['svg', '--flamechart', '--diff', folded, folded, '-o', svg]),
+		(e) => /--flamechart keeps the lines' order: not with --diff/.test(String(e.stderr)));
+});
+
+test('--flamechart of a recording: phase_a, phase_b, phase_a left to right, a lane per thread, widths the runs\'', async () => {
+	// examples/phases: phase_a, phase_b, phase_a on its main thread, phase_c
+	// on a worker started with phase_b; it prints each phase's own clock
+	const rec = join(dir, 'phases.data'), svg = join(dir, 'phases.svg');
+	const clock = run(PROF, ['record', '-q', '-F', '999', '-o', rec, '--', join(EXAMPLES, 'phases'), '200', '400'])
+		.toString().split('\n').filter((l) => l.startsWith('phase ')).map((l) => l.split(' '));
+	run(PROF, ['svg', '--flamechart', '-i', rec, '-o', svg]);
+	// the runs prof report --flamechart prints, by phase (the first phase_*
+	// frame of each stack), merged while the thread and phase stay the same
+	const runs = [];
+	for (const { frames, count } of parseFolded(run(PROF, ['report', '--flamechart', '-i', rec]).toString())) {
+		const ph = frames.find((f) => f.startsWith('phase_'));
+		if (!ph)
+			continue;
+		const last = runs[runs.length - 1];
+		if (last && last.thread === frames[0] && last.name === ph)
+			last.count += count;
+		else
+			runs.push({ thread: frames[0], name: ph, count });
+	}
+	assert.deepEqual(runs.map((r) => `${r.thread} ${r.name}`),
+		['phases phase_a', 'phases phase_b', 'phases phase_a', 'worker phase_c']);
+	const page = await open(pathToFileURL(svg).href);
+	// the frames as the page drew them: name, count, x and width from the DOM
+	const got = await page.evaluate(() => {
+		const fg = window.flamegraph, out = [];
+		for (let i = 1; i < fg.frames(); i++) {
+			const f = fg.frame(i), r = f.element.lastElementChild;
+			out.push({ name: f.name, count: f.count, depth: f.depth,
+				x: Number(r.getAttribute('x')), width: Number(r.getAttribute('width')) });
+		}
+		return out;
+	});
+	const lanes = got.filter((f) => f.depth === 1);
+	assert.deepEqual(lanes.map((f) => f.name), ['phases', 'worker'], 'a lane per thread, by first sample');
+	assert.ok(lanes[1].x >= lanes[0].x + lanes[0].width);
+	const drawn = got.filter((f) => /^phase_/.test(f.name)).sort((a, b) => a.x - b.x);
+	assert.deepEqual(drawn.map((f) => f.name), ['phase_a', 'phase_b', 'phase_a', 'phase_c'], 'left to right');
+	assert.deepEqual(drawn.map((f) => f.count), runs.map((r) => r.count), 'widths are the runs');
+	for (let k = 1; k < drawn.length; k++)
+		assert.ok(drawn[k].x >= drawn[k - 1].x + drawn[k - 1].width, `${k}: after the one before`);
+	// the program's own clock: it ran them in that order
+	// ("phase NAME TID START_NS END_NS CPU_NS")
+	const main = clock.filter((c) => c[2] === clock.find((d) => d[1] === 'phase_b')[2]);
+	assert.deepEqual(main.map((c) => c[1]), ['phase_a', 'phase_b', 'phase_a']);
+	assert.ok(BigInt(main[0][4]) <= BigInt(main[1][3]) && BigInt(main[1][4]) <= BigInt(main[2][3]));
+	assert.equal(await page.locator('#title').textContent(), 'Flame Chart');
+	assert.match(await page.locator('#subtitle').textContent(), /^Time-ordered: a lane per thread/);
+	checkClean(page);
+	await page.close();
+});
+
+// ---- the views over the graph in the URL ----
+
+test('the URL carries the sandwich view, the hidden match list and the current match; reloading or a link restores them', async () => {
+	const page = await open();
+	await page.evaluate(() => window.flamegraph.search('burn_'));
+	await page.keyboard.press('n');
+	await page.keyboard.press('n');
+	const cur = (await state(page)).current;
+	assert.ok(cur > 0);
+	await page.click('#matched'); // hides the list
+	const i = pathIndex([...ALPHA, 'alpha_inner']);
+	await page.click(frameRect(i), { button: 'right' });
+	await page.click('#sandwichopen');
+	const url = page.url();
+	assert.equal(new URL(url).hash, `#s=burn_&w=alpha_inner&l=0&c=${cur}`);
+	const want = await state(page);
+	assert.equal(want.sandwich, 'alpha_inner');
+	assert.equal(want.listShown, false);
+	const wantTitle = await text(page, '#sandwichtitle');
+	const check = async (p, how) => {
+		assert.deepEqual(await state(p), want, `${how}: the state`);
+		assert.equal(await text(p, '#sandwichtitle'), wantTitle, `${how}: the sandwich view`);
+		assert.equal(await p.locator('#matchlist').getAttribute('class'), 'hide', `${how}: the list hidden`);
+		assert.equal(await p.locator('#frames > g.cur').count(), 1, `${how}: the current match outlined`);
+		assert.equal(await p.evaluate((j) => window.flamegraph.frame(j).element.classList.contains('cur'), cur), true);
+	};
+	await page.reload({ waitUntil: 'load' });
+	await page.waitForFunction(() => document.documentElement.getAttribute('data-ready') === '1');
+	await settle(page);
+	await check(page, 'reload');
+	const other = await open(url);
+	await settle(other);
+	await check(other, 'a link');
+	// closing the sandwich and showing the list again leave the fragment
+	await other.keyboard.press('Escape');
+	assert.equal(new URL(other.url()).hash, `#s=burn_&l=0&c=${cur}`);
+	await other.click('#matched');
+	assert.equal(new URL(other.url()).hash, `#s=burn_&c=${cur}`);
+	assert.notEqual(await other.locator('#matchlist').getAttribute('class'), 'hide');
+	// an edited fragment: a sandwich of another function, a bad current
+	// match (not a match) left out
+	await other.evaluate(() => { location.hash = '#s=burn_&w=burn_beta&c=0'; });
+	await other.waitForFunction(() => window.flamegraph.state().sandwich === 'burn_beta');
+	assert.equal((await state(other)).current, -1);
+	assert.match(await text(other, '#sandwichtitle'), /^Callers and callees of burn_beta /);
+	checkClean(page);
+	checkClean(other);
+	await page.close();
+	await other.close();
 });
 
 test(`load and zoom times of a ${MEASURE_FRAMES}-frame graph (reported, not asserted)`,

@@ -135,14 +135,22 @@ ticks_of() { echo "$1" | sed 's/ticks=\([0-9]*\).*/\1/'; }
 	diff <(sed 's/.*ret=\([0-9-]*\) .*/\1/' ret.folded | sort -n) <(seq 1 2 1999)
 }
 
-@test "record --every 10: one hit in ten, chosen in the kernel" {
+@test "record --every 10: one hit in ten at random, estimated back to the calls" {
 	cd "$BATS_TEST_TMPDIR"
 	run "$PROF" record -e "uprobe:$EXAMPLES/usdt-app:counted_call" --every 10 -o e.data -- \
 		"$EXAMPLES/usdt-app" 20000
 	[ "$status" -eq 0 ]
+	[[ "$output" == *" of 20000 hits kept (--every"* ]]
+	n=$("$PROF" report -i e.data --weight samples | folded_total)
+	# Each call kept with p = 1 - exp(-1/10): 1903 of 20000, a standard
+	# deviation of about 43 (geometric gaps).
+	assert_between "hits kept of 20000 with --every 10" "$n" 1750 2060
+	# Each kept hit stands for 1/p: the calls, within 4 standard deviations.
 	n=$("$PROF" report -i e.data | folded_total)
-	# The period is drawn in [9, 11] (against aliasing): 1818 to 2222.
-	assert_between "hits kept of 20000 with --every 10" "$n" 1750 2300
+	assert_between "estimated calls (20000 made)" "$n" 18200 21800
+	run "$PROF" report -i e.data
+	[[ "$output" == *"estimated 20."*" K hits of uprobe:usdt-app:counted_call (from "*" samples, 100.0% of the time probed, 1 in ~10 kept)"* ||
+	   "$output" == *"estimated 19."*" K hits of uprobe:usdt-app:counted_call (from "* ]]
 }
 
 @test "record -p -e usdt: with a semaphore: set while attached, restored after" {
@@ -227,9 +235,10 @@ killed_prof_leaves_nothing() {
 	wait "$EXAMPLE_PID" || true
 	[ "$status" -eq 0 ]
 	duty=$(echo "$output" | sed -n 's/.*probes attached \([0-9.]*\)% of the time (\([0-9]*\) windows.*/\1 \2/p')
-	# 100 ms of 400: a quarter; 3 s give 8 windows (the first at the start).
-	# Beside two CPU hogs, prof at nice 10: 20-27% (38-44% when each
-	# window ran 100 ms from its late opening); 100% if windows never close.
+	# 100 ms of 400: a quarter; 3 s give 8 windows (the first at the start,
+	# then one at a random time in each 400 ms). Beside two CPU hogs, prof
+	# at nice 10: 20-27% (38-44% when each window ran 100 ms from its late
+	# opening); 100% if windows never close.
 	assert_between "duty %" "${duty% *}" 18 35
 	assert_between "windows" "${duty#* }" 7 9
 	# The workload's view: the time it saw the probe enabled (to within a

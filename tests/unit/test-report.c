@@ -441,6 +441,49 @@ static void test_recording_threads(void **state)
 	unload_recording(&fx);
 }
 
+/* In time order (time-order.c): lanes by first sample (tid 13's, written
+ * last, came first; ties by tid), a line per run of one stack in each, a
+ * rename splitting a run; the writer merges neighbours with the same text
+ * (s1 and s5). */
+static void test_recording_time_order(void **state)
+{
+	struct profile_build_opts o = {.time_order = 1};
+	struct folded_opts fo = {.thread_root = PROFILE_ROOT_NAME};
+	struct rec_fixture fx;
+	struct profile p;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	load_recording(&fx, 1);
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_recording(&p, &fx.r, &o), 0);
+	assert_int_equal(p.has_threads, 1);
+	assert_int_equal(p.nentries, 9);
+	assert_int_equal(p.total, 10);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(profile__write_chart(&p, &fo, f), 0);
+	fclose(f);
+	assert_string_equal(out, "dw-2;main;work:it?;[app+0x4010];[unknown+0x7000] 1\n"
+				 "main;main;work:it?;leaf 2\n"
+				 "main;main;do_syscall_64_[k];[kernel.kallsyms+0xffffffff81abc000]_[k] 1\n"
+				 "main;[truncated];main;work:it?;leaf 1\n"
+				 "main;[no-stack] 1\n"
+				 "dw-1;main;work:it?;leaf 1\n"
+				 "dw-renamed;main;work:it?;leaf 2\n"
+				 "99;main;[vdso+0x10] 1\n");
+	free(out);
+	profile__release(&p);
+	/* CPU samples only. */
+	o.weight = PROFILE_WEIGHT_OFF_CPU;
+	assert_int_equal(profile__init(&p), 0);
+	assert_int_equal(profile__from_recording(&p, &fx.r, &o), -EINVAL);
+	profile__release(&p);
+	unload_recording(&fx);
+}
+
 static void test_recording_filters(void **state)
 {
 	struct rec_fixture fx;
@@ -551,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_top_ties_by_name),
 		cmocka_unit_test(test_recording_plain),
 		cmocka_unit_test(test_recording_threads),
+		cmocka_unit_test(test_recording_time_order),
 		cmocka_unit_test(test_recording_filters),
 		cmocka_unit_test(test_recording_incomplete),
 		cmocka_unit_test(test_recording_empty),

@@ -460,6 +460,11 @@ static void test_hidden_frames_table(void **state)
 		{"p;big 1980\np;u;w 4\np;v;w 4\np;w 8\n", "w\nu\nv", "BCBEBECEBEAIA",
 		 "5 frames too narrow to draw (0.80% of the samples end in them); "
 		 "search counts them"},
+		/* names in CDATA, unescaped: a "]]>" is split across two
+		 * sections, which the parser joins back */
+		{"p;big 1980\np;a]]>b 10\np;<&]] 10\n", "<&]]\na]]>b", "BCAKEBKA",
+		 "2 frames too narrow to draw (1.00% of the samples end in them); "
+		 "search counts them"},
 	};
 	struct svg_opts o = {.minwidth_unit = SVG_MINWIDTH_PERCENT, .minwidth = 1};
 	size_t i;
@@ -941,6 +946,38 @@ static void test_text_helpers(void **state)
 	free(b.s);
 }
 
+/* svg_text_clean() takes printable ASCII eight bytes a step: every byte
+ * value at every place of a 19-byte name (two steps, then the byte loop)
+ * is kept or replaced as the byte loop alone would. */
+static void test_text_clean_every_byte(void **state)
+{
+	struct svg_buf b = {0};
+	char in[19], want[32];
+	unsigned c;
+	size_t at;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		for (at = 0; at < sizeof(in); at++) {
+			int keep = c >= 0x20 && c < 0x7f;
+
+			memset(in, 'a', sizeof(in));
+			in[at] = (char)c;
+			memcpy(want, in, at);
+			if (keep)
+				want[at] = (char)c;
+			else
+				memcpy(want + at, "\xef\xbf\xbd", 3);
+			memcpy(want + at + (keep ? 1 : 3), in + at + 1, sizeof(in) - at - 1);
+			want[sizeof(in) + (keep ? 0 : 2)] = '\0';
+			b.len = 0;
+			assert_int_equal(svg_text_clean(&b, in, sizeof(in)), (long)sizeof(in));
+			assert_string_equal(b.s, want);
+		}
+	}
+	free(b.s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -968,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_empty_is_an_error),
 		cmocka_unit_test(test_bytes_per_frame),
 		cmocka_unit_test(test_text_helpers),
+		cmocka_unit_test(test_text_clean_every_byte),
 	};
 	int rc;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# t0615: native allocations (`prof record --malloc`, `--leaks`; `prof
+# t0616: native allocations (`prof record --malloc`, `--leaks`; `prof
 # report --malloc`, `--leaks`) on examples/leaky.c, which leaks 1024 bytes
 # a tick from main;tick;leak_outer;leak_inner;malloc and allocates and
 # frees a known mix (mix_small: malloc 64 B, mix_medium: calloc 1 KiB,
@@ -120,11 +120,15 @@ by_site() {
 	"$PROF" report -i short.data --malloc 2>/dev/null | grep -q ';mix_small;malloc '
 }
 
-@test "malloc errors: --leaks without --malloc, no frees, a static binary without symbols" {
+@test "malloc errors: --leaks without --malloc, --every-bytes with --every, no frees, a static binary without symbols" {
 	cd "$BATS_FILE_TMPDIR"
 	run "$PROF" record --leaks -- "$EXAMPLES/leaky" 0.1
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--leaks and --every-bytes go with --malloc"* ]]
+	[[ "$output" == *"--leaks goes with --malloc"* ]]
+	# one --every-bytes for --alloc and --malloc, not with --every
+	run "$PROF" record --malloc --every-bytes 4K --every 2 -- "$EXAMPLES/leaky" 0.1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--every-bytes goes with --alloc or --malloc, and not with --every"* ]]
 	run "$PROF" report -i mix.data --leaks
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"has no frees: record with 'prof record --malloc --leaks'"* ]]

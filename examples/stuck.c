@@ -1,0 +1,183 @@
+/* stuck.c: threads in known states, for `prof dump` (tests/cli/t0170-dump.bats):
+ *   spinner     spins in spin_forever()                        R
+ *   holder      takes `lock` in hold_lock(), then sleeps holding it  S
+ *   waiter-N    block on `lock` in wait_for_lock() (N = 0..WAITERS-1)  S
+ *   reader      blocked in read() on a pipe in read_pipe()    S
+ *   napper      nanosleep() in nap()                          S
+ *   cond        pthread_cond_wait() in wait_for_signal()      S
+ *   rwwaiter    blocked on `rw` (write-held by holder) in wait_for_rwlock()  S
+ * Usage: stuck [WAITERS] (default 4). Prints "ready PID MUTEX RWLOCK" (the
+ * locks' addresses) on stderr once
+ * every thread was started and the holder holds the locks, then runs until
+ * killed. With "churn" as a second argument, a thread is created and one
+ * exits every 10 ms (threads appear and vanish during a dump); with
+ * "dstate", a thread "vforker" waits uninterruptibly (D) in vfork() for a
+ * child that sleeps until killed. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t cond_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_barrier_t held;
+static int pipefd[2];
+static volatile unsigned long spins;
+
+__attribute__((noinline)) static void spin_forever(void)
+{
+	for (;;)
+		spins++;
+}
+
+__attribute__((noinline)) static void hold_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_rwlock_wrlock(&rw);
+	pthread_barrier_wait(&held);
+	for (;;)
+		sleep(100);
+}
+
+__attribute__((noinline)) static void wait_for_lock(void)
+{
+	pthread_mutex_lock(&lock);
+	pthread_mutex_unlock(&lock);
+}
+
+__attribute__((noinline)) static void wait_for_rwlock(void)
+{
+	pthread_rwlock_rdlock(&rw);
+	pthread_rwlock_unlock(&rw);
+}
+
+__attribute__((noinline)) static void read_pipe(void)
+{
+	char c;
+
+	while (read(pipefd[0], &c, 1) != 0)
+		;
+}
+
+__attribute__((noinline)) static void nap(void)
+{
+	for (;;) {
+		struct timespec ts = {100, 0};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* vfork()'s parent waits, uninterruptibly (D), until its child execs or
+ * exits; the child sleeps (a raw syscall: it must not return through the
+ * parent's frames) until killed. */
+__attribute__((noinline)) static void wait_for_child(void)
+{
+	pid_t c = vfork();
+
+	if (c == 0) {
+		struct timespec ts = {100000, 0};
+
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	if (c > 0)
+		waitpid(c, NULL, 0);
+	for (;;)
+		sleep(100);
+}
+
+__attribute__((noinline)) static void wait_for_signal(void)
+{
+	pthread_mutex_lock(&cond_lock);
+	for (;;)
+		pthread_cond_wait(&cond, &cond_lock);
+}
+
+static void *run(void *arg)
+{
+	const char *role = arg;
+
+	if (!strcmp(role, "spinner"))
+		spin_forever();
+	else if (!strcmp(role, "holder"))
+		hold_lock();
+	else if (!strcmp(role, "reader"))
+		read_pipe();
+	else if (!strcmp(role, "napper"))
+		nap();
+	else if (!strcmp(role, "cond"))
+		wait_for_signal();
+	else if (!strcmp(role, "rwwaiter"))
+		wait_for_rwlock();
+	else if (!strcmp(role, "vforker"))
+		wait_for_child();
+	else
+		wait_for_lock();
+	return NULL;
+}
+
+static void *short_lived(void *arg)
+{
+	struct timespec ts = {0, 5000000};
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	return NULL;
+}
+
+static void start(const char *role, const char *name)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, run, (void *)role)) {
+		perror("pthread_create");
+		exit(1);
+	}
+	pthread_setname_np(t, name); /* at most 15 bytes: the kernel cuts the rest */
+}
+
+int main(int argc, char **argv)
+{
+	int waiters = argc > 1 ? atoi(argv[1]) : 4;
+	int churn = argc > 2 && !strcmp(argv[2], "churn");
+	int dstate = argc > 2 && !strcmp(argv[2], "dstate");
+	static char names[2000][24];
+
+	if (waiters < 0 || waiters > 2000 || pipe(pipefd)) {
+		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate]\n");
+		return 2;
+	}
+	pthread_barrier_init(&held, NULL, 2);
+	start("holder", "holder");
+	pthread_barrier_wait(&held); /* the locks are held from here on */
+	start("spinner", "spinner");
+	for (int i = 0; i < waiters; i++) {
+		snprintf(names[i], sizeof(names[i]), "waiter-%d", i);
+		start(names[i], names[i]);
+	}
+	start("reader", "reader");
+	start("napper", "napper");
+	start("cond", "cond");
+	start("rwwaiter", "rwwaiter");
+	if (dstate)
+		start("vforker", "vforker");
+	fprintf(stderr, "ready %d %p %p\n", (int)getpid(), (void *)&lock, (void *)&rw);
+	for (;;) {
+		struct timespec ts = {0, 10000000};
+
+		if (churn) {
+			pthread_t t;
+
+			if (!pthread_create(&t, NULL, short_lived, NULL))
+				pthread_detach(t);
+		}
+		nanosleep(&ts, NULL);
+	}
+}
