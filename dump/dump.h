@@ -29,6 +29,7 @@
 /* One thread in one snapshot. */
 struct dump_thread {
 	pid_t pid, tid;
+	pid_t nstid;            /* its id in its own pid namespace (a container's), = tid on the host */
 	uint32_t snapshot;
 	uint64_t time;          /* CLOCK_MONOTONIC ns when it was captured */
 	char state;             /* R, S, D, T, t, Z, X, I ... from /proc stat; '?' */

@@ -7,7 +7,9 @@
  * one of its words (0, 8 or 12) and the writer's tid is at byte 24. A
  * word is believed to be an owner only when the waiter's stack is in the
  * matching glibc function and the tid is a thread of the same process
- * seen in the same snapshot: a stray futex never names a thread. A
+ * seen in the same snapshot: a stray futex never names a thread. The tid
+ * in a lock is the thread's id in its own pid namespace (a container's),
+ * matched as such and reported as the host's. A
  * condition variable has no owner, which is said as such. */
 #include "dump/dump.h"
 
@@ -26,13 +28,15 @@ static int in_stack(const char *const *names, size_t n, const char *const *want)
 	return 0;
 }
 
+/* The thread of process pid in the snapshot whose id in its own pid
+ * namespace is nstid (what glibc writes into a lock: a container's ids). */
 static const struct dump_thread *thread_in(const struct dump_set *s, uint32_t snapshot,
-					   pid_t pid, pid_t tid)
+					   pid_t pid, pid_t nstid)
 {
-	if (tid <= 0)
+	if (nstid <= 0)
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->t[i].snapshot == snapshot && s->t[i].pid == pid && s->t[i].tid == tid)
+		if (s->t[i].snapshot == snapshot && s->t[i].pid == pid && s->t[i].nstid == nstid)
 			return &s->t[i];
 	return NULL;
 }
@@ -61,19 +65,20 @@ enum dump_lock_kind dump_lock_of(const struct dump_set *s, size_t i, const char 
 	op = (int)(t->sysargs[1] & FUTEX_CMD_MASK);
 	*addr = t->sysargs[0];
 	if (op == FUTEX_LOCK_PI || op == 13 /* FUTEX_LOCK_PI2 */) {
-		pid_t tid = (pid_t)(t->futex_words[0] & FUTEX_TID_MASK);
+		const struct dump_thread *o =
+			thread_in(s, t->snapshot, t->pid, (pid_t)(t->futex_words[0] & FUTEX_TID_MASK));
 
-		if (thread_in(s, t->snapshot, t->pid, tid))
-			*owner = tid;
+		if (o)
+			*owner = o->tid;
 		return DUMP_LOCK_MUTEX;
 	}
 	if (op != FUTEX_WAIT && op != FUTEX_WAIT_BITSET)
 		return DUMP_LOCK_NONE;
 	if (in_stack(names, n, mutex_fns)) {
-		pid_t tid = (pid_t)t->futex_words[2];
+		const struct dump_thread *o = thread_in(s, t->snapshot, t->pid, (pid_t)t->futex_words[2]);
 
-		if (t->futex_words[0] && thread_in(s, t->snapshot, t->pid, tid))
-			*owner = tid;
+		if (t->futex_words[0] && o)
+			*owner = o->tid;
 		return DUMP_LOCK_MUTEX;
 	}
 	if (in_stack(names, n, rw_fns)) {
@@ -81,10 +86,11 @@ enum dump_lock_kind dump_lock_of(const struct dump_set *s, size_t i, const char 
 		static const int writer_at[] = {6, 4, 3};
 
 		for (int k = 0; k < 3; k++) {
-			pid_t tid = (pid_t)t->futex_words[writer_at[k]];
+			const struct dump_thread *o =
+				thread_in(s, t->snapshot, t->pid, (pid_t)t->futex_words[writer_at[k]]);
 
-			if (thread_in(s, t->snapshot, t->pid, tid) && tid != t->tid) {
-				*owner = tid;
+			if (o && o->tid != t->tid) {
+				*owner = o->tid;
 				*addr -= (uint64_t)(6 - writer_at[k]) * 4;
 				break;
 			}
@@ -98,5 +104,9 @@ enum dump_lock_kind dump_lock_of(const struct dump_set *s, size_t i, const char 
 
 const struct dump_thread *dump_owner_thread(const struct dump_set *s, size_t i, pid_t owner)
 {
-	return thread_in(s, s->t[i].snapshot, s->t[i].pid, owner);
+	for (size_t k = 0; owner > 0 && k < s->n; k++)
+		if (s->t[k].snapshot == s->t[i].snapshot && s->t[k].pid == s->t[i].pid &&
+		    s->t[k].tid == owner)
+			return &s->t[k];
+	return NULL;
 }

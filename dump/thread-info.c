@@ -77,6 +77,13 @@ int dump_thread_info(struct dump_thread *t, int kernel_stack)
 		return err;
 	if (procfs_thread_name(t->pid, t->tid, t->comm, sizeof(t->comm)))
 		t->comm[0] = 0;
+	{
+		/* a lock's owner is written as the id the thread has in its
+		 * own pid namespace (locks.c) */
+		struct procfs_status st;
+
+		t->nstid = procfs_status(t->pid, t->tid, &st) ? t->tid : (pid_t)st.nspid;
+	}
 	read_wchan(t);
 	if (kernel_stack && t->state != 'R')
 		read_kernel_stack(t);

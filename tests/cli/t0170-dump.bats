@@ -21,6 +21,10 @@ setup_file() {
 teardown_file() {
 	local pid
 	kill "$STUCK" 2>/dev/null || true
+	# a pid namespace's init (stuck) dies of SIGKILL only
+	while read -r pid; do
+		kill -KILL "$pid" 2>/dev/null || true
+	done <"$BATS_FILE_TMPDIR/ns-pids" 2>/dev/null || true
 	# the JVMs' JIT maps, written at prof's request
 	while read -r pid; do
 		rm -f "/tmp/perf-$pid.map"
@@ -273,4 +277,24 @@ PY
 	wait_until 30 eval '[ "$(thread_state "$pid" vforker)" = S ]'
 	no_thread_stopped "$pid"
 	kill "$pid"
+}
+
+@test "a process in its own pid namespace: stacks, and the lock owner by its host tid" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (unshare)"
+	unshare --pid --fork --mount-proc true 2>/dev/null || skip "unshare --pid is not allowed here"
+	unshare --pid --fork --mount-proc "$EXAMPLES/stuck" 2 2>"$BATS_TEST_TMPDIR/ns.log" 3>&- &
+	local u=$! pid holder mutex
+	wait_ready "$BATS_TEST_TMPDIR/ns.log" "$u"
+	pid=$(pgrep -P "$u" | head -1)
+	# the namespace's init ignores what it has no handler for: SIGKILL
+	echo "$pid" >>"$BATS_FILE_TMPDIR/ns-pids"
+	read -r _ _ mutex _ <"$BATS_TEST_TMPDIR/ns.log"
+	wait_until 30 eval '[ "$(thread_state "$pid" waiter-1)" = S ]'
+	"$PROF" dump -p "$pid" --format pmp >"$BATS_TEST_TMPDIR/ns" 2>&1
+	cat "$BATS_TEST_TMPDIR/ns"
+	holder=$(for t in /proc/"$pid"/task/*; do [ "$(cat "$t/comm")" != holder ] || basename "$t"; done)
+	# inside, the holder's id is small; the mutex holds that id; prof names
+	# the host's thread
+	grep -E "^  mutex $mutex held by holder/$holder " "$BATS_TEST_TMPDIR/ns"
+	grep -E 'wait_for_lock <- run <- start_thread' "$BATS_TEST_TMPDIR/ns"
 }
