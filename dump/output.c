@@ -202,9 +202,10 @@ static void write_thread_list(struct view *v, const struct group *g, FILE *out)
 		if (shown)
 			fputs(", ", out);
 		if (last > first) {
-			fwrite(name, 1, plen, out);
+			/* a thread's name is its owner's: cleaned, as every name */
+			text_write(out, name, plen);
 			fprintf(out, "%ld..", first);
-			fwrite(name, 1, plen, out);
+			text_write(out, name, plen);
 			fprintf(out, "%ld", last);
 		} else {
 			text_put(out, name);

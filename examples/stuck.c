@@ -12,7 +12,9 @@
  * killed. With "churn" as a second argument, a thread is created and one
  * exits every 10 ms (threads appear and vanish during a dump); with
  * "dstate", a thread "vforker" waits uninterruptibly (D) in vfork() for a
- * child that sleeps until killed. */
+ * child that sleeps until killed; with "hostile", the waiters' and the
+ * napper's names hold a terminal escape (a target's owner names its
+ * threads). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,10 +150,11 @@ int main(int argc, char **argv)
 	int waiters = argc > 1 ? atoi(argv[1]) : 4;
 	int churn = argc > 2 && !strcmp(argv[2], "churn");
 	int dstate = argc > 2 && !strcmp(argv[2], "dstate");
+	int hostile = argc > 2 && !strcmp(argv[2], "hostile");
 	static char names[2000][24];
 
 	if (waiters < 0 || waiters > 2000 || pipe(pipefd)) {
-		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate]\n");
+		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate|hostile]\n");
 		return 2;
 	}
 	pthread_barrier_init(&held, NULL, 2);
@@ -159,11 +162,11 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&held); /* the locks are held from here on */
 	start("spinner", "spinner");
 	for (int i = 0; i < waiters; i++) {
-		snprintf(names[i], sizeof(names[i]), "waiter-%d", i);
+		snprintf(names[i], sizeof(names[i]), hostile ? "w\033[2J-%d" : "waiter-%d", i);
 		start(names[i], names[i]);
 	}
 	start("reader", "reader");
-	start("napper", "napper");
+	start("napper", hostile ? "nap\033[2J-1" : "napper");
 	start("cond", "cond");
 	start("rwwaiter", "rwwaiter");
 	if (dstate)

@@ -298,3 +298,14 @@ PY
 	grep -E "^  mutex $mutex held by holder/$holder " "$BATS_TEST_TMPDIR/ns"
 	grep -E 'wait_for_lock <- run <- start_thread' "$BATS_TEST_TMPDIR/ns"
 }
+
+@test "a thread name with control bytes comes out cleaned in every format" {
+	start_example stuck 2 hostile
+	local pid=$EXAMPLE_PID
+	for f in pmp raw folded json; do
+		"$PROF" dump -p "$pid" --format "$f" >"$BATS_TEST_TMPDIR/esc.$f" 2>&1
+		! grep -q $'\033' "$BATS_TEST_TMPDIR/esc.$f"
+		grep -q 'nap' "$BATS_TEST_TMPDIR/esc.$f"
+	done
+	kill "$pid"
+}
