@@ -30,7 +30,7 @@
 
 
 
-static uint64_t now_ns(void)
+uint64_t dump_now_ns(void)
 {
 	struct timespec ts;
 
@@ -89,7 +89,7 @@ static void chld_wait(uint64_t ns)
 
 int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig)
 {
-	uint64_t start = now_ns(), now;
+	uint64_t start = dump_now_ns(), now;
 
 	*sig = 0;
 	if (chld_fd == -2)
@@ -114,7 +114,7 @@ int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig)
 			continue;
 		if (r < 0)
 			return DUMP_STOP_NONE; /* nothing held */
-		now = now_ns();
+		now = dump_now_ns();
 		if (now - start >= max_ns)
 			return DUMP_STOP_NONE;
 		chld_wait(max_ns - (now - start));
@@ -182,7 +182,7 @@ static void take(struct dump_thread *t, size_t stack_max, const struct dump_maps
 	t->err = 0;
 detach:
 	ptrace(PTRACE_DETACH, t->tid, 0, (void *)(uintptr_t)sig);
-	t->pause_ns = now_ns() - t0;
+	t->pause_ns = dump_now_ns() - t0;
 	t->pending = 0;
 	if (t->captured && t->stack_len) {
 		t->stack = malloc(t->stack_len);
@@ -214,7 +214,7 @@ int dump_interrupt(struct dump_thread *t, size_t stack_max)
 		return t->err;
 	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0)
 		return t->err = -errno;
-	t->held_at = now_ns();
+	t->held_at = dump_now_ns();
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) < 0)
 		return t->err = -errno; /* gone: the kernel dropped it */
 	t->pending = 1;
@@ -224,7 +224,7 @@ int dump_interrupt(struct dump_thread *t, size_t stack_max)
 void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig)
 {
 	take(t, stack_max, maps, sig, t->held_at);
-	t->time = now_ns();
+	t->time = dump_now_ns();
 }
 
 void dump_let_go(pid_t tid, int sig)

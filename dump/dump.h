@@ -126,9 +126,11 @@ int dump_check_traceable(pid_t pid, char *msg, size_t len);
  * prof holds that stopped (or exited), waiting up to max_ns; dump_take()
  * copies a stopped thread's registers, futex words and up to stack_max
  * bytes of its stack and lets it go. dump_let_go() detaches a stopped
- * thread prof no longer wants. The caller blocks SIGINT/SIGTERM/SIGHUP
- * while threads are held. */
+ * thread prof no longer wants. Signals are not blocked: prof's handlers
+ * only ask it to stop, and hold.c interrupts no further thread then. */
 enum { DUMP_STOP_NONE = 0, DUMP_STOP_STOPPED, DUMP_STOP_GONE };
+/* CLOCK_MONOTONIC in ns: every time dump/ keeps (captures, pauses, waits). */
+uint64_t dump_now_ns(void);
 int dump_interrupt(struct dump_thread *t, size_t stack_max);
 int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig);
 void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig);

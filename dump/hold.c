@@ -21,14 +21,6 @@
 #define DUMP_HOLD_LATE_NS 1000000000ull /* 1 s */
 #define DUMP_HOLD_IN_FLIGHT 4
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void remove_at(pid_t *v, size_t *n, size_t i)
 {
 	v[i] = v[--*n];
@@ -40,11 +32,11 @@ static void remove_at(pid_t *v, size_t *n, size_t i)
 static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t stack_max,
 			 const struct dump_maps *maps, uint64_t ns, int once)
 {
-	uint64_t start = now_ns();
+	uint64_t start = dump_now_ns();
 	size_t handled = 0;
 
 	while (!once || !handled) {
-		uint64_t spent = now_ns() - start;
+		uint64_t spent = dump_now_ns() - start;
 		pid_t tid;
 		int sig, r = dump_next_stop(spent < ns ? ns - spent : 0, &tid, &sig);
 		size_t i;
@@ -100,7 +92,7 @@ int dump_hold_pass(struct dump_holder *h, struct dump_set *set, size_t first,
 	 * waits at most for the copies of the few before it. */
 	while (next < set->n && !*stop) {
 		while (next < set->n && !*stop &&
-		       in_flight(h, set, now_ns()) < DUMP_HOLD_IN_FLIGHT) {
+		       in_flight(h, set, dump_now_ns()) < DUMP_HOLD_IN_FLIGHT) {
 			struct dump_thread *t = &set->t[next++];
 
 			t->tried = 1;
@@ -114,9 +106,9 @@ int dump_hold_pass(struct dump_holder *h, struct dump_set *set, size_t first,
 		/* the next stop; none within the wait: more threads go in flight */
 		take_stops(h, set, o->stack_max, maps, DUMP_HOLD_WAIT_NS, 1);
 	}
-	late = now_ns();
-	while (h->npend && now_ns() - late < DUMP_HOLD_LATE_NS)
-		take_stops(h, set, o->stack_max, maps, DUMP_HOLD_LATE_NS - (now_ns() - late), 0);
+	late = dump_now_ns();
+	while (h->npend && dump_now_ns() - late < DUMP_HOLD_LATE_NS)
+		take_stops(h, set, o->stack_max, maps, DUMP_HOLD_LATE_NS - (dump_now_ns() - late), 0);
 	/* still not stopped: seized until they stop */
 	for (size_t i = 0; i < h->npend; i++) {
 		struct dump_thread *t = &set->t[h->pend[i]];
@@ -132,10 +124,10 @@ int dump_hold_pass(struct dump_holder *h, struct dump_set *set, size_t first,
 
 void dump_holder__drain(struct dump_holder *h, struct dump_set *set, uint64_t ns)
 {
-	uint64_t start = now_ns();
+	uint64_t start = dump_now_ns();
 
-	while (h->nseized && now_ns() - start < ns)
-		take_stops(h, set, 0, NULL, ns - (now_ns() - start), 0);
+	while (h->nseized && dump_now_ns() - start < ns)
+		take_stops(h, set, 0, NULL, ns - (dump_now_ns() - start), 0);
 }
 
 void dump_holder__release(struct dump_holder *h)

@@ -15,14 +15,6 @@
 #include "jvm/jvm.h"
 #include "lib/text-clean.h"
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void notice(pid_t pid, const struct prof_error *err, const char *what)
 {
 	fprintf(stderr, "prof dump: JVM %d: ", (int)pid);
@@ -71,7 +63,7 @@ void dump_ask_jvms(struct dump_rec *d, const pid_t *pids, size_t n, int (*cancel
 			notice(pids[i], &err, "threads keep their kernel names");
 			continue;
 		}
-		jvm_record_thread_names(d->w, pids[i], out, len, now_ns());
+		jvm_record_thread_names(d->w, pids[i], out, len, dump_now_ns());
 		free(out);
 	}
 }

@@ -30,19 +30,11 @@ static int stop_pending(void)
 	return stop_requested;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Sleeps until `when` (monotonic ns) or a stop request. */
 static void sleep_until(uint64_t when)
 {
 	while (!stop_requested) {
-		uint64_t now = now_ns();
+		uint64_t now = dump_now_ns();
 		struct timespec ts;
 
 		if (now >= when)
@@ -110,7 +102,7 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 	struct dump_maps maps = {0};
 	struct dump_holder holder = {0};
 	struct dump_rec rec;
-	uint64_t start = now_ns();
+	uint64_t start = dump_now_ns();
 	int nice0, boost, err = dump_rec__open(&rec, o->path);
 
 	*stopped = 0;
