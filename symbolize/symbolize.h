@@ -79,6 +79,10 @@ int kallsyms__hidden(const struct kallsyms *k);
 /* Returns 1 and sets *name ("func" or "func [module]"), *sym_off; else 0. */
 int kallsyms__lookup(const struct kallsyms *k, uint64_t addr, const char **name,
 		     uint64_t *sym_off);
+/* The other way: the address of the text symbol spelt as the len bytes at
+ * name ("func" or "func [module]"), aliases included; the first in the
+ * file's order when several share it. 1, or 0 when there is none. */
+int kallsyms__find(struct kallsyms *k, const char *name, size_t len, uint64_t *addr);
 
 /* ---- a whole recording ---- */
 struct symbolize_opts {
