@@ -286,20 +286,24 @@ static int trigger(struct attach *a)
 	char trig[128];
 	uint64_t deadline;
 	unsigned wait = 10;
-	int err, alive = 1;
+	int err, alive = 1, listening;
 
 	/* Only a running HotSpot JVM that handles SIGQUIT and allows attach
 	 * (jvm.h): SIGQUIT kills other processes, and makes a JVM that refuses
 	 * attach print a thread dump on its output. */
 	err = jvm_may_signal(a->pid, a->err);
-	if (err)
+	/* Its listener runs (another client just started it, or its socket
+	 * was removed): wait for the socket, without a signal. */
+	listening = err == -EALREADY;
+	if (err && !listening)
 		return err;
-	err = create_trigger(a, trig, sizeof(trig));
+	trig[0] = '\0';
+	err = listening ? 0 : create_trigger(a, trig, sizeof(trig));
 	if (err)
 		return prof_error_set(a->err, err, NULL,
 				      "cannot create the attach trigger file for JVM %d: %s",
 				      (int)a->pid, strerror(-err));
-	if (kill(a->pid, SIGQUIT)) {
+	if (!listening && kill(a->pid, SIGQUIT)) {
 		err = -errno;
 		if (trig[0])
 			unlink(trig);
@@ -326,6 +330,8 @@ static int trigger(struct attach *a)
 				      "JVM %d was stopped (SIGSTOP or a debugger) before it opened "
 				      "its attach socket",
 				      (int)a->pid);
+	if (!path_exists(a) && listening)
+		return -ENOTSUP; /* a->err says why (jvm_may_signal) */
 	if (!path_exists(a))
 		return prof_error_set(
 		    a->err, -ETIMEDOUT,

@@ -118,7 +118,11 @@ int jvm_option_set(pid_t pid, const char *opt);
  *   - it catches SIGQUIT (not -Xrs) and is not stopped (a stopped JVM
  *     would take the signal when resumed, after prof removed the trigger,
  *     and print a thread dump);
- *   - its options do not hold -XX:+DisableAttachMechanism (jvm_option_set).
+ *   - its options do not hold -XX:+DisableAttachMechanism (jvm_option_set);
+ *   - it runs no "Attach Listener" thread (-EALREADY: its listener runs,
+ *     just started by another client, or its socket was removed, and JDK 8
+ *     to 13 answer SIGQUIT with a thread dump, not a new socket: wait for
+ *     the socket instead).
  * 0 yes; else -errno with the reason in err->msg (and a hint): -ENOEXEC
  * not a running HotSpot JVM; -ENOTSUP it refuses attach or SIGQUIT (-Xrs), or its
  * options could not all be read; -EHOSTDOWN stopped; -ESRCH gone.

@@ -294,6 +294,17 @@ int jvm_may_signal(pid_t pid, struct prof_error *err)
 		    "-XX:Flags= or -XX:VMOptionsFile= file): not sent SIGQUIT, as they may "
 		    "hold -XX:+DisableAttachMechanism",
 		    (int)pid);
+	/* Its listener runs but the socket is gone (a /tmp cleaner): HotSpot
+	 * 14 and later recreate it on SIGQUIT, older ones print a thread
+	 * dump instead, and which one this is is not known here. */
+	if (has_thread_named(pid, "Attach Listener"))
+		return prof_error_set(
+		    err, -EALREADY,
+		    "on JDK 14 and later, 'kill -QUIT PID' makes it bind it again (older ones "
+		    "print a thread dump instead), then record again",
+		    "JVM %d's attach listener runs but its socket is gone (removed from its "
+		    "/tmp?): not sent SIGQUIT, which older JVMs answer with a thread dump",
+		    (int)pid);
 	if (jvm_proc_stopped(pid))
 		return prof_error_set(err, -EHOSTDOWN, "kill -CONT it and record again",
 				      "JVM %d is stopped (SIGSTOP or a debugger): not sent SIGQUIT, "
