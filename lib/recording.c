@@ -561,13 +561,9 @@ static int name_event_cmp(const void *pa, const void *pb, void *arg)
 	const struct rec_thread_event *t = arg;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 
-	if (t[a].pid != t[b].pid)
-		return t[a].pid < t[b].pid ? -1 : 1;
-	if (t[a].tid != t[b].tid)
-		return t[a].tid < t[b].tid ? -1 : 1;
-	if (t[a].time != t[b].time)
+	if (t[a].pid == t[b].pid && t[a].tid == t[b].tid && t[a].time != t[b].time)
 		return t[a].time < t[b].time ? -1 : 1;
-	return a < b ? -1 : a > b;
+	return fullname_cmp(pa, pb, arg);
 }
 
 /* A full name names the thread as it was when it was taken (the JVM's
