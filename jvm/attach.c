@@ -51,13 +51,13 @@ uint64_t jvm_deadline(unsigned ms)
 }
 
 /* Has the caller asked to stop: its cancel fd readable (looked at without
- * waiting), confirmed by `cancelled` when there is one, or `cancelled`? */
+ * waiting), or `cancelled`? */
 static int cancelled(const struct attach *a)
 {
 	struct pollfd pfd = {.fd = a->cancel_fd, .events = POLLIN};
 
 	if (a->cancel_fd > 0 && poll(&pfd, 1, 0) > 0)
-		return a->cancelled ? a->cancelled() : 1;
+		return 1;
 	return a->cancelled && a->cancelled();
 }
 

@@ -49,8 +49,7 @@
  * every JVM_POLL_MS while it waits and gives up with -EINTR when it returns
  * nonzero. `cancel_fd`, when > 0, is an fd that turns readable when the
  * caller wants to stop (a signalfd of its stop signals): every wait polls
- * it beside what it waits for, so it wakes at once (-EINTR; `cancelled`,
- * when set, is asked to confirm). Share one deadline among the commands
+ * it beside what it waits for, so it wakes at once (-EINTR). Share one deadline among the commands
  * sent to one JVM to bound them together. */
 struct jvm_limits {
 	uint64_t deadline_ms;

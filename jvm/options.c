@@ -301,8 +301,8 @@ static void scan(struct opt_scan *s)
 	procfs_read(path, OPT_ENV_MAX, &env, &envlen); /* NULL when unreadable */
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)s->pid);
 	procfs_read(path, OPT_ENV_MAX, &cmd, &cmdlen);
-	if (!cmd)
-		s->unknown = 1;
+	if (!cmd || !env)
+		s->unknown = 1; /* what we cannot read may hold the option */
 	/* JAVA_TOOL_OPTIONS (the VM's, no @files). */
 	if (env && (v = env_value(env, envlen, "JAVA_TOOL_OPTIONS=", &ve)))
 		vm_options(s, v, ve);
