@@ -24,17 +24,17 @@
 
 #include "lib/procfs.h"
 
-#define OPT_FILE_MAX (1u << 20)
+#define OPT_FILE_MAX  (1u << 20)
 #define OPT_FILES_MAX 64
-#define OPT_ENV_MAX (1u << 20)
+#define OPT_ENV_MAX   (1u << 20)
 
 struct opt_scan {
 	pid_t pid;
 	const char *opt; /* "-XX:+NAME" or "-XX:-NAME" */
 	size_t olen;
-	int state;	 /* 1 on, 0 off, -1 not set */
-	int unknown;	 /* a file named in the options could not be read */
-	unsigned files;	 /* files read so far */
+	int state;	       /* 1 on, 0 off, -1 not set */
+	int unknown;	       /* a file named in the options could not be read */
+	unsigned files;	       /* files read so far */
 	char flags_file[4096]; /* the last -XX:Flags= seen */
 };
 
@@ -132,8 +132,7 @@ int jvm_open_in_root(pid_t pid, const char *path)
 /* Reads a file named in the options (bounded). 0 and a malloc'ed buffer,
  * or -errno, and then the answer is unknown (unless `optional` and the
  * file is not there). */
-static int read_named(struct opt_scan *s, const char *path, int optional, char **buf,
-		      size_t *len)
+static int read_named(struct opt_scan *s, const char *path, int optional, char **buf, size_t *len)
 {
 	size_t cap = OPT_FILE_MAX, n = 0;
 	char *b;
@@ -188,10 +187,20 @@ static void vm_options(struct opt_scan *s, const char *p, const char *end)
 /* The java launcher's options that take the next argument as their value. */
 static int takes_value(const char *a)
 {
-	static const char *const v[] = {
-	    "-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
-	    "--add-modules", "--limit-modules", "--add-exports", "--add-opens", "--add-reads",
-	    "--patch-module", "--enable-native-access", "--source"};
+	static const char *const v[] = {"-cp",
+					"-classpath",
+					"--class-path",
+					"-p",
+					"--module-path",
+					"--upgrade-module-path",
+					"--add-modules",
+					"--limit-modules",
+					"--add-exports",
+					"--add-opens",
+					"--add-reads",
+					"--patch-module",
+					"--enable-native-access",
+					"--source"};
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
