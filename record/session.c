@@ -816,7 +816,7 @@ static void raise_fd_limit(void)
 static int finish(struct recorder *rec, uint64_t start)
 {
 	struct symbolize_stats ss = {0};
-	uint64_t t0 = monotonic_ns(), defer_ns = 0;
+	uint64_t t0 = monotonic_ns(), defer_ns = 0, jvm_ns;
 	int err = 0, deferred = rec->defer.limit != 0; /* set up to defer */
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
@@ -826,7 +826,9 @@ static int finish(struct recorder *rec, uint64_t start)
 		rec->write_err = defer_process(rec);
 	if (deferred)
 		defer_ns = monotonic_ns() - t0;
+	jvm_ns = monotonic_ns();
 	recorder_jvm_step(rec); /* while the JVMs still run */
+	jvm_ns = monotonic_ns() - jvm_ns; /* not sampled: not in the duration */
 	if (rec->child) {
 		/* Duration reached or we were told to stop: end the command
 		 * as perf does, so it does not outlive an interrupted recording. */
@@ -841,7 +843,7 @@ static int finish(struct recorder *rec, uint64_t start)
 	stop_events(rec);
 	recorder_resolve_pending(rec, 0);
 	sched_finish(rec);
-	rec->sum->duration_ns = monotonic_ns() - start - defer_ns;
+	rec->sum->duration_ns = monotonic_ns() - start - defer_ns - jvm_ns;
 	rec->sum->defer_ns = defer_ns;
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
