@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# t0645: HotSpot's own metadata read from outside a JVM started with no
+# flags (jvm/vmstructs.c, codecache.c, method-name.c): `prof jvm-inspect`
+# lists the code cache's compiled methods, checked against the JVM's own
+# `jcmd PID Compiler.codelist` (the oracle) by code address and name.
+
+load helpers
+
+JCMD=${JCMD:-$(dirname "$JAVA")/jcmd}
+
+export PIDS="$BATS_FILE_TMPDIR/jvm-pids"
+
+setup_file() {
+	start_jvm -- 60 2
+	echo "$JVM_PID" >"$BATS_FILE_TMPDIR/pid"
+}
+
+teardown_file() {
+	kill "$(cat "$BATS_FILE_TMPDIR/pid")" 2>/dev/null || true
+}
+
+# codelist FILE: the JVM's own list of compiled methods, one
+# "CODE_BEGIN NAME" per method (its lines end "[HEADER, BEGIN - END]").
+codelist() {
+	"$JCMD" "$JVM_PID" Compiler.codelist |
+		awk '/^[0-9]+ [0-9-]+ [0-9-]+ / { b = $(NF - 2); sub(/,$/, "", b); print b, $4 }' |
+		sort >"$1"
+}
+
+@test "jvm-inspect: the code cache's compiled methods, named as Compiler.codelist names them" {
+	JVM_PID=$(cat "$BATS_FILE_TMPDIR/pid")
+	codelist "$BATS_TEST_TMPDIR/before"
+	run "$PROF" jvm-inspect -p "$JVM_PID"
+	[ "$status" -eq 0 ]
+	echo "$output" | awk '/^0x/ { print $1, $4 }' | sort >"$BATS_TEST_TMPDIR/ours"
+	codelist "$BATS_TEST_TMPDIR/after"
+	# The JIT compiles and frees code meanwhile: judged on the methods the
+	# oracle listed before and after (the same address and name).
+	comm -12 "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after" >"$BATS_TEST_TMPDIR/stable"
+	stable=$(wc -l <"$BATS_TEST_TMPDIR/stable")
+	same=$(comm -12 "$BATS_TEST_TMPDIR/stable" "$BATS_TEST_TMPDIR/ours" | wc -l)
+	echo "# $same of $stable compiled methods found and named alike" >&3
+	comm -23 "$BATS_TEST_TMPDIR/stable" "$BATS_TEST_TMPDIR/ours" | head -5
+	((stable > 100))
+	((same * 100 >= stable * 99))
+	# the example's own hot methods among them
+	grep -q ' Service\$Handler\.parseRequest(' "$BATS_TEST_TMPDIR/ours" ||
+		wait_until 30 eval '"$PROF" jvm-inspect -p "$JVM_PID" | grep -q " Service\$Handler\.parseRequest("'
+	# frame sizes in bytes, whole words, and the counts on stderr
+	echo "$output" | awk '/^0x/ && ($3 % 8 || $3 < 0) { exit 1 }'
+	[[ "$output" == *"compiled methods, 0 unnamed"* ]]
+}
+
+@test "jvm-inspect --tables: HotSpot's field offsets, type sizes and constants" {
+	JVM_PID=$(cat "$BATS_FILE_TMPDIR/pid")
+	run "$PROF" jvm-inspect -p "$JVM_PID" --tables
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"field CodeCache::_heaps static 0x"* ]]
+	[[ "$output" == *"field Method::_constMethod offset 0x"* ]]
+	[[ "$output" == *"type HeapBlock 16"* ]]
+	[[ "$output" == *"int frame::interpreter_frame_last_sp_offset -2"* ]]
+}
+
+@test "jvm-inspect: a process that is not a JVM is refused with a reason" {
+	run "$PROF" jvm-inspect -p $$
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"maps no libjvm.so"* ]]
+	run "$PROF" jvm-inspect
+	[ "$status" -eq 2 ]
+}
