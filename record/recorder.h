@@ -74,6 +74,7 @@ struct ustack_rec {
 	uint8_t reg_dwarf[64];  /* i-th register in a sample -> DWARF number */
 	unsigned nregs;
 	struct unwinder *unwinder;
+	struct jvm_frames *jvm; /* interpreted Java frames named (jvm/jvm.h) */
 	unsigned char *queue;   /* struct ustack_entry, chain, stack bytes; ... */
 	size_t len, cap;
 	uint64_t fail[UNWIND_NSTATUS]; /* [UNWIND_OK_ROOT]: unwound to the root */

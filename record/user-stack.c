@@ -35,6 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "jvm/jvm.h"
 #include "lib/grow.h"
 #include "callsite.h"
 
@@ -149,7 +150,10 @@ static int ustack_start(struct recorder *rec)
 	};
 
 	u->nregs = reg_order(u->regs_mask, u->reg_dwarf);
-	u->unwinder = unwinder__new(&uo);
+	u->jvm = jvm_frames__new();
+	uo.frame_hook = jvm_frames__frame;
+	uo.frame_ctx = u->jvm;
+	u->unwinder = u->jvm ? unwinder__new(&uo) : NULL;
 	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {
 		snprintf(rec->err->msg, sizeof(rec->err->msg), "out of memory");
 		return -ENOMEM;
@@ -613,6 +617,8 @@ void ustack_release(struct recorder *rec)
 {
 	unwinder__free(rec->ustack.unwinder);
 	rec->ustack.unwinder = NULL;
+	jvm_frames__free(rec->ustack.jvm);
+	rec->ustack.jvm = NULL;
 	free(rec->ustack.queue);
 	rec->ustack.queue = NULL;
 	keymap__release(&rec->ustack.callsites);

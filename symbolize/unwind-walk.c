@@ -295,6 +295,8 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 		if (*n >= max)
 			return UNWIND_MAX_FRAMES;
 		pcs[(*n)++] = pc;
+		if (u->opts.frame_hook)
+			u->opts.frame_hook(u->opts.frame_ctx, pid, &cur, stack, &pcs[*n - 1]);
 		/* A return address is just past the call, maybe past the end
 		 * of the function (a call to a noreturn function): look up the
 		 * call instruction. */
