@@ -8,9 +8,11 @@
  * an interpreter pc one of (pid, Method*): a method is read from the JVM
  * (about eight process_vm_readv) the first time it is seen only, and a
  * value that does not read as a method is remembered as bad too. A Method*
- * slot outside the stack copy leaves the frame as it is. Known limit: in
- * the interpreter's method entry, before it set up its frame, rbp is the
- * caller's and the frame is named as its caller. */
+ * slot outside the stack copy leaves the frame as it is, but for one below
+ * the stack pointer: the interpreter's method entry is building the frame
+ * and, as HotSpot's calling convention has it, rbx holds the Method*. Known
+ * limit: before the entry's `enter`, rbp is still the caller's and the
+ * frame is named as its caller. */
 #include "jvm/jvm.h"
 
 #include <errno.h>
@@ -193,9 +195,12 @@ void jvm_frames__frame(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		return;
 	fp = r->r[UNWIND_RBP];
 	at = fp + (uint64_t)(p->l.interp_method_slot * 8);
-	if (at < st->start || at - st->start > st->size || st->size - (at - st->start) < 8)
+	if (at < st->start && (r->valid & (1u << UNWIND_RBX)))
+		m = r->r[UNWIND_RBX]; /* entry: frame not built yet, rbx is the Method* */
+	else if (at < st->start || at - st->start > st->size || st->size - (at - st->start) < 8)
 		return;
-	memcpy(&m, st->data + (at - st->start), 8);
+	else
+		memcpy(&m, st->data + (at - st->start), 8);
 	if (!m || method_id(jf, p, m) == BAD_METHOD)
 		return;
 	*pc = m;

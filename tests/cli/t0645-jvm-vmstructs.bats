@@ -68,3 +68,34 @@ codelist() {
 	run "$PROF" jvm-inspect
 	[ "$status" -eq 2 ]
 }
+
+# in_java FOLDED: the samples whose leaf is a Java frame (`_[j]`), as
+# "LEAF COUNT" lines.
+in_java() {
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";")
+		if (f[k] ~ /_\[j\]$/) print f[k], n }' "$1"
+}
+
+@test "record --call-graph dwarf: interpreted frames (-Xint) named by their Method, whole stacks" {
+	start_jvm -Xint -- 60 2
+	"$PROF" record -q --call-graph dwarf -F 199 -d 3 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/xint.data"
+	kill "$JVM_PID"
+	"$PROF" report -i "$BATS_TEST_TMPDIR/xint.data" --threads >"$BATS_TEST_TMPDIR/folded"
+	in_java "$BATS_TEST_TMPDIR/folded" >"$BATS_TEST_TMPDIR/leaves"
+	java=$(awk '{ s += $NF } END { print s + 0 }' "$BATS_TEST_TMPDIR/leaves")
+	interp=$(awk '$1 == "Interpreter_[j]" { s += $NF } END { print s + 0 }' "$BATS_TEST_TMPDIR/leaves")
+	echo "# $interp of $java in-Java samples with an Interpreter_[j] leaf" >&3
+	((java > 100))
+	# At most 1%: a sample in the interpreter's method entry, before it
+	# set up the frame, has no Method to read (0 or 1 of ~500 here).
+	((interp * 100 <= java))
+	# The methods under their callers, as the example calls them, from the
+	# thread's root (Thread.run) down.
+	grep -q '^http-handler-1;.*java\.lang\.Thread\.run_\[j\];.*Service\.dutyCycle_\[j\];.*Service\$Handler\.handleRequest_\[j\];Service\$Handler\.parseRequest_\[j\]' "$BATS_TEST_TMPDIR/folded"
+	grep -q '^metrics-reporter-1;.*Service\$MetricsReporter\.report_\[j\];Service\$MetricsReporter\.computePercentiles_\[j\]' "$BATS_TEST_TMPDIR/folded"
+	# Every in-Java sample of a handler thread is in its request loop.
+	all=$(grep '^http-handler' "$BATS_TEST_TMPDIR/folded" | in_java /dev/stdin | awk '{ s += $NF } END { print s + 0 }')
+	under=$(grep '^http-handler.*Service\.dutyCycle_\[j\]' "$BATS_TEST_TMPDIR/folded" | in_java /dev/stdin | awk '{ s += $NF } END { print s + 0 }')
+	echo "# handler threads: $under of $all in-Java samples under Service.dutyCycle" >&3
+	((all > 50 && under * 100 >= all * 99))
+}
