@@ -40,6 +40,8 @@ static const unsigned char *page_of(struct jvm_mem *m, uint64_t addr)
 	uint64_t base = addr & ~(uint64_t)(PAGE - 1);
 	size_t slot = (size_t)(base / PAGE) % JVM_MEM_PAGES;
 
+	if (!base) /* the null page; 0 also marks an empty slot */
+		return NULL;
 	if (m->page[slot].addr != base) {
 		m->page[slot].addr = 0;
 		if (jvm_mem__read(m, base, m->page[slot].data, PAGE))
