@@ -116,6 +116,7 @@ struct hs_layout {
 	uint64_t hb_header, hb_length, hb_used; /* HeapBlock, its Header */
 	uint64_t hb_size;			 /* sizeof(HeapBlock) */
 	uint64_t blob_name, blob_size, blob_frame_size, blob_code_begin, blob_code_end;
+	uint64_t blob_frame_complete;		 /* CodeBlob::_frame_complete_offset */
 	uint64_t nm_method;			 /* CompiledMethod::_method */
 	uint64_t nm_compile_id;			 /* nmethod::_compile_id */
 	uint64_t method_const;			 /* Method::_constMethod */
@@ -137,6 +138,7 @@ struct hs_blob {
 	uint64_t addr;			/* the CodeBlob */
 	uint64_t code_begin, code_end;	/* its instructions */
 	int32_t frame_size;		/* in words (CodeBlob::_frame_size) */
+	int32_t frame_complete;		/* from code_begin: the frame is built */
 	int is_nmethod;			/* compiled Java (also native wrappers) */
 	uint64_t method;		/* Method*, nmethods only */
 	int32_t compile_id;		/* nmethods only */
@@ -153,6 +155,29 @@ struct hs_blob {
 int hs_codecache__each(struct jvm_mem *m, const struct hs_layout *l,
 		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx,
 		       uint64_t *skipped);
+
+/* ---- code-table.c: a JVM's code blobs by address, for stack walks ---- */
+
+enum { HS_CODE_OTHER, HS_CODE_INTERPRETER, HS_CODE_NMETHOD };
+
+struct hs_code_entry {
+	uint64_t begin, end;	/* the blob's instructions */
+	int32_t frame_size;	/* words */
+	int32_t frame_complete; /* bytes from begin; < 0: never */
+	int kind;		/* HS_CODE_* */
+};
+
+struct hs_code_table {
+	struct hs_code_entry *e; /* sorted by begin, not overlapping */
+	size_t n, cap;
+};
+
+/* (Re)loads t with every blob of the code cache (hs_codecache__each).
+ * 0, -ENOMEM, or the walk's -errno (t then empty). */
+int hs_code_table__load(struct hs_code_table *t, struct jvm_mem *m, const struct hs_layout *l);
+/* The blob whose instructions hold pc, or NULL. O(log n). */
+const struct hs_code_entry *hs_code_table__find(const struct hs_code_table *t, uint64_t pc);
+void hs_code_table__release(struct hs_code_table *t);
 
 /* ---- method-name.c: Method* -> names ---- */
 

@@ -31,6 +31,7 @@ static const struct want wants[] = {
 	{"CodeBlob", "_name", AT(blob_name), NULL},
 	{"CodeBlob", "_size", AT(blob_size), NULL},
 	{"CodeBlob", "_frame_size", AT(blob_frame_size), NULL},
+	{"CodeBlob", "_frame_complete_offset", AT(blob_frame_complete), NULL},
 	{"CodeBlob", "_code_begin", AT(blob_code_begin), NULL},
 	{"CodeBlob", "_code_end", AT(blob_code_end), NULL},
 	{"CompiledMethod", "_method", AT(nm_method), "nmethod"},

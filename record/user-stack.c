@@ -152,6 +152,7 @@ static int ustack_start(struct recorder *rec)
 	u->nregs = reg_order(u->regs_mask, u->reg_dwarf);
 	u->jvm = jvm_frames__new();
 	uo.frame_hook = jvm_frames__frame;
+	uo.frame_step = jvm_frames__step;
 	uo.frame_ctx = u->jvm;
 	u->unwinder = u->jvm ? unwinder__new(&uo) : NULL;
 	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {

@@ -306,7 +306,9 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 		if (!row || row->no_cfi) {
 			if (row)
 				e = UNWIND_NO_CFI;
-			if (fp_step(u, &cur, stack, &next))
+			if ((row || !u->opts.frame_step ||
+			     !u->opts.frame_step(u->opts.frame_ctx, pid, &cur, stack, &next)) &&
+			    fp_step(u, &cur, stack, &next))
 				return e;
 			exact = 0;
 		} else {

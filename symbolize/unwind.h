@@ -84,7 +84,12 @@ struct unwind_opts {
 	 * from the real pc. NULL: none. */
 	void (*frame_hook)(void *ctx, uint32_t pid, const struct unwind_regs *r,
 			   const struct unwind_stack *st, uint64_t *pc);
-	void *frame_ctx;
+	/* For a pc in no mapping (JIT code), before trying rbp: 1 and the
+	 * caller's registers in *next when the hook knows the frame (jvm/'s
+	 * compiled Java frames, by their frame sizes), else 0. NULL: none. */
+	int (*frame_step)(void *ctx, uint32_t pid, const struct unwind_regs *r,
+			  const struct unwind_stack *st, struct unwind_regs *next);
+	void *frame_ctx; /* both hooks' */
 };
 
 /* How an unwind ended. */

@@ -78,14 +78,14 @@ in_java() {
 
 @test "record --call-graph dwarf: interpreted frames (-Xint) named by their Method, whole stacks" {
 	start_jvm -Xint -- 60 2
-	"$PROF" record -q --call-graph dwarf -F 199 -d 3 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/xint.data"
+	"$PROF" record -q --call-graph dwarf -F 199 -d 5 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/xint.data"
 	kill "$JVM_PID"
 	"$PROF" report -i "$BATS_TEST_TMPDIR/xint.data" --threads >"$BATS_TEST_TMPDIR/folded"
 	in_java "$BATS_TEST_TMPDIR/folded" >"$BATS_TEST_TMPDIR/leaves"
 	java=$(awk '{ s += $NF } END { print s + 0 }' "$BATS_TEST_TMPDIR/leaves")
 	interp=$(awk '$1 == "Interpreter_[j]" { s += $NF } END { print s + 0 }' "$BATS_TEST_TMPDIR/leaves")
 	echo "# $interp of $java in-Java samples with an Interpreter_[j] leaf" >&3
-	((java > 100))
+	((java > 30))
 	# none: in the interpreter's method entry, before the frame holds the
 	# Method*, rbx does (jvm/interp-frames.c)
 	((interp == 0))
@@ -97,5 +97,23 @@ in_java() {
 	all=$(grep '^http-handler' "$BATS_TEST_TMPDIR/folded" | in_java /dev/stdin | awk '{ s += $NF } END { print s + 0 }')
 	under=$(grep '^http-handler.*Service\.dutyCycle_\[j\]' "$BATS_TEST_TMPDIR/folded" | in_java /dev/stdin | awk '{ s += $NF } END { print s + 0 }')
 	echo "# handler threads: $under of $all in-Java samples under Service.dutyCycle" >&3
-	((all > 50 && under * 100 >= all * 99))
+	((all > 20 && under * 100 >= all * 95))
+}
+
+@test "record --call-graph dwarf: a JVM with no flags gives whole Java stacks (compiled frames stepped by their frame sizes)" {
+	start_jvm -- 60 2
+	# once the handlers' loop is compiled (a frame without rbp to step over)
+	wait_until 60 eval '"$PROF" jvm-inspect -p "$JVM_PID" 2>/dev/null | grep -q " Service\.dutyCycle("'
+	"$PROF" record -q --call-graph dwarf -F 199 -d 5 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/nofp.data"
+	kill "$JVM_PID"
+	"$PROF" report -i "$BATS_TEST_TMPDIR/nofp.data" --threads >"$BATS_TEST_TMPDIR/folded"
+	# The handler threads' samples in Java code: each one's stack from the
+	# thread's start (Thread.run, called by HotSpot's call stub) through the
+	# example's loop; before, they stopped at the first compiled frame.
+	grep '^http-handler' "$BATS_TEST_TMPDIR/folded" | in_java /dev/stdin >"$BATS_TEST_TMPDIR/java"
+	all=$(awk '{ s += $NF } END { print s + 0 }' "$BATS_TEST_TMPDIR/java")
+	whole=$(grep '^http-handler.*StubRoutines_\[j\];java\.lang\.Thread\.run_\[j\];.*Service\.dutyCycle_\[j\]' "$BATS_TEST_TMPDIR/folded" |
+		in_java /dev/stdin | awk '{ s += $NF } END { print s + 0 }')
+	echo "# handler threads: $whole of $all in-Java samples with whole stacks" >&3
+	((all > 20 && whole * 100 >= all * 95))
 }

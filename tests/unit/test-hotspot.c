@@ -58,6 +58,7 @@ static struct s_entry structs[] = {
 	{"CodeBlob", "_name", "const char*", 0, 0x60, NULL},
 	{"CodeBlob", "_size", "int", 0, 0xc, NULL},
 	{"CodeBlob", "_frame_size", "int", 0, 0x1c, NULL},
+	{"CodeBlob", "_frame_complete_offset", "int", 0, 0x14, NULL},
 	{"CodeBlob", "_code_begin", "address", 0, 0x20, NULL},
 	{"CodeBlob", "_code_end", "address", 0, 0x28, NULL},
 	{"CompiledMethod", "_method", "Method*", 0, 0x70, NULL},

@@ -1,8 +1,14 @@
-/* interp-frames.c: interpreted Java frames named by the Method* in them
- * (jvm.h, "interpreted Java frames"), from HotSpot's own metadata read out
- * of process (hotspot.h): the tables give the code cache, whose blob named
+/* java-frames.c: Java frames in stack walks of a JVM (jvm.h, "Java
+ * frames"), from HotSpot's own metadata read out of process (hotspot.h):
+ * the tables give the code cache (code-table.c), whose blob named
  * "Interpreter" holds every interpreted frame's pc, and the frame slot of
- * the Method*.
+ * the Method*. An interpreted frame is named by the Method* in it; a
+ * compiled frame (an nmethod or a stub with a frame size) is stepped over
+ * by its frame size, as HotSpot's frame::sender_for_compiled_frame does:
+ * the caller's sp is sp + frame_size words, the return address the word
+ * below it, the saved rbp the word below that; in the leaf, before the
+ * frame is complete (its prologue), the return address is at sp.
+ * Interpreted and other frames go on through rbp as before.
  *
  * Per frame the cost is a hash lookup of the pid, a range check, and for
  * an interpreter pc one of (pid, Method*): a method is read from the JVM
@@ -35,6 +41,8 @@ struct jvm_pid {
 	int tries;
 	uint64_t next_try_ns;  /* monotonic */
 	uint64_t interp_begin, interp_end;
+	struct hs_code_table code;
+	uint64_t next_load_ns; /* a pc not in code: reload not before */
 	struct hs_layout l;
 	struct jvm_mem *mem;
 };
@@ -67,8 +75,10 @@ void jvm_frames__free(struct jvm_frames *jf)
 {
 	if (!jf)
 		return;
-	for (size_t i = 0; i < jf->npids; i++)
+	for (size_t i = 0; i < jf->npids; i++) {
 		free(jf->pids[i].mem);
+		hs_code_table__release(&jf->pids[i].code);
+	}
 	free(jf->pids);
 	keymap__release(&jf->by_pid);
 	keymap__release(&jf->methods);
@@ -84,22 +94,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int find_interpreter(void *ctx, const struct hs_blob *b)
+/* Reloads p's code table; the interpreter's range from it. 0 or -errno. */
+static int load_code(struct jvm_pid *p, uint64_t now)
 {
-	struct jvm_pid *p = ctx;
+	int err = hs_code_table__load(&p->code, p->mem, &p->l);
 
-	if (strcmp(b->name, "Interpreter"))
-		return 0;
-	p->interp_begin = b->code_begin;
-	p->interp_end = b->code_end;
-	return 1;
+	p->next_load_ns = now + 1000000000u;
+	for (size_t i = 0; !err && i < p->code.n; i++)
+		if (p->code.e[i].kind == HS_CODE_INTERPRETER) {
+			p->interp_begin = p->code.e[i].begin;
+			p->interp_end = p->code.e[i].end;
+		}
+	return err;
 }
 
 /* Reads what naming pid's interpreted frames needs: 0 or -errno, why in e. */
 static int jvm_setup(struct jvm_pid *p, struct prof_error *e)
 {
 	struct vmstructs *vs = NULL;
-	uint64_t skipped;
 	int err;
 
 	if (!p->mem && !(p->mem = malloc(sizeof(*p->mem))))
@@ -113,7 +125,9 @@ static int jvm_setup(struct jvm_pid *p, struct prof_error *e)
 		err = prof_error_set(e, -ENOTSUP, NULL,
 				     "process %u: the interpreter frame's layout is not known",
 				     p->pid);
-	if (!err && hs_codecache__each(p->mem, &p->l, find_interpreter, p, &skipped) != 1)
+	if (!err)
+		err = load_code(p, now_ns());
+	if (!err && !p->interp_end)
 		err = prof_error_set(e, -ENOENT, NULL,
 				     "process %u: no Interpreter in the code cache yet", p->pid);
 	return err;
@@ -159,6 +173,15 @@ static struct jvm_pid *jvm_of(struct jvm_frames *jf, uint32_t pid)
 	return p;
 }
 
+/* The 8 bytes at addr in the stack copy: 0, or -EFAULT outside it. */
+static int stack_u64(const struct unwind_stack *st, uint64_t addr, uint64_t *v)
+{
+	if (addr < st->start || addr - st->start > st->size || st->size - (addr - st->start) < 8)
+		return -EFAULT;
+	memcpy(v, st->data + (addr - st->start), 8);
+	return 0;
+}
+
 /* The name id of Method* m in p, or BAD_METHOD. */
 static uint32_t method_id(struct jvm_frames *jf, struct jvm_pid *p, uint64_t m)
 {
@@ -197,14 +220,79 @@ void jvm_frames__frame(void *ctx, uint32_t pid, const struct unwind_regs *r,
 	at = fp + (uint64_t)(p->l.interp_method_slot * 8);
 	if (at < st->start && (r->valid & (1u << UNWIND_RBX)))
 		m = r->r[UNWIND_RBX]; /* entry: frame not built yet, rbx is the Method* */
-	else if (at < st->start || at - st->start > st->size || st->size - (at - st->start) < 8)
+	else if (stack_u64(st, at, &m))
 		return;
-	else
-		memcpy(&m, st->data + (at - st->start), 8);
 	if (!m || method_id(jf, p, m) == BAD_METHOD)
 		return;
 	*pc = m;
 	jf->st.named++;
+}
+
+/* Where a compiled frame's caller starts (csp: return address at csp - 8),
+ * and its rbp, for a frame of e at r. 0, or -EFAULT (outside the copy). */
+static int compiled_caller(const struct jvm_pid *p, const struct hs_code_entry *e,
+			   const struct unwind_regs *r, const struct unwind_stack *st,
+			   uint64_t *csp, uint64_t *ra, uint64_t *fp)
+{
+	uint64_t pc = r->r[UNWIND_RIP], sp = r->r[UNWIND_RSP];
+	/* The leaf has rax (a sample's registers); a walk's later frames have
+	 * the callee-saved ones only. */
+	int leaf = (r->valid & (1u << UNWIND_RAX)) != 0;
+
+	*fp = r->r[UNWIND_RBP];
+	if (leaf && e->frame_complete >= 0 && pc < e->begin + (uint64_t)e->frame_complete) {
+		*csp = sp + 8; /* the prologue: nothing pushed yet */
+		return stack_u64(st, sp, ra);
+	}
+	*csp = sp + (uint64_t)e->frame_size * 8;
+	if (stack_u64(st, *csp - 8, ra) || stack_u64(st, *csp - 16, fp))
+		return -EFAULT;
+	if (!leaf || hs_code_table__find(&p->code, *ra))
+		return 0;
+	/* A leaf in the epilogue (rsp added back, rbp popped or not) returns
+	 * to code the table does not know, when a Java frame's caller is
+	 * always in the code cache (compiled code, the interpreter, the call
+	 * stub, an adapter): try the frame as the epilogue leaves it. */
+	if (!stack_u64(st, sp, ra) && hs_code_table__find(&p->code, *ra)) {
+		*csp = sp + 8;
+		*fp = r->r[UNWIND_RBP];
+		return 0;
+	}
+	if (!stack_u64(st, sp + 8, ra) && hs_code_table__find(&p->code, *ra) &&
+	    !stack_u64(st, sp, fp)) {
+		*csp = sp + 16;
+		return 0;
+	}
+	*csp = sp + (uint64_t)e->frame_size * 8; /* as the frame size says, then */
+	return stack_u64(st, *csp - 8, ra) || stack_u64(st, *csp - 16, fp) ? -EFAULT : 0;
+}
+
+int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
+		     const struct unwind_stack *st, struct unwind_regs *next)
+{
+	struct jvm_frames *jf = ctx;
+	struct jvm_pid *p = jvm_of(jf, pid);
+	const struct hs_code_entry *e;
+	uint64_t csp, ra, fp, now;
+
+	if (!p)
+		return 0;
+	e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
+	if (!e && (now = now_ns()) >= p->next_load_ns) {
+		jf->st.reloads++;
+		load_code(p, now);
+		e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
+	}
+	if (!e || e->kind == HS_CODE_INTERPRETER || e->frame_size <= 0 ||
+	    e->frame_size > (1 << 16) || compiled_caller(p, e, r, st, &csp, &ra, &fp))
+		return 0;
+	memset(next, 0, sizeof(*next));
+	next->r[UNWIND_RSP] = csp;
+	next->r[UNWIND_RIP] = ra;
+	next->r[UNWIND_RBP] = fp;
+	next->valid = (1u << UNWIND_RSP) | (1u << UNWIND_RIP) | (1u << UNWIND_RBP);
+	jf->st.compiled++;
+	return 1;
 }
 
 int jvm_frames__name(void *ctx, uint32_t pid, uint64_t addr, const char **name)
