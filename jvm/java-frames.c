@@ -34,6 +34,10 @@
 #include "symbolize/unwind.h"
 
 #define BAD_METHOD UINT32_MAX
+/* A pc in no blob read so far (code compiled since): the code cache is
+ * read again, not more often than this (a read is about 20 system calls
+ * of 64 KB and takes a few ms; a warming JVM compiles all the time). */
+#define RELOAD_NS 100000000u
 
 struct jvm_pid {
 	uint32_t pid;
@@ -99,7 +103,7 @@ static int load_code(struct jvm_pid *p, uint64_t now)
 {
 	int err = hs_code_table__load(&p->code, p->mem, &p->l);
 
-	p->next_load_ns = now + 1000000000u;
+	p->next_load_ns = now + RELOAD_NS;
 	for (size_t i = 0; !err && i < p->code.n; i++)
 		if (p->code.e[i].kind == HS_CODE_INTERPRETER) {
 			p->interp_begin = p->code.e[i].begin;

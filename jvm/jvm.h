@@ -190,8 +190,8 @@ void jvm_frames__frame(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		       const struct unwind_stack *st, uint64_t *pc);
 /* The unwind step hook: 1 and the caller's registers in *next when r's pc
  * is in a compiled blob of a JVM with a frame size, else 0 (the walk goes
- * on through rbp). The code cache is read again, at most once a second,
- * when a pc is in none of the blobs read before. */
+ * on through rbp). The code cache is read again, at most ten times a
+ * second, when a pc is in none of the blobs read before. */
 int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		     const struct unwind_stack *st, struct unwind_regs *next);
 /* 1 and the name ("pkg.Class.method", owned by jf) of a frame that
