@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jvm/jvm.h"
 #include "lib/grow.h"
 #include "lib/text-clean.h"
 #include "call-graph-auto.h"
@@ -847,10 +846,9 @@ static int finish(struct recorder *rec, uint64_t start)
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
 	if (!rec->opts->no_symbolize && !rec->write_err) {
-		struct symbolize_opts so = {.frame_name = jvm_frames__name,
-					    .frame_name_arg = rec->ustack.jvm};
+		struct symbolize_opts so;
 
-		err = symbolize_recording(rec->w, rec->ustack.jvm ? &so : NULL, &ss);
+		err = symbolize_recording(rec->w, ustack_symbolize_opts(rec, &so), &ss);
 		if (err)
 			rec->write_err = err;
 		if (ss.kernel_hidden && !rec->opts->quiet)

@@ -37,6 +37,7 @@
 
 #include "jvm/jvm.h"
 #include "lib/grow.h"
+#include "symbolize/symbolize.h"
 #include "callsite.h"
 
 struct ustack_entry {
@@ -151,7 +152,10 @@ static int ustack_start(struct recorder *rec)
 
 	u->nregs = reg_order(u->regs_mask, u->reg_dwarf);
 	u->jvm = jvm_frames__new();
-	uo.frame_hook = jvm_frames__frame;
+	/* Interpreted frames are stored as their Method*, which only this
+	 * recorder can name: not for a recording symbolized later. */
+	if (!rec->opts->no_symbolize)
+		uo.frame_hook = jvm_frames__frame;
 	uo.frame_step = jvm_frames__step;
 	uo.frame_ctx = u->jvm;
 	u->unwinder = u->jvm ? unwinder__new(&uo) : NULL;
@@ -612,6 +616,16 @@ void ustack_write_stats(struct recorder *rec)
 	rec->sum->unwind_root = u->fail[UNWIND_OK_ROOT];
 	rec->sum->unwind_cut = u->cut;
 	rec->sum->unwind_ns = u->ns;
+}
+
+const struct symbolize_opts *ustack_symbolize_opts(struct recorder *rec,
+						   struct symbolize_opts *so)
+{
+	if (!rec->ustack.jvm)
+		return NULL;
+	*so = (struct symbolize_opts){.frame_name = jvm_frames__name,
+				      .frame_name_arg = rec->ustack.jvm};
+	return so;
 }
 
 void ustack_release(struct recorder *rec)
