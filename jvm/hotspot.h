@@ -109,6 +109,7 @@ int vmstructs__entry(const struct vmstructs *vs, int t, size_t i, const char **t
 
 struct hs_layout {
 	uint64_t code_heaps;			 /* &CodeCache::_heaps */
+	uint64_t code_low, code_high;		 /* &CodeCache::_low_bound, _high_bound */
 	uint64_t ga_len, ga_data;		 /* GrowableArray<>: _len, _data */
 	uint64_t heap_memory, heap_segmap;	 /* CodeHeap: VirtualSpaces */
 	uint64_t heap_log2_seg;			 /* CodeHeap: int */

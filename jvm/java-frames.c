@@ -46,6 +46,7 @@ struct jvm_pid {
 	uint64_t next_try_ns;  /* monotonic */
 	uint64_t interp_begin, interp_end;
 	struct hs_code_table code;
+	uint64_t code_low, code_high; /* the code cache's reserved range */
 	uint64_t next_load_ns; /* a pc not in code: reload not before */
 	struct hs_layout l;
 	struct jvm_mem *mem;
@@ -128,6 +129,10 @@ static int jvm_setup(struct jvm_pid *p, struct prof_error *e)
 	if (!err && !p->l.interp_method_slot)
 		err = prof_error_set(e, -ENOTSUP, NULL,
 				     "process %u: the interpreter frame's layout is not known",
+				     p->pid);
+	if (!err && (jvm_mem__u64(p->mem, p->l.code_low, &p->code_low) ||
+		     jvm_mem__u64(p->mem, p->l.code_high, &p->code_high)))
+		err = prof_error_set(e, -EFAULT, NULL, "process %u: cannot read the code cache's bounds",
 				     p->pid);
 	if (!err)
 		err = load_code(p, now_ns());
@@ -282,7 +287,9 @@ int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 	if (!p)
 		return 0;
 	e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
-	if (!e && (now = now_ns()) >= p->next_load_ns) {
+	/* a pc in the code cache not read yet: compiled since */
+	if (!e && r->r[UNWIND_RIP] >= p->code_low && r->r[UNWIND_RIP] < p->code_high &&
+	    (now = now_ns()) >= p->next_load_ns) {
 		jf->st.reloads++;
 		load_code(p, now);
 		e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
@@ -308,6 +315,13 @@ int jvm_frames__name(void *ctx, uint32_t pid, uint64_t addr, const char **name)
 		return 0;
 	*name = strtab__str(&jf->names, id);
 	return 1;
+}
+
+int jvm_frames__ready(const struct jvm_frames *jf, uint32_t pid)
+{
+	uint32_t slot;
+
+	return jf && keymap__get(&jf->by_pid, pid, 0, &slot) && jf->pids[slot].ready;
 }
 
 void jvm_frames__stats(const struct jvm_frames *jf, struct jvm_frames_stats *st)

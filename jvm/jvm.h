@@ -198,5 +198,7 @@ int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
  * jvm_frames__frame() stored for pid, else 0. */
 int jvm_frames__name(void *ctx, uint32_t pid, uint64_t addr, const char **name);
 void jvm_frames__stats(const struct jvm_frames *jf, struct jvm_frames_stats *st);
+/* Were pid's tables read, its frames handled (jf NULL: no)? */
+int jvm_frames__ready(const struct jvm_frames *jf, uint32_t pid);
 
 #endif

@@ -61,6 +61,10 @@ int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof
 	if (vmstructs__static(vs, "CodeCache", "_heaps", &l->code_heaps))
 		return prof_error_set(e, -ENOTSUP, NULL,
 				      "this JVM's tables have no CodeCache::_heaps");
+	if (vmstructs__static(vs, "CodeCache", "_low_bound", &l->code_low) ||
+	    vmstructs__static(vs, "CodeCache", "_high_bound", &l->code_high))
+		return prof_error_set(e, -ENOTSUP, NULL,
+				      "this JVM's tables have no CodeCache::_low_bound/_high_bound");
 	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
 		const struct want *w = &wants[i];
 		uint64_t *v = (uint64_t *)((char *)l + w->at);

@@ -45,6 +45,8 @@ static uint64_t code_heaps_var; /* CodeCache::_heaps: a GrowableArray* */
 
 static struct s_entry structs[] = {
 	{"CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, 0, &code_heaps_var},
+	{"CodeCache", "_low_bound", "address", 1, 0, &code_heaps_var},
+	{"CodeCache", "_high_bound", "address", 1, 0, &code_heaps_var},
 	{"GrowableArrayBase", "_len", "int", 0, 0, NULL},
 	{"GrowableArray<int>", "_data", "int*", 0, 8, NULL},
 	{"CodeHeap", "_memory", "VirtualSpace", 0, 0x8, NULL},
