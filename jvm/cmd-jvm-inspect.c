@@ -16,14 +16,14 @@
 #include "lib/cli.h"
 
 static const char usage_text[] =
-	"usage: prof jvm-inspect -p PID [--tables | --blobs]\n"
-	"\n"
-	"    -p, --pid PID    a running HotSpot JVM (17 and later)\n"
-	"    --tables         print HotSpot's gHotSpotVM* tables as prof read them\n"
-	"    --blobs          every code blob, not only compiled methods\n"
-	"\n"
-	"Prints one line per compiled method: CODE_BEGIN CODE_END FRAME_SIZE NAME,\n"
-	"FRAME_SIZE in bytes, NAME as 'jcmd PID Compiler.codelist' prints it.\n";
+    "usage: prof jvm-inspect -p PID [--tables | --blobs]\n"
+    "\n"
+    "    -p, --pid PID    a running HotSpot JVM (17 and later)\n"
+    "    --tables         print HotSpot's gHotSpotVM* tables as prof read them\n"
+    "    --blobs          every code blob, not only compiled methods\n"
+    "\n"
+    "Prints one line per compiled method: CODE_BEGIN CODE_END FRAME_SIZE NAME,\n"
+    "FRAME_SIZE in bytes, NAME as 'jcmd PID Compiler.codelist' prints it.\n";
 
 static void print_tables(const struct vmstructs *vs)
 {
@@ -60,7 +60,8 @@ static int print_blob(void *ctx, const struct hs_blob *b)
 		li->methods++;
 		if (hs_method_name(li->m, li->l, b->method, 1, name, sizeof(name))) {
 			li->unnamed++;
-			snprintf(name, sizeof(name), "[unreadable Method 0x%" PRIx64 "]", b->method);
+			snprintf(name, sizeof(name), "[unreadable Method 0x%" PRIx64 "]",
+				 b->method);
 		}
 	} else {
 		snprintf(name, sizeof(name), "%s", b->name);
@@ -112,11 +113,11 @@ static int inspect(pid_t pid, int tables, int all)
 int cmd_jvm_inspect(int argc, char **argv, const struct prof_env *env)
 {
 	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"tables", no_argument, NULL, 't'},
-		{"blobs", no_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tables", no_argument, NULL, 't'},
+	    {"blobs", no_argument, NULL, 'b'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t pid = 0;
 	int c, tables = 0, all = 0;

@@ -26,9 +26,9 @@ static int add(void *ctx, const struct hs_blob *b)
 	e->end = b->code_end;
 	e->frame_size = b->frame_size;
 	e->frame_complete = b->frame_complete;
-	e->kind = b->is_nmethod ? HS_CODE_NMETHOD
+	e->kind = b->is_nmethod			    ? HS_CODE_NMETHOD
 		  : !strcmp(b->name, "Interpreter") ? HS_CODE_INTERPRETER
-						   : HS_CODE_OTHER;
+						    : HS_CODE_OTHER;
 	return 0;
 }
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOB_READ 512 /* bytes of a blob read in one go: every field we use */
-#define WINDOW (64u << 10) /* bytes of a heap read in one system call */
+#define BLOB_READ 512	      /* bytes of a blob read in one go: every field we use */
+#define WINDOW	  (64u << 10) /* bytes of a heap read in one system call */
 
 /* A window onto a heap's committed memory [.., limit): headers and blobs
  * are served from one read of WINDOW bytes where they can be (a heap of a
@@ -63,9 +63,9 @@ static uint64_t u64_at(const unsigned char *p, uint64_t off)
 
 static int fits(const struct hs_layout *l)
 {
-	const uint64_t offs[] = {l->blob_name,	     l->blob_size,	 l->blob_frame_size,
-				 l->blob_code_begin, l->blob_code_end, l->nm_method, l->blob_frame_complete,
-				 l->nm_compile_id};
+	const uint64_t offs[] = {l->blob_name,		 l->blob_size,	   l->blob_frame_size,
+				 l->blob_code_begin,	 l->blob_code_end, l->nm_method,
+				 l->blob_frame_complete, l->nm_compile_id};
 
 	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
 		if (offs[i] > BLOB_READ - 8)
@@ -145,8 +145,7 @@ static int walk_heap(struct jvm_mem *m, const struct hs_layout *l, uint64_t heap
 }
 
 int hs_codecache__each(struct jvm_mem *m, const struct hs_layout *l,
-		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx,
-		       uint64_t *skipped)
+		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx, uint64_t *skipped)
 {
 	uint64_t arr, data, heaps[HS_MAX_HEAPS];
 	int32_t len;

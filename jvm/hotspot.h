@@ -108,24 +108,24 @@ int vmstructs__entry(const struct vmstructs *vs, int t, size_t i, const char **t
 /* ---- layout.c: the offsets the walkers need, looked up once ---- */
 
 struct hs_layout {
-	uint64_t code_heaps;			 /* &CodeCache::_heaps */
-	uint64_t code_low, code_high;		 /* &CodeCache::_low_bound, _high_bound */
-	uint64_t ga_len, ga_data;		 /* GrowableArray<>: _len, _data */
-	uint64_t heap_memory, heap_segmap;	 /* CodeHeap: VirtualSpaces */
-	uint64_t heap_log2_seg;			 /* CodeHeap: int */
-	uint64_t vs_low, vs_high;		 /* VirtualSpace */
+	uint64_t code_heaps;			/* &CodeCache::_heaps */
+	uint64_t code_low, code_high;		/* &CodeCache::_low_bound, _high_bound */
+	uint64_t ga_len, ga_data;		/* GrowableArray<>: _len, _data */
+	uint64_t heap_memory, heap_segmap;	/* CodeHeap: VirtualSpaces */
+	uint64_t heap_log2_seg;			/* CodeHeap: int */
+	uint64_t vs_low, vs_high;		/* VirtualSpace */
 	uint64_t hb_header, hb_length, hb_used; /* HeapBlock, its Header */
-	uint64_t hb_size;			 /* sizeof(HeapBlock) */
+	uint64_t hb_size;			/* sizeof(HeapBlock) */
 	uint64_t blob_name, blob_size, blob_frame_size, blob_code_begin, blob_code_end;
-	uint64_t blob_frame_complete;		 /* CodeBlob::_frame_complete_offset */
-	uint64_t nm_method;			 /* CompiledMethod::_method */
-	uint64_t nm_compile_id;			 /* nmethod::_compile_id */
-	uint64_t method_const;			 /* Method::_constMethod */
+	uint64_t blob_frame_complete;			    /* CodeBlob::_frame_complete_offset */
+	uint64_t nm_method;				    /* CompiledMethod::_method */
+	uint64_t nm_compile_id;				    /* nmethod::_compile_id */
+	uint64_t method_const;				    /* Method::_constMethod */
 	uint64_t cm_constants, cm_name_index, cm_sig_index; /* ConstMethod */
-	uint64_t cp_holder, cp_length, cp_size; /* ConstantPool, its size */
-	uint64_t klass_name;			 /* Klass::_name */
-	uint64_t sym_length, sym_body;		 /* Symbol */
-	int64_t interp_method_slot;		 /* frame::interpreter_frame_method_offset */
+	uint64_t cp_holder, cp_length, cp_size;		    /* ConstantPool, its size */
+	uint64_t klass_name;				    /* Klass::_name */
+	uint64_t sym_length, sym_body;			    /* Symbol */
+	int64_t interp_method_slot; /* frame::interpreter_frame_method_offset */
 };
 
 /* Fills l from vs. 0, or -ENOTSUP naming the first missing entry in e. */
@@ -136,14 +136,14 @@ int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof
 #define HS_BLOB_NAME 48
 
 struct hs_blob {
-	uint64_t addr;			/* the CodeBlob */
-	uint64_t code_begin, code_end;	/* its instructions */
-	int32_t frame_size;		/* in words (CodeBlob::_frame_size) */
-	int32_t frame_complete;		/* from code_begin: the frame is built */
-	int is_nmethod;			/* compiled Java (also native wrappers) */
-	uint64_t method;		/* Method*, nmethods only */
-	int32_t compile_id;		/* nmethods only */
-	char name[HS_BLOB_NAME];	/* "nmethod", "Interpreter", a stub's */
+	uint64_t addr;		       /* the CodeBlob */
+	uint64_t code_begin, code_end; /* its instructions */
+	int32_t frame_size;	       /* in words (CodeBlob::_frame_size) */
+	int32_t frame_complete;	       /* from code_begin: the frame is built */
+	int is_nmethod;		       /* compiled Java (also native wrappers) */
+	uint64_t method;	       /* Method*, nmethods only */
+	int32_t compile_id;	       /* nmethods only */
+	char name[HS_BLOB_NAME];       /* "nmethod", "Interpreter", a stub's */
 };
 
 /* Calls fn for every used blob of every code heap, in address order per
@@ -154,8 +154,7 @@ struct hs_blob {
 #define HS_MAX_HEAPS 8
 #define HS_MAX_BLOBS (1u << 22)
 int hs_codecache__each(struct jvm_mem *m, const struct hs_layout *l,
-		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx,
-		       uint64_t *skipped);
+		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx, uint64_t *skipped);
 
 /* ---- code-table.c: a JVM's code blobs by address, for stack walks ---- */
 

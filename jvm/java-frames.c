@@ -41,19 +41,19 @@
 
 struct jvm_pid {
 	uint32_t pid;
-	int ready;	       /* the interpreter's range and the layout are known */
+	int ready; /* the interpreter's range and the layout are known */
 	int tries;
-	uint64_t next_try_ns;  /* monotonic */
+	uint64_t next_try_ns; /* monotonic */
 	uint64_t interp_begin, interp_end;
 	struct hs_code_table code;
 	uint64_t code_low, code_high; /* the code cache's reserved range */
-	uint64_t next_load_ns; /* a pc not in code: reload not before */
+	uint64_t next_load_ns;	      /* a pc not in code: reload not before */
 	struct hs_layout l;
 	struct jvm_mem *mem;
 };
 
 struct jvm_frames {
-	struct keymap by_pid;  /* (pid, 0) -> slot in pids */
+	struct keymap by_pid; /* (pid, 0) -> slot in pids */
 	struct jvm_pid *pids;
 	size_t npids, pids_cap;
 	struct keymap methods; /* (pid, Method*) -> name id, BAD_METHOD */
@@ -132,8 +132,8 @@ static int jvm_setup(struct jvm_pid *p, struct prof_error *e)
 				     p->pid);
 	if (!err && (jvm_mem__u64(p->mem, p->l.code_low, &p->code_low) ||
 		     jvm_mem__u64(p->mem, p->l.code_high, &p->code_high)))
-		err = prof_error_set(e, -EFAULT, NULL, "process %u: cannot read the code cache's bounds",
-				     p->pid);
+		err = prof_error_set(e, -EFAULT, NULL,
+				     "process %u: cannot read the code cache's bounds", p->pid);
 	if (!err)
 		err = load_code(p, now_ns());
 	if (!err && !p->interp_end)

@@ -17,35 +17,35 @@ struct want {
 #define AT(f) offsetof(struct hs_layout, f)
 
 static const struct want wants[] = {
-	{"GrowableArrayBase", "_len", AT(ga_len), "GenericGrowableArray"},
-	{"GrowableArray<int>", "_data", AT(ga_data), NULL},
-	{"CodeHeap", "_memory", AT(heap_memory), NULL},
-	{"CodeHeap", "_segmap", AT(heap_segmap), NULL},
-	{"CodeHeap", "_log2_segment_size", AT(heap_log2_seg), NULL},
-	{"VirtualSpace", "_low", AT(vs_low), NULL},
-	{"VirtualSpace", "_high", AT(vs_high), NULL},
-	{"HeapBlock", "_header", AT(hb_header), NULL},
-	{"HeapBlock::Header", "_length", AT(hb_length), NULL},
-	{"HeapBlock::Header", "_used", AT(hb_used), NULL},
-	{"HeapBlock", NULL, AT(hb_size), NULL},
-	{"CodeBlob", "_name", AT(blob_name), NULL},
-	{"CodeBlob", "_size", AT(blob_size), NULL},
-	{"CodeBlob", "_frame_size", AT(blob_frame_size), NULL},
-	{"CodeBlob", "_frame_complete_offset", AT(blob_frame_complete), NULL},
-	{"CodeBlob", "_code_begin", AT(blob_code_begin), NULL},
-	{"CodeBlob", "_code_end", AT(blob_code_end), NULL},
-	{"CompiledMethod", "_method", AT(nm_method), "nmethod"},
-	{"nmethod", "_compile_id", AT(nm_compile_id), NULL},
-	{"Method", "_constMethod", AT(method_const), NULL},
-	{"ConstMethod", "_constants", AT(cm_constants), NULL},
-	{"ConstMethod", "_name_index", AT(cm_name_index), NULL},
-	{"ConstMethod", "_signature_index", AT(cm_sig_index), NULL},
-	{"ConstantPool", "_pool_holder", AT(cp_holder), NULL},
-	{"ConstantPool", "_length", AT(cp_length), NULL},
-	{"ConstantPool", NULL, AT(cp_size), NULL},
-	{"Klass", "_name", AT(klass_name), NULL},
-	{"Symbol", "_length", AT(sym_length), NULL},
-	{"Symbol", "_body", AT(sym_body), NULL},
+    {"GrowableArrayBase", "_len", AT(ga_len), "GenericGrowableArray"},
+    {"GrowableArray<int>", "_data", AT(ga_data), NULL},
+    {"CodeHeap", "_memory", AT(heap_memory), NULL},
+    {"CodeHeap", "_segmap", AT(heap_segmap), NULL},
+    {"CodeHeap", "_log2_segment_size", AT(heap_log2_seg), NULL},
+    {"VirtualSpace", "_low", AT(vs_low), NULL},
+    {"VirtualSpace", "_high", AT(vs_high), NULL},
+    {"HeapBlock", "_header", AT(hb_header), NULL},
+    {"HeapBlock::Header", "_length", AT(hb_length), NULL},
+    {"HeapBlock::Header", "_used", AT(hb_used), NULL},
+    {"HeapBlock", NULL, AT(hb_size), NULL},
+    {"CodeBlob", "_name", AT(blob_name), NULL},
+    {"CodeBlob", "_size", AT(blob_size), NULL},
+    {"CodeBlob", "_frame_size", AT(blob_frame_size), NULL},
+    {"CodeBlob", "_frame_complete_offset", AT(blob_frame_complete), NULL},
+    {"CodeBlob", "_code_begin", AT(blob_code_begin), NULL},
+    {"CodeBlob", "_code_end", AT(blob_code_end), NULL},
+    {"CompiledMethod", "_method", AT(nm_method), "nmethod"},
+    {"nmethod", "_compile_id", AT(nm_compile_id), NULL},
+    {"Method", "_constMethod", AT(method_const), NULL},
+    {"ConstMethod", "_constants", AT(cm_constants), NULL},
+    {"ConstMethod", "_name_index", AT(cm_name_index), NULL},
+    {"ConstMethod", "_signature_index", AT(cm_sig_index), NULL},
+    {"ConstantPool", "_pool_holder", AT(cp_holder), NULL},
+    {"ConstantPool", "_length", AT(cp_length), NULL},
+    {"ConstantPool", NULL, AT(cp_size), NULL},
+    {"Klass", "_name", AT(klass_name), NULL},
+    {"Symbol", "_length", AT(sym_length), NULL},
+    {"Symbol", "_body", AT(sym_body), NULL},
 };
 
 static int look(const struct vmstructs *vs, const char *type, const char *field, uint64_t *v)
@@ -63,8 +63,9 @@ int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof
 				      "this JVM's tables have no CodeCache::_heaps");
 	if (vmstructs__static(vs, "CodeCache", "_low_bound", &l->code_low) ||
 	    vmstructs__static(vs, "CodeCache", "_high_bound", &l->code_high))
-		return prof_error_set(e, -ENOTSUP, NULL,
-				      "this JVM's tables have no CodeCache::_low_bound/_high_bound");
+		return prof_error_set(
+		    e, -ENOTSUP, NULL,
+		    "this JVM's tables have no CodeCache::_low_bound/_high_bound");
 	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
 		const struct want *w = &wants[i];
 		uint64_t *v = (uint64_t *)((char *)l + w->at);

@@ -21,30 +21,30 @@
 #include "lib/procfs.h"
 #include "symbolize/elf-dynsym.h"
 
-#define VMS_NAME_MAX 128  /* longer type or field names are not ones we look up */
+#define VMS_NAME_MAX   128 /* longer type or field names are not ones we look up */
 #define VMS_STRIDE_MAX 256 /* a table entry is 32 to 48 bytes */
-#define CHUNK 64	   /* entries read per system call */
+#define CHUNK	       64  /* entries read per system call */
 
 const char *const vms_sym_names[VMS_NSYMS] = {
-	[VMS_STRUCTS] = "gHotSpotVMStructs",
-	[VMS_S_TYPE] = "gHotSpotVMStructEntryTypeNameOffset",
-	[VMS_S_FIELD] = "gHotSpotVMStructEntryFieldNameOffset",
-	[VMS_S_STATIC] = "gHotSpotVMStructEntryIsStaticOffset",
-	[VMS_S_OFFSET] = "gHotSpotVMStructEntryOffsetOffset",
-	[VMS_S_ADDRESS] = "gHotSpotVMStructEntryAddressOffset",
-	[VMS_S_STRIDE] = "gHotSpotVMStructEntryArrayStride",
-	[VMS_TYPES] = "gHotSpotVMTypes",
-	[VMS_T_TYPE] = "gHotSpotVMTypeEntryTypeNameOffset",
-	[VMS_T_SIZE] = "gHotSpotVMTypeEntrySizeOffset",
-	[VMS_T_STRIDE] = "gHotSpotVMTypeEntryArrayStride",
-	[VMS_INTS] = "gHotSpotVMIntConstants",
-	[VMS_I_NAME] = "gHotSpotVMIntConstantEntryNameOffset",
-	[VMS_I_VALUE] = "gHotSpotVMIntConstantEntryValueOffset",
-	[VMS_I_STRIDE] = "gHotSpotVMIntConstantEntryArrayStride",
-	[VMS_LONGS] = "gHotSpotVMLongConstants",
-	[VMS_L_NAME] = "gHotSpotVMLongConstantEntryNameOffset",
-	[VMS_L_VALUE] = "gHotSpotVMLongConstantEntryValueOffset",
-	[VMS_L_STRIDE] = "gHotSpotVMLongConstantEntryArrayStride",
+    [VMS_STRUCTS] = "gHotSpotVMStructs",
+    [VMS_S_TYPE] = "gHotSpotVMStructEntryTypeNameOffset",
+    [VMS_S_FIELD] = "gHotSpotVMStructEntryFieldNameOffset",
+    [VMS_S_STATIC] = "gHotSpotVMStructEntryIsStaticOffset",
+    [VMS_S_OFFSET] = "gHotSpotVMStructEntryOffsetOffset",
+    [VMS_S_ADDRESS] = "gHotSpotVMStructEntryAddressOffset",
+    [VMS_S_STRIDE] = "gHotSpotVMStructEntryArrayStride",
+    [VMS_TYPES] = "gHotSpotVMTypes",
+    [VMS_T_TYPE] = "gHotSpotVMTypeEntryTypeNameOffset",
+    [VMS_T_SIZE] = "gHotSpotVMTypeEntrySizeOffset",
+    [VMS_T_STRIDE] = "gHotSpotVMTypeEntryArrayStride",
+    [VMS_INTS] = "gHotSpotVMIntConstants",
+    [VMS_I_NAME] = "gHotSpotVMIntConstantEntryNameOffset",
+    [VMS_I_VALUE] = "gHotSpotVMIntConstantEntryValueOffset",
+    [VMS_I_STRIDE] = "gHotSpotVMIntConstantEntryArrayStride",
+    [VMS_LONGS] = "gHotSpotVMLongConstants",
+    [VMS_L_NAME] = "gHotSpotVMLongConstantEntryNameOffset",
+    [VMS_L_VALUE] = "gHotSpotVMLongConstantEntryValueOffset",
+    [VMS_L_STRIDE] = "gHotSpotVMLongConstantEntryArrayStride",
 };
 
 /* One entry of any table; names are offsets into vs->names. */
@@ -203,25 +203,26 @@ int vmstructs__parse(struct jvm_mem *m, const uint64_t syms[VMS_NSYMS], struct v
 	*out = NULL;
 	if (err)
 		return err;
-	d[T_STRUCTS] = (struct table_desc){v[VMS_STRUCTS], v[VMS_S_STRIDE], v[VMS_S_TYPE],
-					   v[VMS_S_FIELD], v[VMS_S_STATIC], v[VMS_S_OFFSET],
-					   v[VMS_S_ADDRESS], 8};
+	d[T_STRUCTS] =
+	    (struct table_desc){v[VMS_STRUCTS],	 v[VMS_S_STRIDE], v[VMS_S_TYPE],    v[VMS_S_FIELD],
+				v[VMS_S_STATIC], v[VMS_S_OFFSET], v[VMS_S_ADDRESS], 8};
 	d[T_TYPES] = (struct table_desc){v[VMS_TYPES], v[VMS_T_STRIDE], v[VMS_T_TYPE], UINT64_MAX,
-					 UINT64_MAX, v[VMS_T_SIZE], UINT64_MAX, 8};
+					 UINT64_MAX,   v[VMS_T_SIZE],	UINT64_MAX,    8};
 	d[T_INTS] = (struct table_desc){v[VMS_INTS], v[VMS_I_STRIDE], v[VMS_I_NAME], UINT64_MAX,
-					UINT64_MAX, v[VMS_I_VALUE], UINT64_MAX, 4};
+					UINT64_MAX,  v[VMS_I_VALUE],  UINT64_MAX,    4};
 	d[T_LONGS] = (struct table_desc){v[VMS_LONGS], v[VMS_L_STRIDE], v[VMS_L_NAME], UINT64_MAX,
-					 UINT64_MAX, v[VMS_L_VALUE], UINT64_MAX, 8};
+					 UINT64_MAX,   v[VMS_L_VALUE],	UINT64_MAX,    8};
 	vs = calloc(1, sizeof(*vs));
 	if (!vs)
 		return -ENOMEM;
 	for (int t = 0; t < T_N && !err; t++) {
 		if (bad_desc(&d[t]))
-			err = prof_error_set(e, -EBADMSG, NULL, "%s: entries of %llu bytes make no sense",
-					     what[t], (unsigned long long)d[t].stride);
+			err = prof_error_set(e, -EBADMSG, NULL,
+					     "%s: entries of %llu bytes make no sense", what[t],
+					     (unsigned long long)d[t].stride);
 		else if ((err = read_table(m, vs, t, &d[t])))
-			prof_error_set(e, err, NULL, "%s: cannot read the table in process %d", what[t],
-				       (int)m->pid);
+			prof_error_set(e, err, NULL, "%s: cannot read the table in process %d",
+				       what[t], (int)m->pid);
 	}
 	if (err) {
 		vmstructs__free(vs);
@@ -349,12 +350,14 @@ int vmstructs__read(struct jvm_mem *m, struct vmstructs **out, struct prof_error
 		return prof_error_set(e, err, NULL, "cannot read the mappings of process %d",
 				      (int)m->pid);
 	if (!j.start)
-		return prof_error_set(e, -ENOENT, NULL, "process %d maps no libjvm.so", (int)m->pid);
+		return prof_error_set(e, -ENOENT, NULL, "process %d maps no libjvm.so",
+				      (int)m->pid);
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)m->pid, j.path);
 	err = elf_dynsym_values(path, vms_sym_names, VMS_NSYMS, syms, &base);
 	if (err)
 		return prof_error_set(e, err == -ENOENT ? -ENOTSUP : err, NULL,
-				      "cannot read the symbols of '%s': %s", j.path, strerror(-err));
+				      "cannot read the symbols of '%s': %s", j.path,
+				      strerror(-err));
 	for (int i = 0; i < VMS_NSYMS; i++)
 		if (syms[i])
 			syms[i] += j.start - base;

@@ -44,47 +44,47 @@ struct l_entry {
 static uint64_t code_heaps_var; /* CodeCache::_heaps: a GrowableArray* */
 
 static struct s_entry structs[] = {
-	{"CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, 0, &code_heaps_var},
-	{"CodeCache", "_low_bound", "address", 1, 0, &code_heaps_var},
-	{"CodeCache", "_high_bound", "address", 1, 0, &code_heaps_var},
-	{"GrowableArrayBase", "_len", "int", 0, 0, NULL},
-	{"GrowableArray<int>", "_data", "int*", 0, 8, NULL},
-	{"CodeHeap", "_memory", "VirtualSpace", 0, 0x8, NULL},
-	{"CodeHeap", "_segmap", "VirtualSpace", 0, 0x78, NULL},
-	{"CodeHeap", "_log2_segment_size", "int", 0, 0x100, NULL},
-	{"VirtualSpace", "_low", "char*", 0, 0x10, NULL},
-	{"VirtualSpace", "_high", "char*", 0, 0x18, NULL},
-	{"HeapBlock", "_header", "HeapBlock::Header", 0, 0, NULL},
-	{"HeapBlock::Header", "_length", "size_t", 0, 0, NULL},
-	{"HeapBlock::Header", "_used", "bool", 0, 8, NULL},
-	{"CodeBlob", "_name", "const char*", 0, 0x60, NULL},
-	{"CodeBlob", "_size", "int", 0, 0xc, NULL},
-	{"CodeBlob", "_frame_size", "int", 0, 0x1c, NULL},
-	{"CodeBlob", "_frame_complete_offset", "int", 0, 0x14, NULL},
-	{"CodeBlob", "_code_begin", "address", 0, 0x20, NULL},
-	{"CodeBlob", "_code_end", "address", 0, 0x28, NULL},
-	{"CompiledMethod", "_method", "Method*", 0, 0x70, NULL},
-	{"nmethod", "_compile_id", "int", 0, 0x130, NULL},
-	{"Method", "_constMethod", "ConstMethod*", 0, 0x8, NULL},
-	{"ConstMethod", "_constants", "ConstantPool*", 0, 0x8, NULL},
-	{"ConstMethod", "_name_index", "u2", 0, 0x22, NULL},
-	{"ConstMethod", "_signature_index", "u2", 0, 0x24, NULL},
-	{"ConstantPool", "_pool_holder", "InstanceKlass*", 0, 0x18, NULL},
-	{"ConstantPool", "_length", "int", 0, 0x3c, NULL},
-	{"Klass", "_name", "Symbol*", 0, 0x18, NULL},
-	{"Symbol", "_length", "u2", 0, 4, NULL},
-	{"Symbol", "_body", "u1", 0, 6, NULL},
-	{NULL, NULL, NULL, 0, 0, NULL},
+    {"CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", 1, 0, &code_heaps_var},
+    {"CodeCache", "_low_bound", "address", 1, 0, &code_heaps_var},
+    {"CodeCache", "_high_bound", "address", 1, 0, &code_heaps_var},
+    {"GrowableArrayBase", "_len", "int", 0, 0, NULL},
+    {"GrowableArray<int>", "_data", "int*", 0, 8, NULL},
+    {"CodeHeap", "_memory", "VirtualSpace", 0, 0x8, NULL},
+    {"CodeHeap", "_segmap", "VirtualSpace", 0, 0x78, NULL},
+    {"CodeHeap", "_log2_segment_size", "int", 0, 0x100, NULL},
+    {"VirtualSpace", "_low", "char*", 0, 0x10, NULL},
+    {"VirtualSpace", "_high", "char*", 0, 0x18, NULL},
+    {"HeapBlock", "_header", "HeapBlock::Header", 0, 0, NULL},
+    {"HeapBlock::Header", "_length", "size_t", 0, 0, NULL},
+    {"HeapBlock::Header", "_used", "bool", 0, 8, NULL},
+    {"CodeBlob", "_name", "const char*", 0, 0x60, NULL},
+    {"CodeBlob", "_size", "int", 0, 0xc, NULL},
+    {"CodeBlob", "_frame_size", "int", 0, 0x1c, NULL},
+    {"CodeBlob", "_frame_complete_offset", "int", 0, 0x14, NULL},
+    {"CodeBlob", "_code_begin", "address", 0, 0x20, NULL},
+    {"CodeBlob", "_code_end", "address", 0, 0x28, NULL},
+    {"CompiledMethod", "_method", "Method*", 0, 0x70, NULL},
+    {"nmethod", "_compile_id", "int", 0, 0x130, NULL},
+    {"Method", "_constMethod", "ConstMethod*", 0, 0x8, NULL},
+    {"ConstMethod", "_constants", "ConstantPool*", 0, 0x8, NULL},
+    {"ConstMethod", "_name_index", "u2", 0, 0x22, NULL},
+    {"ConstMethod", "_signature_index", "u2", 0, 0x24, NULL},
+    {"ConstantPool", "_pool_holder", "InstanceKlass*", 0, 0x18, NULL},
+    {"ConstantPool", "_length", "int", 0, 0x3c, NULL},
+    {"Klass", "_name", "Symbol*", 0, 0x18, NULL},
+    {"Symbol", "_length", "u2", 0, 4, NULL},
+    {"Symbol", "_body", "u1", 0, 6, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
 };
 static struct t_entry types[] = {
-	{"HeapBlock", NULL, 0, 0, 0, 16},
-	{"ConstantPool", NULL, 0, 0, 0, 72},
-	{NULL, NULL, 0, 0, 0, 0},
+    {"HeapBlock", NULL, 0, 0, 0, 16},
+    {"ConstantPool", NULL, 0, 0, 0, 72},
+    {NULL, NULL, 0, 0, 0, 0},
 };
 static struct i_entry ints[] = {
-	{"frame::interpreter_frame_sender_sp_offset", -1},
-	{"frame::interpreter_frame_last_sp_offset", -2},
-	{NULL, 0},
+    {"frame::interpreter_frame_sender_sp_offset", -1},
+    {"frame::interpreter_frame_last_sp_offset", -2},
+    {NULL, 0},
 };
 static struct l_entry longs[] = {{"markWord::hash_mask", 0x7fffffff}, {NULL, 0}};
 
@@ -240,12 +240,14 @@ static void test_method_name(void **state)
 	assert_string_equal(small, "pkg.Outer$I");
 	/* a name index past the pool's length */
 	memcpy(cmethod + 0x22, &bad, 2);
-	assert_int_equal(hs_method_name(&mem, &l, (uintptr_t)method, 0, buf, sizeof(buf)), -EBADMSG);
+	assert_int_equal(hs_method_name(&mem, &l, (uintptr_t)method, 0, buf, sizeof(buf)),
+			 -EBADMSG);
 	assert_string_equal(buf, "");
 	fake_method();
 	/* a control byte in a name: not a Symbol */
 	name_sym.body[1] = '\n';
-	assert_int_equal(hs_method_name(&mem, &l, (uintptr_t)method, 0, buf, sizeof(buf)), -EBADMSG);
+	assert_int_equal(hs_method_name(&mem, &l, (uintptr_t)method, 0, buf, sizeof(buf)),
+			 -EBADMSG);
 	name_sym.body[1] = 'o';
 	/* a Method* that points nowhere */
 	assert_int_equal(hs_method_name(&mem, &l, 8, 0, buf, sizeof(buf)), -EFAULT);
@@ -363,9 +365,9 @@ static void test_string_pages(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tables),	    cmocka_unit_test(test_hostile_tables),
-		cmocka_unit_test(test_method_name), cmocka_unit_test(test_codecache),
-		cmocka_unit_test(test_string_pages),
+	    cmocka_unit_test(test_tables),	 cmocka_unit_test(test_hostile_tables),
+	    cmocka_unit_test(test_method_name),	 cmocka_unit_test(test_codecache),
+	    cmocka_unit_test(test_string_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
