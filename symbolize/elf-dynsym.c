@@ -64,7 +64,7 @@ int elf_dynsym_values(const char *path, const char *const *names, size_t n, uint
 	memset(vaddrs, 0, n * sizeof(*vaddrs));
 	*base = 0;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK); /* never a FIFO's wait */
 	if (fd < 0)
 		return -errno;
 	err = elf_fd_regular(fd, NULL);

@@ -67,6 +67,15 @@ codelist() {
 	[[ "$output" == *"maps no libjvm.so"* ]]
 	run "$PROF" jvm-inspect
 	[ "$status" -eq 2 ]
+	# a process mapping a library named libjvm.so that is not HotSpot's
+	cp "$EXAMPLES/libwork-nofp.so" "$BATS_TEST_TMPDIR/libjvm.so"
+	LD_PRELOAD="$BATS_TEST_TMPDIR/libjvm.so" sleep 30 &
+	fake=$!
+	wait_until 10 grep -q '/libjvm.so$' "/proc/$fake/maps"
+	run "$PROF" jvm-inspect -p "$fake"
+	kill "$fake"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"libjvm.so exports no 'gHotSpotVMStructs'"* ]]
 }
 
 # in_java FOLDED: the samples whose leaf is a Java frame (`_[j]`), as
