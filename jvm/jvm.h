@@ -192,4 +192,54 @@ size_t jvm_record_thread_names(struct rec_writer *w, pid_t pid, const char *dump
  * cap - 1 bytes and a NUL into out; returns the cleaned length. */
 size_t jvm_clean_name(const char *name, size_t len, int signature, char *out, size_t cap);
 
+/* ---- Java frames in stack walks (java-frames.c) ---- */
+
+/* For stack walks of JVMs (record/'s --call-graph dwarf). A compiled frame
+ * keeps no frame pointer (without -XX:+PreserveFramePointer): its blob's
+ * frame size steps over it (jvm_frames__step). An interpreted
+ * frame's pc is HotSpot's one Interpreter blob, whatever method runs; the
+ * Method* the interpreter keeps in the frame (rbp + 8 *
+ * interpreter_frame_method_offset) says which. jvm_frames__frame(), an
+ * unwind frame hook (symbolize/unwind.h), stores such a frame as its
+ * Method* (a metadata address, never code) once the method was named from
+ * the JVM's memory (docs/prof-jvm.md, "HotSpot's metadata");
+ * jvm_frames__name() gives that name back to the symbolizer. A process is
+ * looked at on its first frame: not a JVM, or one whose tables prof cannot
+ * read, is retried at most once a second for JVM_FRAMES_TRIES seconds,
+ * then left alone. Single-threaded (the recorder's thread). */
+struct jvm_frames;
+struct unwind_regs;
+struct unwind_stack;
+
+#define JVM_FRAMES_TRIES 30
+#define JVM_FRAMES_MAX_METHODS (1u << 20) /* methods named, all JVMs together */
+
+struct jvm_frames_stats {
+	uint64_t jvms;		 /* processes whose interpreter frames are named */
+	uint64_t frames, named;	 /* interpreter frames seen, of them named */
+	uint64_t methods, bad;	 /* Method* values named, refused */
+	uint64_t compiled;	 /* frames stepped by their blob's frame size */
+	uint64_t reloads;	 /* code cache tables read again (a pc not found) */
+	char why[PROF_ERROR_LEN]; /* the first JVM that could not be read and why */
+};
+
+/* NULL + errno (ENOMEM). */
+struct jvm_frames *jvm_frames__new(void);
+void jvm_frames__free(struct jvm_frames *jf);
+/* The unwind frame hook (ctx: a struct jvm_frames). */
+void jvm_frames__frame(void *ctx, uint32_t pid, const struct unwind_regs *r,
+		       const struct unwind_stack *st, uint64_t *pc);
+/* The unwind step hook: 1 and the caller's registers in *next when r's pc
+ * is in a compiled blob of a JVM with a frame size, else 0 (the walk goes
+ * on through rbp). The code cache is read again, at most ten times a
+ * second, when a pc is in none of the blobs read before. */
+int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
+		     const struct unwind_stack *st, struct unwind_regs *next);
+/* 1 and the name ("pkg.Class.method", owned by jf) of a frame that
+ * jvm_frames__frame() stored for pid, else 0. */
+int jvm_frames__name(void *ctx, uint32_t pid, uint64_t addr, const char **name);
+void jvm_frames__stats(const struct jvm_frames *jf, struct jvm_frames_stats *st);
+/* Were pid's tables read, its frames handled (jf NULL: no)? */
+int jvm_frames__ready(const struct jvm_frames *jf, uint32_t pid);
+
 #endif

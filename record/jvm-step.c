@@ -97,12 +97,15 @@ static void notice(const struct jvm_step *js, const char *fmt, ...)
 
 static void fp_notice(struct jvm_step *js, pid_t pid)
 {
+	/* DWARF stacks step over compiled frames by their sizes (jvm/) */
+	if (js->rec->ustack.dwarf && jvm_frames__ready(js->rec->ustack.jvm, (uint32_t)pid))
+		return;
 	if (js->fp_noticed++ || js->quiet)
 		return;
 	fprintf(stderr, "prof record: JVM %d runs without -XX:+PreserveFramePointer: its Java "
 		"stacks stop at the first compiled frame\n", (int)pid);
 	fprintf(stderr, "hint: restart it with -XX:+PreserveFramePointer (costs it a few %%) for "
-		"whole Java stacks\n");
+		"whole Java stacks, or record with --call-graph dwarf\n");
 }
 
 /* Thread.print -> one FULLNAME event per thread still there. */

@@ -848,7 +848,9 @@ static int finish(struct recorder *rec, uint64_t start)
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
 	if (!rec->opts->no_symbolize && !rec->write_err) {
-		err = symbolize_recording(rec->w, NULL, &ss);
+		struct symbolize_opts so;
+
+		err = symbolize_recording(rec->w, ustack_symbolize_opts(rec, &so), &ss);
 		if (err)
 			rec->write_err = err;
 		if (ss.kernel_hidden && !rec->opts->quiet)

@@ -52,6 +52,7 @@ struct symbolizer {
 	const char *root_prefix; /* NULL: try /proc/PID/root first */
 	const char *debug_dirs;
 	int ids_only; /* symbolize_build_ids(): META entries only */
+	const struct symbolize_opts *opts; /* NULL: none given */
 	struct symbolize_stats st;
 
 	struct keymap jit_index; /* pid -> slot in jits */
@@ -172,6 +173,13 @@ static int jit_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *
 
 	if (s->ids_only)
 		return 0;
+	/* a caller's frame is stored one byte back, in its call instruction */
+	if (s->opts && s->opts->frame_name && f->pid &&
+	    s->opts->frame_name(s->opts->frame_name_arg, f->pid,
+				f->addr + ((f->flags & REC_FRAME_CALLER) ? 1 : 0), &name)) {
+		s->st.jit_resolved++;
+		return emit_flags(s, id, name, 0, REC_SYMBOL_JIT);
+	}
 	err = f->pid ? jit_map_of(s, f->pid, &map) : 0;
 	if (err)
 		return err;
@@ -513,6 +521,7 @@ static int run(struct rec_writer *w, const struct symbolize_opts *opts,
 	if (opts) {
 		s.root_prefix = opts->root_prefix;
 		s.debug_dirs = opts->debug_dirs;
+		s.opts = opts;
 	}
 	s.ids_only = ids_only;
 	s.st.frames = nframes;

@@ -93,6 +93,11 @@ struct symbolize_opts {
 	/* Called now and then with the frames done so far (may be NULL). */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
+	/* Names of user frames outside any file that the recorder knows
+	 * itself (jvm/'s interpreted Java frames, stored as their Method*):
+	 * 1 and *name (owned by the callee), else 0. NULL: none. */
+	int (*frame_name)(void *arg, uint32_t pid, uint64_t addr, const char **name);
+	void *frame_name_arg;
 };
 
 struct symbolize_stats {
