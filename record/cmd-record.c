@@ -440,13 +440,13 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			opts.defer_limit = v << 20;
 			break;
 		case OPT_JIT_EVERY:
-			if (cli_parse_seconds(optarg, &opts.jit_every_ns)) {
+			if (!strcmp(optarg, "0"))
+				opts.jit_every_ns = RECORD_JIT_END_ONLY;
+			else if (cli_parse_seconds(optarg, &opts.jit_every_ns)) {
 				free(pids);
 				return cli_usage_error("invalid --jit-every '%s' (seconds, e.g. 5 or "
 						       "0.5; 0: only at the end)", optarg);
 			}
-			if (!opts.jit_every_ns)
-				opts.jit_every_ns = RECORD_JIT_END_ONLY;
 			break;
 		case 's':
 			opts.sched = 1;

@@ -20,6 +20,7 @@
 
 #include "jvm/jvm.h"
 #include "lib/grow.h"
+#include "lib/procfs.h"
 #include "symbolize/jit-timeline.h"
 #include "symbolize/perf-map.h"
 
@@ -78,8 +79,58 @@ static void pause_sampling(struct recorder *rec, unsigned long req)
 			ioctl(rec->fds[k].fd, req, 0);
 }
 
-/* The map p wrote, into the timeline as the end of its current epoch. */
-static int keep_map(struct jit_snapshots *js, struct jit_proc *p, uint64_t t)
+/* The anonymous memory around JIT code: runs of address-contiguous
+ * anonymous mappings (HotSpot's code cache is one reservation, committed
+ * in pieces: rwx and ---p mappings side by side) that hold code of the
+ * snapshot, [lo, hi). Code compiled later lands in them too, above the
+ * snapshot's last entry: frames there get their epoch at once. */
+struct code_range {
+	uint64_t lo, hi;         /* the snapshot's entries */
+	uint64_t run_lo, run_hi; /* the run being read */
+	uint64_t out_lo, out_hi; /* the runs that hold entries */
+};
+
+static void close_run(struct code_range *c)
+{
+	if (c->run_hi > c->lo && c->run_lo < c->hi) {
+		if (!c->out_hi || c->run_lo < c->out_lo)
+			c->out_lo = c->run_lo;
+		if (c->run_hi > c->out_hi)
+			c->out_hi = c->run_hi;
+	}
+	c->run_lo = c->run_hi = 0;
+}
+
+static int code_run(void *ctx, const struct procfs_map *m)
+{
+	struct code_range *c = ctx;
+
+	if (m->path[0] || m->start != c->run_hi)
+		close_run(c);
+	if (m->path[0])
+		return 0;
+	if (!c->run_hi)
+		c->run_lo = m->start;
+	c->run_hi = m->end;
+	return 0;
+}
+
+static void widen_to_mappings(struct jit_proc *p)
+{
+	struct code_range c = {.lo = p->lo, .hi = p->hi};
+
+	if (procfs_each_map(p->pid, code_run, &c) < 0)
+		return;
+	close_run(&c);
+	if (c.out_hi && c.out_lo < p->lo)
+		p->lo = c.out_lo;
+	if (c.out_hi > p->hi)
+		p->hi = c.out_hi;
+}
+
+/* The map p wrote, into the timeline as the end of its current epoch;
+ * *gone: entries of its last snapshot no longer there. */
+static int keep_map(struct jit_snapshots *js, struct jit_proc *p, uint64_t t, size_t *gone)
 {
 	struct perf_map *m = NULL;
 	char path[256];
@@ -96,7 +147,7 @@ static int keep_map(struct jit_snapshots *js, struct jit_proc *p, uint64_t t)
 	else
 		r = !js->timeline ? -ENOMEM : GROW(p->times, p->times_cap, p->ntimes + 1);
 	if (!r)
-		r = jit_timeline__add(js->timeline, (uint32_t)p->pid, p->ntimes, m);
+		r = jit_timeline__add(js->timeline, (uint32_t)p->pid, p->ntimes, m, gone);
 	n = r ? 0 : perf_map__count(m);
 	for (i = 0; i < n; i++) {
 		uint64_t start, end;
@@ -109,8 +160,11 @@ static int keep_map(struct jit_snapshots *js, struct jit_proc *p, uint64_t t)
 			p->hi = end;
 	}
 	perf_map__free(m);
+	if (!r && n)
+		widen_to_mappings(p);
 	if (!r)
 		p->times[p->ntimes++] = t;
+
 	return r;
 }
 
@@ -122,10 +176,9 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 	struct prof_error err;
 	uint64_t t0;
 	char *out;
-	size_t len;
+	size_t len, gone = 0;
 	int r;
 
-	p->next_ns = now + js->period_ns;
 	/* Samples before t0 belong to the epoch this snapshot closes. */
 	pause_sampling(rec, PERF_EVENT_IOC_DISABLE);
 	t0 = monotonic_ns();
@@ -135,11 +188,25 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 	pause_sampling(rec, PERF_EVENT_IOC_ENABLE);
 	js->asks++;
 	if (!r)
-		r = keep_map(js, p, t0);
+		r = keep_map(js, p, t0, &gone);
 	js->ask_ns += monotonic_ns() - t0;
-	if (!r)
+	if (!r) {
+		uint64_t min = JIT_SNAPSHOT_MIN_MS * 1000000ULL;
+
+		if (min > js->period_ns)
+			min = js->period_ns;
+		if (!p->period_ns)
+			p->period_ns = min;
+		if (gone)
+			p->period_ns = p->period_ns / 2 > min ? p->period_ns / 2 : min;
+		else
+			p->period_ns = p->period_ns * 2 < js->period_ns ? p->period_ns * 2
+									: js->period_ns;
+		p->next_ns = now + p->period_ns;
 		return;
+	}
 	js->failed++;
+	p->next_ns = now + js->period_ns;
 	if (r == -E2BIG || r == -ENOMEM)
 		js->full = 1;
 	else if (r == -ENOTSUP || r == -EPERM || r == -EACCES || r == -ESRCH)
@@ -167,8 +234,9 @@ long jit_snapshots_tick(struct recorder *rec, uint64_t now)
 
 		if (p->jvm < 0)
 			continue;
-		if (!p->next_ns) { /* first seen: the first ask after a period */
-			p->next_ns = now + js->period_ns;
+		if (!p->next_ns) { /* first seen: the first ask soon */
+			p->next_ns = now + (js->period_ns < JIT_SNAPSHOT_MIN_MS * 1000000ULL
+						    ? js->period_ns : JIT_SNAPSHOT_MIN_MS * 1000000ULL);
 		} else if (now >= p->next_ns) {
 			if (!p->jvm) {
 				int r = jvm_is_jvm(p->pid);

@@ -15,8 +15,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Between two snapshots of a JVM (docs/prof-jvm.md has the cost measured). */
+/* Between two snapshots of a JVM (docs/prof-jvm.md has the cost measured):
+ * the default of --jit-every. While a JVM frees or replaces code (its last
+ * snapshot lacks entries of the one before), the period is halved, down to
+ * JIT_SNAPSHOT_MIN_MS; while it does not, doubled back. */
 #define JIT_SNAPSHOT_PERIOD_MS 5000
+#define JIT_SNAPSHOT_MIN_MS 1000
 /* A snapshot's ask may take this long; a JVM that does not answer in time
  * is asked again only after JIT_SNAPSHOT_BACKOFF periods. */
 #define JIT_SNAPSHOT_DEADLINE_MS 2000
@@ -28,6 +32,7 @@ struct jit_proc {
 	pid_t pid;
 	int jvm;          /* 1 a JVM, 0 not (yet), -1 gone or refused: not asked again */
 	uint64_t next_ns; /* when to ask next */
+	uint64_t period_ns; /* its period now (0: not asked yet) */
 	uint64_t lo, hi;  /* the addresses its snapshots covered */
 	uint64_t *times;  /* times[e]: when epoch e closed (CLOCK_MONOTONIC ns) */
 	uint32_t ntimes;

@@ -29,7 +29,8 @@ struct jt_entry {
 
 struct jt_proc {
 	uint32_t pid;
-	uint32_t last; /* the last epoch closed */
+	uint32_t last;  /* the last epoch closed */
+	size_t entries; /* in its snapshot */
 };
 
 struct jit_timeline {
@@ -112,10 +113,10 @@ static struct jt_proc *proc_of(struct jit_timeline *t, uint32_t pid)
 }
 
 int jit_timeline__add(struct jit_timeline *t, uint32_t pid, uint32_t epoch,
-		      const struct perf_map *m)
+		      const struct perf_map *m, size_t *gone)
 {
 	struct jt_proc *p = proc_of(t, pid);
-	size_t n = perf_map__count(m), i;
+	size_t n = perf_map__count(m), i, kept = 0;
 	int first = !p, err;
 
 	if (p && epoch <= p->last)
@@ -142,6 +143,7 @@ int jit_timeline__add(struct jit_timeline *t, uint32_t pid, uint32_t epoch,
 		    t->e[id].end == end && !strcmp(t->names + t->e[id].name, name) &&
 		    !first && t->e[id].hi == p->last) {
 			t->e[id].hi = epoch; /* unchanged since the last snapshot */
+			kept++;
 			continue;
 		}
 		err = intern(t, name, h, &off);
@@ -155,7 +157,10 @@ int jit_timeline__add(struct jit_timeline *t, uint32_t pid, uint32_t epoch,
 		    .start = start, .end = end, .pid = pid, .name = off, .lo = epoch, .hi = epoch,
 		};
 	}
+	if (gone)
+		*gone = p->entries - kept;
 	p->last = epoch;
+	p->entries = n;
 	return 0;
 }
 

@@ -39,11 +39,13 @@ struct jit_timeline *jit_timeline__new(void);
 void jit_timeline__free(struct jit_timeline *t);
 
 /* Adds snapshot `m`, which closes epoch `epoch` of process pid. A pid's
- * snapshots come in epoch order (the first may be any epoch). 0, -ENOMEM,
- * -E2BIG (the bounds above: nothing of m is kept), -EINVAL (out of order).
+ * snapshots come in epoch order (the first may be any epoch). Sets *gone
+ * (may be NULL) to the entries of the pid's previous snapshot that m does
+ * not have: code freed or replaced meanwhile. 0, -ENOMEM, -E2BIG (the
+ * bounds above: nothing of m is kept), -EINVAL (out of order).
  * O(entries of m). */
 int jit_timeline__add(struct jit_timeline *t, uint32_t pid, uint32_t epoch,
-		      const struct perf_map *m);
+		      const struct perf_map *m, size_t *gone);
 
 /* The code at addr in pid during epoch `epoch`: sets *name (owned by t)
  * and *off. The first call after an add sorts (O(n log n)); then
