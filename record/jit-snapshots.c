@@ -53,21 +53,30 @@ static struct jit_proc *proc_of(struct jit_snapshots *js, pid_t pid, int add)
 	return &js->procs[js->nprocs++];
 }
 
-/* The targets and the processes seen, as jvm-step.c looks at them. */
-static void find_procs(struct recorder *rec)
+/* The pids of a keymap (keymap.h has no iterator: its slots walked). */
+static void add_procs(struct jit_snapshots *js, const struct keymap *pids)
 {
-	struct jit_snapshots *js = &rec->jit;
 	size_t i;
 
-	for (i = 0; i < rec->ntargets; i++)
-		if (rec->targets[i].pid > 0 && !rec->targets[i].exited)
-			proc_of(js, rec->targets[i].pid, 1);
-	for (i = 0; rec->seen_pids.slots && i <= rec->seen_pids.mask; i++) {
-		const struct keymap_slot *s = &rec->seen_pids.slots[i];
+	for (i = 0; pids->slots && i <= pids->mask; i++) {
+		const struct keymap_slot *s = &pids->slots[i];
 
 		if (s->hash && s->a && s->a <= INT32_MAX)
 			proc_of(js, (pid_t)s->a, 1);
 	}
+}
+
+/* The targets, the processes seen (samples made into stacks) and those
+ * created (fork records: known while samples wait to be processed too). */
+static void find_procs(struct recorder *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->ntargets; i++)
+		if (rec->targets[i].pid > 0 && !rec->targets[i].exited)
+			proc_of(&rec->jit, rec->targets[i].pid, 1);
+	add_procs(&rec->jit, &rec->seen_pids);
+	add_procs(&rec->jit, &rec->target_pids);
 }
 
 static void pause_sampling(struct recorder *rec, unsigned long req)
@@ -174,7 +183,7 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 	struct jvm_limits lim = {.deadline_ms = jvm_deadline(JIT_SNAPSHOT_DEADLINE_MS),
 				 .cancelled = stop_signalled};
 	struct prof_error err;
-	uint64_t t0;
+	uint64_t t0, paused;
 	char *out;
 	size_t len, gone = 0;
 	int r;
@@ -186,6 +195,8 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 	if (!r)
 		free(out);
 	pause_sampling(rec, PERF_EVENT_IOC_ENABLE);
+	paused = monotonic_ns() - t0;
+	js->paused_ns += paused;
 	js->asks++;
 	if (!r)
 		r = keep_map(js, p, t0, &gone);
@@ -202,6 +213,10 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 		else
 			p->period_ns = p->period_ns * 2 < js->period_ns ? p->period_ns * 2
 									: js->period_ns;
+		/* Not sampled while asked: at most 1/JIT_SNAPSHOT_PAUSE_SHARE of
+		 * the time, whatever the period. */
+		if (p->period_ns < paused * JIT_SNAPSHOT_PAUSE_SHARE)
+			p->period_ns = paused * JIT_SNAPSHOT_PAUSE_SHARE;
 		p->next_ns = now + p->period_ns;
 		return;
 	}
@@ -218,7 +233,7 @@ static void ask(struct recorder *rec, struct jit_proc *p, uint64_t now)
 long jit_snapshots_tick(struct recorder *rec, uint64_t now)
 {
 	struct jit_snapshots *js = &rec->jit;
-	uint64_t next = UINT64_MAX;
+	uint64_t next, first;
 	size_t i;
 
 	/* --no-symbolize: nothing would name frames from them. */
@@ -228,22 +243,28 @@ long jit_snapshots_tick(struct recorder *rec, uint64_t now)
 	if (!js->period_ns)
 		js->period_ns = rec->opts->jit_every_ns ? rec->opts->jit_every_ns
 							: (uint64_t)JIT_SNAPSHOT_PERIOD_MS * 1000000;
-	find_procs(rec);
-	for (i = 0; i < js->nprocs && !stop_signalled(); i++) {
+	first = JIT_SNAPSHOT_MIN_MS * 1000000ULL;
+	if (first > js->period_ns)
+		first = js->period_ns;
+	if (now >= js->next_scan_ns) { /* new processes, at most this often */
+		find_procs(rec);
+		js->next_scan_ns = now + first;
+	}
+	next = js->next_scan_ns;
+	for (i = 0; i < js->nprocs; i++) {
 		struct jit_proc *p = &js->procs[i];
 
 		if (p->jvm < 0)
 			continue;
 		if (!p->next_ns) { /* first seen: the first ask soon */
-			p->next_ns = now + (js->period_ns < JIT_SNAPSHOT_MIN_MS * 1000000ULL
-						    ? js->period_ns : JIT_SNAPSHOT_MIN_MS * 1000000ULL);
+			p->next_ns = now + first;
 		} else if (now >= p->next_ns) {
 			if (!p->jvm) {
 				int r = jvm_is_jvm(p->pid);
 
 				p->jvm = r == 1 ? 1 : r < 0 ? -1 : 0;
 			}
-			if (p->jvm == 1)
+			if (p->jvm == 1 && !stop_signalled())
 				ask(rec, p, now);
 			else
 				p->next_ns = now + js->period_ns;
@@ -251,8 +272,6 @@ long jit_snapshots_tick(struct recorder *rec, uint64_t now)
 		if (p->jvm >= 0 && p->next_ns < next)
 			next = p->next_ns;
 	}
-	if (next == UINT64_MAX)
-		return -1;
 	now = monotonic_ns();
 	return next <= now ? 0 : (long)((next - now) / 1000000) + 1;
 }
@@ -266,6 +285,7 @@ void jit_snapshots_write_stats(struct recorder *rec)
 	rec_writer__stat(rec->w, "jvm-jit-snapshots", js->asks - js->failed);
 	rec_writer__stat(rec->w, "jvm-jit-snapshots-failed", js->failed);
 	rec_writer__stat(rec->w, "jvm-jit-snapshot-ns", js->ask_ns);
+	rec_writer__stat(rec->w, "jvm-jit-paused-ns", js->paused_ns);
 	if (js->timeline)
 		rec_writer__stat(rec->w, "jvm-jit-entries",
 				 (uint64_t)jit_timeline__entries(js->timeline));

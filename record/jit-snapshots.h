@@ -21,6 +21,10 @@
  * JIT_SNAPSHOT_MIN_MS; while it does not, doubled back. */
 #define JIT_SNAPSHOT_PERIOD_MS 5000
 #define JIT_SNAPSHOT_MIN_MS 1000
+/* Sampling is paused while a JVM writes its map: the period is at least
+ * this many times the last pause (a map that takes 100 ms to write: asked
+ * every 2 s at most), so that at most 5% of the time goes unsampled. */
+#define JIT_SNAPSHOT_PAUSE_SHARE 20
 /* A snapshot's ask may take this long; a JVM that does not answer in time
  * is asked again only after JIT_SNAPSHOT_BACKOFF periods. */
 #define JIT_SNAPSHOT_DEADLINE_MS 2000
@@ -44,9 +48,10 @@ struct jit_snapshots {
 	size_t nprocs, procs_cap;
 	struct jit_timeline *timeline; /* NULL until the first snapshot */
 	uint64_t period_ns;
+	uint64_t next_scan_ns; /* when to look for new processes */
 	int full; /* a bound was reached: no more snapshots */
-	/* stats */
-	uint64_t asks, failed, ask_ns;
+	/* stats: asks, and how long they took, sampling paused for part */
+	uint64_t asks, failed, ask_ns, paused_ns;
 };
 
 /* The epoch of a sample of pid taken at `time`, and the process it is of
