@@ -173,7 +173,6 @@ static int keep_map(struct jit_snapshots *js, struct jit_proc *p, uint64_t t, si
 		widen_to_mappings(p);
 	if (!r)
 		p->times[p->ntimes++] = t;
-
 	return r;
 }
 
