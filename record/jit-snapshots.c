@@ -262,6 +262,8 @@ long jit_snapshots_tick(struct recorder *rec, uint64_t now)
 				int r = jvm_is_jvm(p->pid);
 
 				p->jvm = r == 1 ? 1 : r < 0 ? -1 : 0;
+				if (!p->jvm && ++p->checks >= JIT_SNAPSHOT_JVM_CHECKS)
+					p->jvm = -1;
 			}
 			if (p->jvm == 1 && !stop_signalled())
 				ask(rec, p, now);

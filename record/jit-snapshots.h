@@ -31,10 +31,15 @@
 #define JIT_SNAPSHOT_BACKOFF 4
 /* Processes looked at (targets and processes seen), at most. */
 #define JIT_SNAPSHOT_MAX_PROCS 64
+/* A process is looked at this many times (its /proc/PID/maps read: that
+ * takes its mmap lock) before it is taken for not a JVM: a launcher maps
+ * libjvm.so at once, a script that runs java does it in a child. */
+#define JIT_SNAPSHOT_JVM_CHECKS 3
 
 struct jit_proc {
 	pid_t pid;
-	int jvm;          /* 1 a JVM, 0 not (yet), -1 gone or refused: not asked again */
+	int jvm;          /* 1 a JVM, 0 not (yet), -1 gone, refused or no JVM: not asked */
+	int checks;       /* times its maps were read for libjvm.so */
 	uint64_t next_ns; /* when to ask next */
 	uint64_t period_ns; /* its period now (0: not asked yet) */
 	uint64_t lo, hi;  /* the addresses its snapshots covered */
