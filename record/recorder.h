@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "addr-spaces.h"
+#include "jit-snapshots.h"
 #include "lib/keymap.h"
 #include "lib/rec-writer.h"
 #include "perf-events.h"
@@ -157,6 +158,7 @@ struct recorder {
 	struct ustack_rec ustack;
 	struct probe_rec probes; /* -e probes, --alloc (probe-events.c) */
 	struct defer_rec defer;
+	struct jit_snapshots jit; /* JIT maps asked for while recording */
 
 	struct rec_writer *w;
 	struct addr_spaces spaces;

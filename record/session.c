@@ -713,6 +713,12 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
+		{ /* JIT maps asked for while recording */
+			long w = jit_snapshots_tick(rec, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
 		/* Wake for the next flush, so the file lags by at most FLUSH_NS. */
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)
@@ -848,9 +854,11 @@ static int finish(struct recorder *rec, uint64_t start)
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
 	if (!rec->opts->no_symbolize && !rec->write_err) {
-		struct symbolize_opts so;
+		struct symbolize_opts so = {0};
 
-		err = symbolize_recording(rec->w, ustack_symbolize_opts(rec, &so), &ss);
+		ustack_symbolize_opts(rec, &so); /* leaves so as it is when no JVM */
+		so.jit_timeline = rec->jit.timeline;
+		err = symbolize_recording(rec->w, &so, &ss);
 		if (err)
 			rec->write_err = err;
 		if (ss.kernel_hidden && !rec->opts->quiet)

@@ -70,6 +70,7 @@ size_t elf_symtab__count(const struct elf_symtab *t);
 
 /* ---- the kernel's symbols ---- */
 struct kallsyms;
+struct jit_timeline;
 
 /* Loads `path` (normally /proc/kallsyms). NULL + errno. When every address is
  * 0 (kernel.kptr_restrict), the table is empty and kallsyms__hidden() is 1. */
@@ -98,6 +99,9 @@ struct symbolize_opts {
 	 * 1 and *name (owned by the callee), else 0. NULL: none. */
 	int (*frame_name)(void *arg, uint32_t pid, uint64_t addr, const char **name);
 	void *frame_name_arg;
+	/* JIT maps read during the recording (jit-timeline.h): frames with a
+	 * JIT epoch are named from them first. NULL: the map at the end only. */
+	struct jit_timeline *jit_timeline;
 };
 
 struct symbolize_stats {
@@ -108,6 +112,7 @@ struct symbolize_stats {
 	int kernel_hidden; /* kernel frames present but kallsyms hid addresses */
 	size_t debuginfo;  /* binaries named through a debug file or MiniDebugInfo */
 	size_t jit_resolved, perf_maps, perf_maps_ignored; /* /tmp/perf-PID.map */
+	size_t jit_by_epoch; /* of jit_resolved: named from a map read during recording */
 	char notice[320];  /* the first perf map ignored and why, or "" */
 };
 
