@@ -134,7 +134,10 @@ jit_leaves() {
 	whole=$(grep '^http-handler.*StubRoutines_\[j\];java\.lang\.Thread\.run_\[j\];' "$BATS_TEST_TMPDIR/folded" |
 		jit_leaves | awk '{ s += $NF } END { print s + 0 }')
 	echo "# handler threads: $whole of $all samples in Java code with whole stacks" >&3
-	((all > 20 && whole * 100 >= all * 95))
+	# 95-100% on a warm JVM; while it still compiles (longer on a loaded
+	# machine) a pc in code newer than prof's last read of the code cache
+	# cuts a stack: 80% leaves room for that, and main's 0% still fails.
+	((all > 20 && whole * 100 >= all * 80))
 	# and the example's methods named in them
 	grep -q '^http-handler.*java\.lang\.Thread\.run_\[j\];.*Service\.dutyCycle_\[j\];' "$BATS_TEST_TMPDIR/folded"
 }
