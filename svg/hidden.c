@@ -23,7 +23,10 @@
  * the first render of 1M stacks' 13.5 MB table,
  * docs/BENCHMARKS-svg-size.md). Two walks over the hidden frames (names counted, then
  * written): O(hidden frames) time, plus sorting the distinct names, and
- * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input). */
+ * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input).
+ * The table's text is not held: svg_hidden__write_names() makes it from
+ * the names' ids when the page is written, 64 KB at a time (a million
+ * distinct names were 26 MB more to hold, fault in and copy). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,23 +76,17 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len)
 	return 0;
 }
 
-/* A distinct name of the hidden frames: its uses, then its line. */
-struct hidden_name {
-	uint32_t id;    /* profile name id */
-	uint32_t first; /* order of first use, for ties */
-	uint64_t uses;
-};
-
 struct encoder {
 	const struct flame_tree *t;
 	const struct profile *p;
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
 	int emit;               /* 0: count the names' uses; 1: write */
-	uint32_t *ids;          /* profile name id -> index in names[] + 1 */
-	struct hidden_name *names;
-	size_t nnames, names_cap;
-	uint32_t *line;         /* index in names[] -> line of the table */
+	uint32_t *ids;          /* profile name id -> index of the name + 1 */
+	/* per index of a name (in order of first use): its profile name id,
+	 * and its uses (first walk), then its line of the table (second) */
+	uint32_t *name_of, *line;
+	size_t nnames, name_cap, line_cap;
 	uint32_t prev; /* depth of the previous frame; the group's drawn one is 0 */
 	struct { uint32_t node, depth; } *todo;
 	size_t todo_cap;
@@ -107,14 +104,16 @@ static int name_use(struct encoder *e, uint32_t node, uint32_t *line)
 	uint32_t id = e->t->nodes[node].name, k = e->ids[id] - 1;
 
 	if (!e->ids[id]) {
-		if (e->emit || GROW(e->names, e->names_cap, e->nnames + 1))
+		if (e->emit || GROW(e->name_of, e->name_cap, e->nnames + 1) ||
+		    GROW(e->line, e->line_cap, e->nnames + 1))
 			return -ENOMEM; /* a name the first walk did not see: cannot be */
-		k = (uint32_t)e->nnames;
+		k = (uint32_t)e->nnames++;
 		e->ids[id] = k + 1;
-		e->names[e->nnames++] = (struct hidden_name){id, k, 0};
+		e->name_of[k] = id;
+		e->line[k] = 0;
 	}
 	if (!e->emit) {
-		e->names[k].uses++;
+		e->line[k]++; /* at most one use per node: fits */
 		*line = 0;
 		return 0;
 	}
@@ -215,111 +214,120 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 	return 0;
 }
 
-/* The most used names first; ties in order of first use. */
-static int cmp_uses(const void *a, const void *b)
+/* The most used names first; ties in order of first use (qsort_r's
+ * order of indexes, by their uses). */
+static int cmp_uses(const void *a, const void *b, void *arg)
 {
-	const struct hidden_name *x = a, *y = b;
+	const uint32_t *uses = arg, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (x->uses != y->uses)
-		return x->uses > y->uses ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	if (uses[x] != uses[y])
+		return uses[x] > uses[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
-/* The names go into a CDATA section (no escaping: a million distinct
- * names' escaping was a fifth of prof svg's time): a "]]>" in a name is
- * split across two sections, "]]]]><![CDATA[>", which a parser joins
- * back. Rare, so the whole table is searched once. 0 or -ENOMEM. */
-static int cdata_safe(struct svg_buf *b)
+/* Turns e->line[] from each name's uses into its line: most used first,
+ * ties in order of first use. By counting (the indexes are in order of
+ * first use, so a stable counting sort is that order): O(names + most
+ * uses); by qsort when the uses are too spread for it. 0 or -ENOMEM. */
+static int lines_by_uses(struct encoder *e)
 {
-	static const char end[] = "]]>", split[] = "]]]]><![CDATA[>";
-	struct svg_buf out = {0};
-	const char *s = b->s, *e = b->s + b->len, *at;
-
-	if (!memmem(s, b->len, end, 3))
-		return 0;
-	while ((at = memmem(s, (size_t)(e - s), end, 3))) {
-		if (svg_buf__put(&out, s, (size_t)(at - s)) ||
-		    svg_buf__put(&out, split, sizeof(split) - 1)) {
-			free(out.s);
-			return -ENOMEM;
-		}
-		s = at + 3;
-	}
-	if (svg_buf__put(&out, s, (size_t)(e - s))) {
-		free(out.s);
-		return -ENOMEM;
-	}
-	free(b->s);
-	*b = out;
-	return 0;
-}
-
-/* cmp_uses's order by counting: names[] is in order of first use, so a
- * stable sort by uses, most first, is that order. O(names + most uses);
- * 0, or -ENOMEM, or 1 when the uses are too spread for it (qsort then). */
-static int sort_by_uses(struct encoder *e)
-{
-	uint64_t most = 0;
+	uint32_t most = 0, *order;
 	size_t i, *start, at = 0;
-	struct hidden_name *out;
 
 	for (i = 0; i < e->nnames; i++)
-		if (e->names[i].uses > most)
-			most = e->names[i].uses;
-	if (most > 4 * (uint64_t)e->nnames + 1024)
-		return 1;
-	start = calloc((size_t)most + 1, sizeof(*start));
-	out = malloc(e->nnames * sizeof(*out));
-	if (!start || !out) {
+		if (e->line[i] > most)
+			most = e->line[i];
+	if (most <= 4 * (uint64_t)e->nnames + 1024) {
+		start = calloc((size_t)most + 1, sizeof(*start));
+		if (!start)
+			return -ENOMEM;
+		for (i = 0; i < e->nnames; i++)
+			start[e->line[i]]++;
+		for (i = (size_t)most + 1; i-- > 0;) {
+			size_t k = start[i];
+
+			start[i] = at;
+			at += k;
+		}
+		for (i = 0; i < e->nnames; i++)
+			e->line[i] = (uint32_t)start[e->line[i]]++;
 		free(start);
-		free(out);
+		return 0;
+	}
+	order = malloc(e->nnames * sizeof(*order));
+	if (!order)
 		return -ENOMEM;
-	}
 	for (i = 0; i < e->nnames; i++)
-		start[e->names[i].uses]++;
-	for (i = (size_t)most + 1; i-- > 0;) {
-		size_t k = start[i];
-
-		start[i] = at;
-		at += k;
-	}
+		order[i] = (uint32_t)i;
+	qsort_r(order, e->nnames, sizeof(*order), cmp_uses, e->line);
 	for (i = 0; i < e->nnames; i++)
-		out[start[e->names[i].uses]++] = e->names[i];
-	free(start);
-	free(e->names);
-	e->names = out;
-	e->names_cap = e->nnames;
+		e->line[order[i]] = (uint32_t)i;
+	free(order);
 	return 0;
 }
 
-/* Sorts the names, writes the table and gives each index its line. */
-static int write_names(struct encoder *e)
+/* Sorts the names and gives each index its line; h->names gets the
+ * table's names, line by line. 0 or -ENOMEM. */
+static int order_names(struct encoder *e)
 {
-	size_t i, bytes = 0;
-	int r;
+	size_t i;
 
-	if (e->nnames > 1 && (r = sort_by_uses(e)) < 0)
-		return r;
-	if (e->nnames > 1 && r > 0)
-		qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
-	e->line = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->line));
-	if (!e->line)
+	if (lines_by_uses(e))
 		return -ENOMEM;
-	/* the table's size, once: no doubling copies of a large table */
+	e->h->names = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->h->names));
+	if (!e->h->names)
+		return -ENOMEM;
 	for (i = 0; i < e->nnames; i++)
-		bytes += strtab__len(&e->p->names, e->names[i].id) + 1;
-	if (GROW(e->h->names.s, e->h->names.cap, bytes + 1))
-		return -ENOMEM;
-	for (i = 0; i < e->nnames; i++) {
-		uint32_t id = e->names[i].id;
+		e->h->names[e->line[i]] = e->name_of[i];
+	e->h->nnames = e->nnames;
+	return 0;
+}
 
-		e->line[e->names[i].first] = (uint32_t)i;
-		if ((i && svg_buf__put(&e->h->names, "\n", 1)) ||
-		    svg_frame_name_text(&e->h->names, profile__name(e->p, id),
-					strtab__len(&e->p->names, id)))
-			return -ENOMEM;
+/* Hands a piece of the table to put(), each "]]>" in it split across two
+ * CDATA sections, "]]]]><![CDATA[>", which a parser joins back (rare: a
+ * '>' is looked for, then the "]]" before it). 0 or put()'s error. */
+static int put_cdata(const char *s, size_t len, svg_put_fn put, void *ctx)
+{
+	static const char split[] = "]]]]><![CDATA[>";
+	const char *e = s + len, *gt = s;
+	int err;
+
+	while ((gt = memchr(gt, '>', (size_t)(e - gt)))) {
+		if (gt - s >= 2 && gt[-1] == ']' && gt[-2] == ']') {
+			if ((err = put(ctx, s, (size_t)(gt - 2 - s))) ||
+			    (err = put(ctx, split, sizeof(split) - 1)))
+				return err;
+			s = gt + 1;
+		}
+		gt++;
 	}
-	return cdata_safe(&e->h->names);
+	return s < e ? put(ctx, s, (size_t)(e - s)) : 0;
+}
+
+int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p,
+			    svg_put_fn put, void *ctx)
+{
+	struct svg_buf b = {0};
+	size_t i;
+	int err = 0;
+
+	/* Pieces end at a name's end: a "]]>" never spans two, as the '\n'
+	 * between names is none of its bytes. */
+	for (i = 0; i < h->nnames && !err; i++) {
+		uint32_t id = h->names[i];
+
+		if ((i && svg_buf__put(&b, "\n", 1)) ||
+		    svg_frame_name_text(&b, profile__name(p, id), strtab__len(&p->names, id))) {
+			err = -ENOMEM;
+			break;
+		}
+		if (b.len >= SVG_HIDDEN_PIECE || i + 1 == h->nnames) {
+			err = put_cdata(b.s, b.len, put, ctx);
+			b.len = 0;
+		}
+	}
+	free(b.s);
+	return err;
 }
 
 int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const struct profile *p,
@@ -335,11 +343,11 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	e.ids = calloc(p->names.count ? p->names.count : 1, sizeof(*e.ids));
 	if (!drawn || !e.ids)
 		goto out;
-	if (svg_buf__put(&h->names, "", 0) || svg_buf__put(&h->stream, "", 0))
+	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
 	for (i = 0; i < nframes; i++)
 		drawn[frames[i].node] = 1;
-	if (walk(&e, frames, nframes, drawn, cut_row) || write_names(&e))
+	if (walk(&e, frames, nframes, drawn, cut_row) || order_names(&e))
 		goto out;
 	e.emit = 1;
 	/* room for the stream at once: a frame is about 2 + the digits of its
@@ -352,7 +360,7 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 out:
 	free(drawn);
 	free(e.todo);
-	free(e.names);
+	free(e.name_of);
 	free(e.line);
 	free(e.ids);
 	if (err)
@@ -362,7 +370,7 @@ out:
 
 void svg_hidden__release(struct svg_hidden *h)
 {
-	free(h->names.s);
+	free(h->names);
 	free(h->stream.s);
 	memset(h, 0, sizeof(*h));
 }
