@@ -340,9 +340,11 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	int err = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	e.ids = calloc(p->names.count ? p->names.count : 1, sizeof(*e.ids));
+	/* zeroed by writing: see lib/strtab.c's grow_index() */
+	e.ids = malloc((p->names.count ? p->names.count : 1) * sizeof(*e.ids));
 	if (!drawn || !e.ids)
 		goto out;
+	memset(e.ids, 0, (p->names.count ? p->names.count : 1) * sizeof(*e.ids));
 	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
 	for (i = 0; i < nframes; i++)
