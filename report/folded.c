@@ -101,6 +101,7 @@ struct reader {
 	struct prev_frame *cur, *prev;
 	uint32_t *ids;
 	size_t cur_cap, prev_cap, ids_cap, nprev;
+	int in_place; /* the text is p's to keep: names stay in it */
 };
 
 #define ID_UNKNOWN UINT32_MAX
@@ -178,7 +179,13 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 		struct prev_frame *f = &r->cur[k];
 
 		if (f->id == ID_UNKNOWN) {
-			err = profile__intern_hashed(p, f->s, f->len, f->hash, &f->id);
+			/* in place, the ';' or blank after it ends it: the
+			 * lines before are done with, this one is split */
+			if (r->in_place)
+				((char *)f->s)[f->len] = '\0';
+			err = r->in_place
+				      ? profile__intern_borrowed(p, f->s, f->len, f->hash, &f->id)
+				      : profile__intern_hashed(p, f->s, f->len, f->hash, &f->id);
 			if (err)
 				return err;
 			r->prev[k] = *f;
@@ -199,10 +206,10 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 	return err ? err : 1;
 }
 
-int profile__from_folded(struct profile *p, const char *text, size_t len,
-			 struct folded_stats *st)
+static int from_folded(struct profile *p, const char *text, size_t len, int in_place,
+		       struct folded_stats *st)
 {
-	struct reader rd = {0};
+	struct reader rd = {.in_place = in_place};
 	size_t pos = 0, lineno = 0;
 	int err = 0;
 
@@ -235,6 +242,18 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 	free(rd.prev);
 	free(rd.ids);
 	return err;
+}
+
+int profile__from_folded(struct profile *p, const char *text, size_t len,
+			 struct folded_stats *st)
+{
+	return from_folded(p, text, len, 0, st);
+}
+
+int profile__from_folded_in_place(struct profile *p, char *text, size_t len,
+				  struct folded_stats *st)
+{
+	return from_folded(p, text, len, 1, st);
 }
 
 /* ---- sorting and merging ---- */

@@ -89,6 +89,14 @@ int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_
 	return profile__intern(p, s, len, id);
 }
 
+int profile__intern_borrowed(struct profile *p, const char *s, size_t len, uint64_t h,
+			     uint32_t *id)
+{
+	if (name_is_clean(s, len))
+		return strtab__intern_borrowed(&p->names, s, len, h, id);
+	return profile__intern(p, s, len, id);
+}
+
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack)
 {
 	if (!depth)

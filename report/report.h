@@ -98,6 +98,11 @@ static inline const uint32_t *profile__stack_frames(const struct profile *p, uin
 int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
 /* The same, given h = hash_bytes(s, len) (a reader that prefetched). */
 int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id);
+/* The same, keeping s itself when it is a new clean name (a name made
+ * safe is copied): s must hold a NUL at s[len] and stay until p is
+ * released (lib/strtab.h). */
+int profile__intern_borrowed(struct profile *p, const char *s, size_t len, uint64_t h,
+			     uint32_t *id);
 /* Appends a stack of `depth` name ids, root first; *stack gets its index.
  * Does not deduplicate. 0 or -ENOMEM (or -EINVAL when depth is 0). */
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
@@ -297,6 +302,12 @@ struct folded_stats {
  * line of more than PROFILE_MAX_DEPTH frames. */
 int profile__from_folded(struct profile *p, const char *text, size_t len,
 			 struct folded_stats *st);
+/* The same from text that p may keep: the names stay in it (each frame's
+ * ';' or the blank before the count becomes a NUL), not copied, so text
+ * must outlive p (a reader's whole input: a million distinct names are
+ * 24 MB less to copy and hold). */
+int profile__from_folded_in_place(struct profile *p, char *text, size_t len,
+				  struct folded_stats *st);
 
 /* ---- fractional counts (count-scale.c) ---- */
 
