@@ -82,11 +82,11 @@ struct encoder {
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
 	int emit;               /* 0: count the names' uses; 1: write */
-	uint32_t *ids;          /* profile name id -> index of the name + 1 */
-	/* per index of a name (in order of first use): its profile name id,
-	 * and its uses (first walk), then its line of the table (second) */
-	uint32_t *name_of, *line;
-	size_t nnames, name_cap, line_cap;
+	/* per profile name id: its uses (first walk), then its line of the
+	 * table (second); one array, so a frame costs one access */
+	uint32_t *line;
+	uint32_t *name_of; /* the names used, in order of first use */
+	size_t nnames, name_cap;
 	uint32_t prev; /* depth of the previous frame; the group's drawn one is 0 */
 	struct { uint32_t node, depth; } *todo;
 	size_t todo_cap;
@@ -101,23 +101,19 @@ static uint64_t count_of(const struct encoder *e, uint32_t node)
  * (second). 0 or -ENOMEM. */
 static int name_use(struct encoder *e, uint32_t node, uint32_t *line)
 {
-	uint32_t id = e->t->nodes[node].name, k = e->ids[id] - 1;
+	uint32_t id = e->t->nodes[node].name;
 
-	if (!e->ids[id]) {
-		if (e->emit || GROW(e->name_of, e->name_cap, e->nnames + 1) ||
-		    GROW(e->line, e->line_cap, e->nnames + 1))
-			return -ENOMEM; /* a name the first walk did not see: cannot be */
-		k = (uint32_t)e->nnames++;
-		e->ids[id] = k + 1;
-		e->name_of[k] = id;
-		e->line[k] = 0;
-	}
-	if (!e->emit) {
-		e->line[k]++; /* at most one use per node: fits */
-		*line = 0;
+	if (e->emit) {
+		*line = e->line[id];
 		return 0;
 	}
-	*line = e->line[k];
+	if (!e->line[id]) {
+		if (GROW(e->name_of, e->name_cap, e->nnames + 1))
+			return -ENOMEM;
+		e->name_of[e->nnames++] = id;
+	}
+	e->line[id]++; /* at most one use per node: fits */
+	*line = 0;
 	return 0;
 }
 
@@ -196,6 +192,13 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 		for (k = 0; k < nd->nkids; k++) {
 			uint32_t c = e->t->kids[nd->kids + k];
 
+			/* the hidden subtrees' roots are scattered (siblings
+			 * by name, nodes by first line): fetch ahead */
+			if (k + 8 < nd->nkids)
+				__builtin_prefetch(&e->t->nodes[e->t->kids[nd->kids + k + 8]]);
+			if (k + 4 < nd->nkids)
+				__builtin_prefetch(
+				    &e->line[e->t->nodes[e->t->kids[nd->kids + k + 4]].name]);
 			if (drawn[c] || !count_of(e, c))
 				continue;
 			if (!open) {
@@ -215,42 +218,48 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 }
 
 /* The most used names first; ties in order of first use (qsort_r's
- * order of indexes, by their uses). */
+ * order of indexes into e->name_of). */
 static int cmp_uses(const void *a, const void *b, void *arg)
 {
-	const uint32_t *uses = arg, x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct encoder *e = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t ux = e->line[e->name_of[x]], uy = e->line[e->name_of[y]];
 
-	if (uses[x] != uses[y])
-		return uses[x] > uses[y] ? -1 : 1;
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
-/* Turns e->line[] from each name's uses into its line: most used first,
- * ties in order of first use. By counting (the indexes are in order of
- * first use, so a stable counting sort is that order): O(names + most
- * uses); by qsort when the uses are too spread for it. 0 or -ENOMEM. */
+/* Turns each used name's e->line[] from its uses into its line: most
+ * used first, ties in order of first use. By counting (name_of[] is in
+ * order of first use, so a stable counting sort is that order): O(names +
+ * most uses); by qsort when the uses are too spread for it. 0 or
+ * -ENOMEM. */
 static int lines_by_uses(struct encoder *e)
 {
 	uint32_t most = 0, *order;
 	size_t i, *start, at = 0;
 
 	for (i = 0; i < e->nnames; i++)
-		if (e->line[i] > most)
-			most = e->line[i];
+		if (e->line[e->name_of[i]] > most)
+			most = e->line[e->name_of[i]];
 	if (most <= 4 * (uint64_t)e->nnames + 1024) {
 		start = calloc((size_t)most + 1, sizeof(*start));
 		if (!start)
 			return -ENOMEM;
 		for (i = 0; i < e->nnames; i++)
-			start[e->line[i]]++;
+			start[e->line[e->name_of[i]]]++;
 		for (i = (size_t)most + 1; i-- > 0;) {
 			size_t k = start[i];
 
 			start[i] = at;
 			at += k;
 		}
-		for (i = 0; i < e->nnames; i++)
-			e->line[i] = (uint32_t)start[e->line[i]]++;
+		for (i = 0; i < e->nnames; i++) {
+			uint32_t *l = &e->line[e->name_of[i]];
+
+			*l = (uint32_t)start[*l]++;
+		}
 		free(start);
 		return 0;
 	}
@@ -259,15 +268,15 @@ static int lines_by_uses(struct encoder *e)
 		return -ENOMEM;
 	for (i = 0; i < e->nnames; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, e->nnames, sizeof(*order), cmp_uses, e->line);
+	qsort_r(order, e->nnames, sizeof(*order), cmp_uses, e);
 	for (i = 0; i < e->nnames; i++)
-		e->line[order[i]] = (uint32_t)i;
+		e->line[e->name_of[order[i]]] = (uint32_t)i;
 	free(order);
 	return 0;
 }
 
-/* Sorts the names and gives each index its line; h->names gets the
- * table's names, line by line. 0 or -ENOMEM. */
+/* Sorts the names and gives each its line; h->names gets the table's
+ * names, line by line. 0 or -ENOMEM. */
 static int order_names(struct encoder *e)
 {
 	size_t i;
@@ -278,7 +287,7 @@ static int order_names(struct encoder *e)
 	if (!e->h->names)
 		return -ENOMEM;
 	for (i = 0; i < e->nnames; i++)
-		e->h->names[e->line[i]] = e->name_of[i];
+		e->h->names[e->line[e->name_of[i]]] = e->name_of[i];
 	e->h->nnames = e->nnames;
 	return 0;
 }
@@ -341,10 +350,10 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 
 	memset(h, 0, sizeof(*h));
 	/* zeroed by writing: see lib/strtab.c's grow_index() */
-	e.ids = malloc((p->names.count ? p->names.count : 1) * sizeof(*e.ids));
-	if (!drawn || !e.ids)
+	e.line = malloc((p->names.count ? p->names.count : 1) * sizeof(*e.line));
+	if (!drawn || !e.line)
 		goto out;
-	memset(e.ids, 0, (p->names.count ? p->names.count : 1) * sizeof(*e.ids));
+	memset(e.line, 0, (p->names.count ? p->names.count : 1) * sizeof(*e.line));
 	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
 	for (i = 0; i < nframes; i++)
@@ -364,7 +373,6 @@ out:
 	free(e.todo);
 	free(e.name_of);
 	free(e.line);
-	free(e.ids);
 	if (err)
 		svg_hidden__release(h);
 	return err;
