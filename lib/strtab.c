@@ -113,14 +113,11 @@ int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id
 static int grow_index(struct strtab *t)
 {
 	size_t cap = (t->index_mask + 1) * 2, i;
-	/* Zeroed by writing, not calloc(): a large calloc() is fresh pages
-	 * that the probes' reads map to the zero page, so each page then
-	 * faulted twice (a million names: 4,000 faults more). */
-	struct strtab_slot *index = malloc(cap * sizeof(*index));
+	/* probed before written: see calloc_populated() */
+	struct strtab_slot *index = calloc_populated(cap, sizeof(*index));
 
 	if (!index)
 		return -ENOMEM;
-	memset(index, 0, cap * sizeof(*index));
 	for (i = 0; i <= t->index_mask; i++) {
 		size_t j;
 

@@ -59,11 +59,9 @@ static int rehash(struct flame_tree *t, size_t want)
 			return -ENOMEM;
 		size *= 2;
 	}
-	/* zeroed by writing: see lib/strtab.c's grow_index() */
-	slots = malloc(size * sizeof(*slots));
+	slots = calloc_populated(size, sizeof(*slots)); /* probed before written */
 	if (!slots)
 		return -ENOMEM;
-	memset(slots, 0, size * sizeof(*slots));
 	for (i = 1; i < t->n; i++) {
 		size_t s = slot_of(t->nodes[i].parent, t->nodes[i].name, size - 1);
 

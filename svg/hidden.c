@@ -349,11 +349,10 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 	int err = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	/* zeroed by writing: see lib/strtab.c's grow_index() */
-	e.line = malloc((p->names.count ? p->names.count : 1) * sizeof(*e.line));
+	/* read before written: see calloc_populated() */
+	e.line = calloc_populated(p->names.count ? p->names.count : 1, sizeof(*e.line));
 	if (!drawn || !e.line)
 		goto out;
-	memset(e.line, 0, (p->names.count ? p->names.count : 1) * sizeof(*e.line));
 	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
 	for (i = 0; i < nframes; i++)
