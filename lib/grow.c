@@ -29,18 +29,25 @@ static void hint_huge(void *p, size_t size)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
+void populate_write(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	/* Below this, memory is mostly the heap's pages, mapped already. */
+	if (len < ((size_t)1 << 20))
+		return;
+	start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	end = ((uintptr_t)p + len) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
+
 void *calloc_populated(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
 
-	/* Below this, calloc() mostly reuses the heap's pages. */
-	if (!p || n * size < ((size_t)1 << 20))
-		return p;
-	start = ((uintptr_t)p + page - 1) & ~(page - 1);
-	end = ((uintptr_t)p + n * size) & ~(page - 1);
-	if (end > start)
-		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+	if (p)
+		populate_write(p, n * size);
 	return p;
 }
 
