@@ -340,29 +340,27 @@ static void sort_kids(const struct flame_tree *t, const struct profile *p, enum 
 int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort)
 {
 	struct sort_kid *tmp = NULL;
-	uint32_t *fill, most = 0;
+	uint32_t most = 0;
 	size_t i, at = 0;
 
 	t->kids = malloc((t->n ? t->n : 1) * sizeof(*t->kids));
-	fill = malloc((t->n ? t->n : 1) * sizeof(*fill));
-	if (!t->kids || !fill) {
-		free(fill);
+	if (!t->kids)
 		return -ENOMEM;
-	}
 	for (i = 0; i < t->n; i++)
 		t->nodes[i].nkids = 0;
 	for (i = 1; i < t->n; i++)
 		t->nodes[t->nodes[i].parent].nkids++;
+	/* .kids is each group's cursor while it fills, then its start */
 	for (i = 0; i < t->n; i++) {
 		t->nodes[i].kids = (uint32_t)at;
-		fill[i] = (uint32_t)at;
 		at += t->nodes[i].nkids;
 		if (t->nodes[i].nkids > most)
 			most = t->nodes[i].nkids;
 	}
 	for (i = 1; i < t->n; i++)
-		t->kids[fill[t->nodes[i].parent]++] = (uint32_t)i;
-	free(fill);
+		t->kids[t->nodes[t->nodes[i].parent].kids++] = (uint32_t)i;
+	for (i = 0; i < t->n; i++)
+		t->nodes[i].kids -= t->nodes[i].nkids;
 	if (sort == SVG_SORT_INPUT || most < 2)
 		return 0;
 	tmp = malloc(most * sizeof(*tmp));
