@@ -92,6 +92,7 @@ struct prev_frame {
 	const char *s;
 	size_t len;
 	uint32_t id;
+	int clean;     /* kept as it is (profile__frame_scan()) */
 	uint64_t hash; /* of a name to intern */
 };
 
@@ -120,13 +121,12 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 	int stop = 0;
 
 	for (start = 0; start <= len; start = i + 1) {
-		const char *end = memchr(line + start, ';', len - start);
-		size_t flen;
+		int clean;
+		size_t flen = profile__frame_scan(line + start, len - start, &clean);
 		uint32_t id = ID_UNKNOWN;
 		uint64_t h = 0;
 
-		i = end ? (size_t)(end - line) : len;
-		flen = i - start;
+		i = start + flen;
 		/* Every frame must be non-empty: no leading, trailing or
 		 * double ';'. */
 		if (!flen) {
@@ -147,7 +147,7 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 			id = r->prev[depth].id;
 		else
 			strtab__prefetch(&p->names, h = hash_bytes(line + start, flen));
-		r->cur[depth++] = (struct prev_frame){line + start, flen, id, h};
+		r->cur[depth++] = (struct prev_frame){line + start, flen, id, clean, h};
 		if (i == len)
 			break;
 	}
@@ -180,12 +180,14 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 
 		if (f->id == ID_UNKNOWN) {
 			/* in place, the ';' or blank after it ends it: the
-			 * lines before are done with, this one is split */
-			if (r->in_place)
+			 * lines before are done with, this one is split; a
+			 * name made safe is a copy */
+			if (f->clean && r->in_place)
 				((char *)f->s)[f->len] = '\0';
-			err = r->in_place
-				      ? profile__intern_borrowed(p, f->s, f->len, f->hash, &f->id)
-				      : profile__intern_hashed(p, f->s, f->len, f->hash, &f->id);
+			err = !f->clean ? profile__intern(p, f->s, f->len, &f->id)
+			      : r->in_place
+				  ? strtab__intern_borrowed(&p->names, f->s, f->len, f->hash, &f->id)
+				  : strtab__intern_hashed(&p->names, f->s, f->len, f->hash, &f->id);
 			if (err)
 				return err;
 			r->prev[k] = *f;

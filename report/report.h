@@ -98,11 +98,10 @@ static inline const uint32_t *profile__stack_frames(const struct profile *p, uin
 int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
 /* The same, given h = hash_bytes(s, len) (a reader that prefetched). */
 int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id);
-/* The same, keeping s itself when it is a new clean name (a name made
- * safe is copied): s must hold a NUL at s[len] and stay until p is
- * released (lib/strtab.h). */
-int profile__intern_borrowed(struct profile *p, const char *s, size_t len, uint64_t h,
-			     uint32_t *id);
+/* The length of the frame at s in folded text: up to the first ';', or
+ * len. *clean says whether profile__intern() would keep it as it is (not
+ * empty, no control byte). One pass, eight bytes a step. */
+size_t profile__frame_scan(const char *s, size_t len, int *clean);
 /* Appends a stack of `depth` name ids, root first; *stack gets its index.
  * Does not deduplicate. 0 or -ENOMEM (or -EINVAL when depth is 0). */
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
