@@ -13,7 +13,8 @@
  * than the graph can usefully show are cut at a row, with a note (see
  * FLAME_MAX_ROWS), and titles keep the first SVG_MAX_NAME_CHARS of a name.
  * The frames too narrow to draw go to a compact table for the search
- * (hidden.c), and a note says how much they hold. A fluid graph has an
+ * (hidden.c), and a note says how much they hold; its megabytes are
+ * written past libxml2, straight to the file (no escaping to do). A fluid graph has an
  * intrinsic size (SVG_LAYOUT_WIDTH wide, with a viewBox) so that an <img>
  * shows it whole; the script makes it fluid in a browser tab. */
 #include <errno.h>
