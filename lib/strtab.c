@@ -193,8 +193,7 @@ static int intern(struct strtab *t, const char *s, size_t len, uint64_t hash, in
 	return 0;
 }
 
-int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash,
-			  uint32_t *id)
+int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash, uint32_t *id)
 {
 	return intern(t, s, len, hash, 0, id);
 }

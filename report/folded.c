@@ -184,10 +184,11 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 			 * name made safe is a copy */
 			if (f->clean && r->in_place)
 				((char *)f->s)[f->len] = '\0';
-			err = !f->clean ? profile__intern(p, f->s, f->len, &f->id)
-			      : r->in_place
-				  ? strtab__intern_borrowed(&p->names, f->s, f->len, f->hash, &f->id)
-				  : strtab__intern_hashed(&p->names, f->s, f->len, f->hash, &f->id);
+			err =
+			    !f->clean ? profile__intern(p, f->s, f->len, &f->id)
+			    : r->in_place
+				? strtab__intern_borrowed(&p->names, f->s, f->len, f->hash, &f->id)
+				: strtab__intern_hashed(&p->names, f->s, f->len, f->hash, &f->id);
 			if (err)
 				return err;
 			r->prev[k] = *f;
@@ -246,8 +247,7 @@ static int from_folded(struct profile *p, const char *text, size_t len, int in_p
 	return err;
 }
 
-int profile__from_folded(struct profile *p, const char *text, size_t len,
-			 struct folded_stats *st)
+int profile__from_folded(struct profile *p, const char *text, size_t len, struct folded_stats *st)
 {
 	return from_folded(p, text, len, 0, st);
 }

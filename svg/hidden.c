@@ -313,8 +313,8 @@ static int put_cdata(const char *s, size_t len, svg_put_fn put, void *ctx)
 	return s < e ? put(ctx, s, (size_t)(e - s)) : 0;
 }
 
-int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p,
-			    svg_put_fn put, void *ctx)
+int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p, svg_put_fn put,
+			    void *ctx)
 {
 	struct svg_buf b = {0};
 	size_t i;

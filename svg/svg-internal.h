@@ -133,7 +133,7 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
 /* The frames a graph does not draw, for the page's search: see hidden.c
  * for the encoding. */
 struct svg_hidden {
-	uint32_t *names;       /* their distinct names' ids, by line of the table */
+	uint32_t *names; /* their distinct names' ids, by line of the table */
 	size_t nnames;
 	struct svg_buf stream; /* the subtrees, base-64 VLQ */
 	size_t frames;         /* hidden frames (paths) with a count */
@@ -157,8 +157,8 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
  * a name a line, as titles show it (svg_frame_name_text()), unescaped,
  * each "]]>" split across two sections. Allocates a piece's buffer; 0,
  * -ENOMEM or put()'s error. */
-int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p,
-			    svg_put_fn put, void *ctx);
+int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p, svg_put_fn put,
+			    void *ctx);
 void svg_hidden__release(struct svg_hidden *h);
 
 /* ---- colors (palette.c) ---- */

@@ -47,7 +47,7 @@ struct writer {
 	size_t ncolors, colors_cap;
 	struct keymap color_ids;
 	xmlTextWriterPtr w;
-	FILE *out;           /* under w: what write_hidden_table() writes straight to */
+	FILE *out;	     /* under w: what write_hidden_table() writes straight to */
 	struct svg_buf a, b; /* scratch */
 
 	uint64_t total, units;
