@@ -21,9 +21,12 @@
  * count_decimals). Both are written as CDATA sections, unescaped: a
  * browser's XML parser takes a section in one piece (about 0.1 s less of
  * the first render of 1M stacks' 13.5 MB table,
- * docs/BENCHMARKS-svg-size.md). Two walks over the hidden frames (names counted, then
- * written): O(hidden frames) time, plus sorting the distinct names, and
- * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input).
+ * docs/BENCHMARKS-svg-size.md). The names' uses are counted in one pass
+ * over the tree's nodes in memory order, then one walk over the hidden
+ * frames writes them, giving each name its line when it first meets it
+ * (the walk's order is the order of first use): O(hidden frames + tree
+ * nodes) time, and the encoded bytes (about 3.7 a frame on
+ * bench/svg-speed.sh's input).
  * The table's text is not held: svg_hidden__write_names() makes it from
  * the names' ids when the page is written, 64 KB at a time (a million
  * distinct names were 26 MB more to hold, fault in and copy). */
@@ -76,17 +79,31 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len)
 	return 0;
 }
 
+/* A node's part, as the drawn frames and the count pass set it. */
+enum {
+	NODE_OTHER,  /* neither drawn nor hidden (a count of 0, past a cut) */
+	NODE_OPEN,   /* drawn, its hidden children written */
+	NODE_CUT,    /* drawn in the last row before a cut: none written */
+	NODE_HIDDEN, /* in a hidden subtree: written */
+};
+
+/* e->line[] holds a name's uses until the walk meets it, then this and
+ * its line (uses stay below it: fewer than 2^31 nodes). */
+#define LINE_SET 0x80000000u
+
 struct encoder {
 	const struct flame_tree *t;
 	const struct profile *p;
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
-	int emit;               /* 0: count the names' uses; 1: write */
-	/* per profile name id: its uses (first walk), then its line of the
-	 * table (second); one array, so a frame costs one access */
-	uint32_t *line;
-	uint32_t *name_of; /* the names used, in order of first use */
-	size_t nnames, name_cap;
+	uint32_t *line;         /* per profile name id: see LINE_SET */
+	/* The table's lines by uses, most first, as buckets of names with
+	 * the same uses: next[b] is the line the next name of bucket b met
+	 * gets. Bucket of u: most - u, or (vals) u's place in vals[], the
+	 * distinct uses in descending order, when they are too spread. */
+	size_t *next;
+	uint32_t *vals, most;
+	size_t nvals;
 	uint32_t prev; /* depth of the previous frame; the group's drawn one is 0 */
 	struct { uint32_t node, depth; } *todo;
 	size_t todo_cap;
@@ -97,36 +114,42 @@ static uint64_t count_of(const struct encoder *e, uint32_t node)
 	return e->counts ? e->counts[node] : e->t->nodes[node].total;
 }
 
-/* Counts a use of the node's name (first walk), or gives its line
- * (second). 0 or -ENOMEM. */
-static int name_use(struct encoder *e, uint32_t node, uint32_t *line)
+static size_t bucket(const struct encoder *e, uint32_t uses)
 {
-	uint32_t id = e->t->nodes[node].name;
+	size_t lo = 0, hi = e->nvals;
 
-	if (e->emit) {
-		*line = e->line[id];
-		return 0;
+	if (!e->vals)
+		return e->most - uses;
+	while (hi - lo > 1) { /* the last place whose value is >= uses */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->vals[mid] >= uses)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	if (!e->line[id]) {
-		if (GROW(e->name_of, e->name_cap, e->nnames + 1))
-			return -ENOMEM;
-		e->name_of[e->nnames++] = id;
-	}
-	e->line[id]++; /* at most one use per node: fits */
-	*line = 0;
-	return 0;
+	return lo;
+}
+
+/* The node's name's line: given the first time the walk meets the name,
+ * the next of its bucket's (ties in order of first use). */
+static uint32_t name_line(struct encoder *e, uint32_t node)
+{
+	uint32_t id = e->t->nodes[node].name, v = e->line[id], l;
+
+	if (v & LINE_SET)
+		return v & ~LINE_SET;
+	l = (uint32_t)e->next[bucket(e, v)]++;
+	e->h->names[l] = id;
+	e->line[id] = l | LINE_SET;
+	return l;
 }
 
 /* Writes 2*UP+2 NAME COUNT, or 2*NAME+1 for a chain's frame. */
 static int put_frame(struct encoder *e, uint32_t node, uint32_t up, int chain)
 {
-	uint32_t line;
+	uint32_t line = name_line(e, node);
 
-	if (name_use(e, node, &line))
-		return -ENOMEM;
-	e->h->frames += !e->emit;
-	if (!e->emit)
-		return 0;
 	if (chain)
 		return put_vlq(&e->h->stream, 2 * (uint64_t)line + 1);
 	if (put_vlq(&e->h->stream, 2 * ((uint64_t)up + 1)) || put_vlq(&e->h->stream, line) ||
@@ -144,8 +167,6 @@ static int encode_subtree(struct encoder *e, uint32_t root)
 		return -ENOMEM;
 	e->todo[ntodo].node = root;
 	e->todo[ntodo++].depth = 1;
-	if (!e->emit)
-		e->h->count += count_of(e, root);
 	while (ntodo) {
 		uint32_t node = e->todo[--ntodo].node, depth = e->todo[ntodo].depth, k;
 		const struct flame_node *nd;
@@ -175,9 +196,9 @@ static int encode_subtree(struct encoder *e, uint32_t root)
 	return 0;
 }
 
-/* One walk over the hidden subtrees, in the drawn frames' order. */
+/* The walk over the hidden subtrees, in the drawn frames' order. */
 static int walk(struct encoder *e, const struct flame_frame *frames, size_t nframes,
-		const uint8_t *drawn, uint32_t cut_row)
+		const uint8_t *part)
 {
 	size_t i, prev = 0;
 
@@ -186,8 +207,7 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 		int open = 0;
 		uint32_t k;
 
-		/* past a cut the rows are left out whole, and the page says so */
-		if (cut_row && frames[i].depth + 1 >= cut_row)
+		if (part[frames[i].node] != NODE_OPEN)
 			continue;
 		for (k = 0; k < nd->nkids; k++) {
 			uint32_t c = e->t->kids[nd->kids + k];
@@ -199,10 +219,10 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 			if (k + 4 < nd->nkids)
 				__builtin_prefetch(
 				    &e->line[e->t->nodes[e->t->kids[nd->kids + k + 4]].name]);
-			if (drawn[c] || !count_of(e, c))
+			if (part[c] != NODE_HIDDEN)
 				continue;
 			if (!open) {
-				if (e->emit && put_vlq(&e->h->stream, i - prev))
+				if (put_vlq(&e->h->stream, i - prev))
 					return -ENOMEM;
 				e->prev = 0;
 				open = 1;
@@ -211,84 +231,83 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 			if (encode_subtree(e, c))
 				return -ENOMEM;
 		}
-		if (open && e->emit && put_vlq(&e->h->stream, 0))
+		if (open && put_vlq(&e->h->stream, 0))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* The most used names first; ties in order of first use (qsort_r's
- * order of indexes into e->name_of). */
-static int cmp_uses(const void *a, const void *b, void *arg)
+/* Which nodes are hidden frames, and their names' uses: one pass in the
+ * nodes' order (a parent before its children), the subtrees below drawn
+ * frames that are not past a cut, without frames of count 0 (nor their
+ * children: a count is never above its parent's). 0, or -ENOMEM for a
+ * tree too large for LINE_SET. */
+static int count_uses(struct encoder *e, uint8_t *part, size_t *nnames)
 {
-	const struct encoder *e = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint32_t ux = e->line[e->name_of[x]], uy = e->line[e->name_of[y]];
-
-	if (ux != uy)
-		return ux > uy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-/* Turns each used name's e->line[] from its uses into its line: most
- * used first, ties in order of first use. By counting (name_of[] is in
- * order of first use, so a stable counting sort is that order): O(names +
- * most uses); by qsort when the uses are too spread for it. 0 or
- * -ENOMEM. */
-static int lines_by_uses(struct encoder *e)
-{
-	uint32_t most = 0, *order;
-	size_t i, *start, at = 0;
-
-	for (i = 0; i < e->nnames; i++)
-		if (e->line[e->name_of[i]] > most)
-			most = e->line[e->name_of[i]];
-	if (most <= 4 * (uint64_t)e->nnames + 1024) {
-		start = calloc((size_t)most + 1, sizeof(*start));
-		if (!start)
-			return -ENOMEM;
-		for (i = 0; i < e->nnames; i++)
-			start[e->line[e->name_of[i]]]++;
-		for (i = (size_t)most + 1; i-- > 0;) {
-			size_t k = start[i];
-
-			start[i] = at;
-			at += k;
-		}
-		for (i = 0; i < e->nnames; i++) {
-			uint32_t *l = &e->line[e->name_of[i]];
-
-			*l = (uint32_t)start[*l]++;
-		}
-		free(start);
-		return 0;
-	}
-	order = malloc(e->nnames * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	for (i = 0; i < e->nnames; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, e->nnames, sizeof(*order), cmp_uses, e);
-	for (i = 0; i < e->nnames; i++)
-		e->line[e->name_of[order[i]]] = (uint32_t)i;
-	free(order);
-	return 0;
-}
-
-/* Sorts the names and gives each its line; h->names gets the table's
- * names, line by line. 0 or -ENOMEM. */
-static int order_names(struct encoder *e)
-{
+	const struct flame_tree *t = e->t;
 	size_t i;
 
-	if (lines_by_uses(e))
+	if (t->n >= LINE_SET)
 		return -ENOMEM;
-	e->h->names = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->h->names));
-	if (!e->h->names)
+	for (i = 1; i < t->n; i++) {
+		uint8_t up = part[t->nodes[i].parent];
+		uint32_t *uses;
+		uint64_t c;
+
+		if (part[i] || (up != NODE_OPEN && up != NODE_HIDDEN) || !(c = count_of(e, i)))
+			continue;
+		part[i] = NODE_HIDDEN;
+		if (up == NODE_OPEN)
+			e->h->count += c; /* a hidden subtree's root */
+		e->h->frames++;
+		uses = &e->line[t->nodes[i].name];
+		*nnames += !*uses;
+		if (++*uses > e->most)
+			e->most = *uses;
+	}
+	return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The buckets' first lines (see struct encoder): by counting, O(names +
+ * most uses), or when the uses are too spread for it, through the
+ * sorted distinct uses. 0 or -ENOMEM. */
+static int first_lines(struct encoder *e, size_t nnames)
+{
+	size_t nids = e->p->names.count, i, b, at = 0, nb;
+
+	if (e->most > 4 * (uint64_t)nnames + 1024) {
+		e->vals = malloc((nnames ? nnames : 1) * sizeof(*e->vals));
+		if (!e->vals)
+			return -ENOMEM;
+		for (i = 0; i < nids; i++)
+			if (e->line[i])
+				e->vals[e->nvals++] = e->line[i];
+		qsort(e->vals, e->nvals, sizeof(*e->vals), cmp_desc);
+		for (i = 0, b = 0; i < e->nvals; i++)
+			if (!b || e->vals[b - 1] != e->vals[i])
+				e->vals[b++] = e->vals[i];
+		e->nvals = b;
+	}
+	nb = e->vals ? e->nvals : (size_t)e->most + 1;
+	e->next = calloc(nb ? nb : 1, sizeof(*e->next));
+	if (!e->next)
 		return -ENOMEM;
-	for (i = 0; i < e->nnames; i++)
-		e->h->names[e->line[e->name_of[i]]] = e->name_of[i];
-	e->h->nnames = e->nnames;
+	for (i = 0; i < nids; i++)
+		if (e->line[i])
+			e->next[bucket(e, e->line[i])]++;
+	for (b = 0; b < nb; b++) {
+		size_t k = e->next[b];
+
+		e->next[b] = at;
+		at += k;
+	}
 	return 0;
 }
 
@@ -344,33 +363,38 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 		       const uint64_t *counts)
 {
 	struct encoder e = {.t = t, .p = p, .counts = counts, .h = h};
-	uint8_t *drawn = calloc(t->n ? t->n : 1, 1);
-	size_t i;
+	uint8_t *part = calloc(t->n ? t->n : 1, 1);
+	size_t i, nnames = 0;
 	int err = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
 	/* read before written: see calloc_populated() */
 	e.line = calloc_populated(p->names.count ? p->names.count : 1, sizeof(*e.line));
-	if (!drawn || !e.line)
+	if (!part || !e.line)
 		goto out;
 	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
+	/* past a cut the rows are left out whole, and the page says so */
 	for (i = 0; i < nframes; i++)
-		drawn[frames[i].node] = 1;
-	if (walk(&e, frames, nframes, drawn, cut_row) || order_names(&e))
+		part[frames[i].node] =
+		    cut_row && frames[i].depth + 1 >= cut_row ? NODE_CUT : NODE_OPEN;
+	if (count_uses(&e, part, &nnames) || first_lines(&e, nnames))
 		goto out;
-	e.emit = 1;
+	h->names = malloc((nnames ? nnames : 1) * sizeof(*h->names));
+	h->nnames = nnames;
 	/* room for the stream at once: a frame is about 2 + the digits of its
 	 * name's line, or its count's (pages never written cost nothing) */
-	if (GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(e.nnames)) + 16))
+	if (!h->names ||
+	    GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(nnames)) + 16))
 		goto out;
-	if (walk(&e, frames, nframes, drawn, cut_row))
+	if (walk(&e, frames, nframes, part))
 		goto out;
 	err = 0;
 out:
-	free(drawn);
+	free(part);
 	free(e.todo);
-	free(e.name_of);
+	free(e.next);
+	free(e.vals);
 	free(e.line);
 	if (err)
 		svg_hidden__release(h);
