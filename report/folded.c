@@ -107,6 +107,21 @@ struct reader {
 
 #define ID_UNKNOWN UINT32_MAX
 
+/* memcmp() == 0, the last 8 bytes compared first: distinct names of one
+ * length ("[libc.so.6+0x7f...]") differ at their end, not their start. */
+static inline int same_text(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+
+	if (len >= 8) {
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		if (x != y)
+			return 0;
+	}
+	return !memcmp(a, b, len);
+}
+
 /* Splits the stack text into r->cur; *n gets the frames' count. Frames
  * the memo knows get their id; the index slots of the others are fetched
  * now, so that interning them finds them in cache (a million distinct
@@ -143,7 +158,7 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 		 * the last name seen at this depth when the text is the same
 		 * (the text stays in memory, so the memo stays valid). */
 		if (depth < r->nprev && r->prev[depth].len == flen &&
-		    !memcmp(r->prev[depth].s, line + start, flen))
+		    same_text(r->prev[depth].s, line + start, flen))
 			id = r->prev[depth].id;
 		else
 			strtab__prefetch(&p->names, h = hash_bytes(line + start, flen));
