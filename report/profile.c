@@ -82,13 +82,6 @@ int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id)
 	return strtab__intern(&p->names, p->scratch, len, id);
 }
 
-int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id)
-{
-	if (name_is_clean(s, len))
-		return strtab__intern_hashed(&p->names, s, len, h, id);
-	return profile__intern(p, s, len, id);
-}
-
 size_t profile__frame_scan(const char *s, size_t len, int *clean)
 {
 	size_t i = 0;

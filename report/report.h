@@ -96,8 +96,6 @@ static inline const uint32_t *profile__stack_frames(const struct profile *p, uin
  * separates frames), control characters (newline, tab, ...) become '?'.
  * An empty name is stored as "?". 0 or -ENOMEM. */
 int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
-/* The same, given h = hash_bytes(s, len) (a reader that prefetched). */
-int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id);
 /* The length of the frame at s in folded text: up to the first ';', or
  * len. *clean says whether profile__intern() would keep it as it is (not
  * empty, no control byte). One pass, eight bytes a step. */
