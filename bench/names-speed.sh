@@ -10,7 +10,7 @@
 # build) to time as well, and whose outputs must be the same bytes (the
 # SVGs once CDATA markers are removed, for a build from before the hidden
 # table became CDATA).
-# Figures: docs/BENCHMARKS-names.md.
+# Figures: docs/BENCHMARKS-names.md, docs/BENCHMARKS-svg-speed.md.
 #
 # INTERLEAVE=N runs the commands one after another N times instead (a
 # round of each, then the next round: on a shared machine, load changes
