@@ -96,7 +96,7 @@ struct encoder {
 	const struct profile *p;
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
-	uint32_t *line;         /* per profile name id: see LINE_SET */
+	uint32_t *line; /* per profile name id: see LINE_SET */
 	/* The table's lines by uses, most first, as buckets of names with
 	 * the same uses: next[b] is the line the next name of bucket b met
 	 * gets. Bucket of u: most - u, or (vals) u's place in vals[], the
