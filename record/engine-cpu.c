@@ -17,8 +17,8 @@
  * rate (every thread on that CPU sampled -F times a second), so that a
  * recorder kept off the CPU that long after its quarter-full wake-up loses
  * nothing; all the rings together take at most RING_MAX_TOTAL. */
-#define RING_HOLD_MS 250
-#define RING_MAX_TOTAL (512ULL << 20)
+#define RING_HOLD_MS	 250
+#define RING_MAX_TOTAL	 (512ULL << 20)
 #define RING_MAX_PER_CPU (64ULL << 20)
 
 /* The most bytes one sample takes in a ring: header and ids, a full call
@@ -42,7 +42,7 @@ static size_t ring_pages(const struct recorder *rec)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t min = rec->ustack.on && rec->ustack.dwarf ? RECORD_DWARF_RING_PAGES
-							: RECORD_DEFAULT_RING_PAGES;
+							 : RECORD_DEFAULT_RING_PAGES;
 	uint64_t freq = rec->opts->freq ? rec->opts->freq : RECORD_DEFAULT_FREQ;
 	uint64_t max = RING_MAX_TOTAL / (rec->ncpus ? rec->ncpus : 1);
 
@@ -88,8 +88,7 @@ static int probes_only(const struct recorder *rec)
 
 static int choose_event(struct recorder *rec, uint64_t freq)
 {
-	uint64_t max_rate =
-	    perf_read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+	uint64_t max_rate = perf_read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 	int err;
 
 	if (freq > max_rate)
@@ -110,9 +109,12 @@ static int choose_event(struct recorder *rec, uint64_t freq)
 				      strerror(-err));
 	if (!rec->opts->quiet) {
 		if (rec->ev.fell_back && !probes_only(rec))
-			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
+			fprintf(
+			    stderr,
+			    "prof record: no hardware cycle counter here: sampling cpu-clock\n");
 		if (rec->ev.user_only)
-			fprintf(stderr, "prof record: kernel sampling not allowed (%s, "
+			fprintf(stderr,
+				"prof record: kernel sampling not allowed (%s, "
 				"perf_event_paranoid=%ld): recording user stacks only\n",
 				strerror(rec->ev.kernel_error), perf_paranoid());
 	}
@@ -135,7 +137,8 @@ static int cpu_setup(struct recorder *rec)
 		return err;
 	want_lost_counts(rec);
 	/* Wake us when a ring is a quarter full, on top of the tick. */
-	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	rec->ev.attr.wakeup_watermark =
+	    (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	rec->rings = calloc(rec->ncpus, sizeof(*rec->rings));
 	if (!rec->rings)
 		return prof_error_set(rec->err, -ENOMEM, NULL, "out of memory");
@@ -185,8 +188,8 @@ static int cpu_open_thread(struct recorder *rec, pid_t tid)
 	size_t i;
 
 	for (i = 0; i < rec->ncpus && !rec->cpu_wide; i++) {
-		int fd = sys_perf_event_open(&rec->ev.attr, tid, rec->cpus[i], -1,
-					     PERF_FLAG_FD_CLOEXEC);
+		int fd =
+		    sys_perf_event_open(&rec->ev.attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		int err;
 
 		if (fd < 0)
@@ -246,9 +249,8 @@ static void cpu_drain(struct recorder *rec)
 				rec->bad_ring = 1;
 	} else {
 		for (i = 0; i < rec->ncpus; i++)
-			if (rec->rings[i].fd >= 0 &&
-			    ring__drain(&rec->rings[i], rec->scratch, recorder_handle_record,
-					rec) < 0)
+			if (rec->rings[i].fd >= 0 && ring__drain(&rec->rings[i], rec->scratch,
+								 recorder_handle_record, rec) < 0)
 				rec->bad_ring = 1;
 	}
 	ustack_process(rec);
@@ -289,14 +291,14 @@ static void cpu_close(struct recorder *rec)
 }
 
 const struct rec_engine rec_engine_cpu = {
-	.name = "cpu",
-	.setup = cpu_setup,
-	.open_cpu = cpu_open_cpu,
-	.open_thread = cpu_open_thread,
-	.mark = cpu_mark,
-	.drain = cpu_drain,
-	.lost = cpu_lost,
-	.close = cpu_close,
-	.write_stats = ustack_write_stats,
-	.release = ustack_release,
+    .name = "cpu",
+    .setup = cpu_setup,
+    .open_cpu = cpu_open_cpu,
+    .open_thread = cpu_open_thread,
+    .mark = cpu_mark,
+    .drain = cpu_drain,
+    .lost = cpu_lost,
+    .close = cpu_close,
+    .write_stats = ustack_write_stats,
+    .release = ustack_release,
 };

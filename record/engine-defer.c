@@ -11,9 +11,9 @@ static int defer_engine_setup(struct recorder *rec)
 }
 
 const struct rec_engine rec_engine_defer = {
-	.name = "defer",
-	.setup = defer_engine_setup,
-	.flush = defer_flush,
-	.settle = defer_process,
-	.release = defer_release,
+    .name = "defer",
+    .setup = defer_engine_setup,
+    .flush = defer_flush,
+    .settle = defer_process,
+    .release = defer_release,
 };

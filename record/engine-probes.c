@@ -17,12 +17,12 @@ static void probes_stop(struct recorder *rec)
 }
 
 const struct rec_engine rec_engine_probes = {
-	.name = "probes",
-	.setup = probes_setup, /* nothing when no probe is asked for */
-	.open_thread = probes_engine_open_thread,
-	.tick_ms = probes_tick,
-	.drain = probes_drain,
-	.stop = probes_stop,
-	.write_stats = probes_write_stats,
-	.release = probes_release,
+    .name = "probes",
+    .setup = probes_setup, /* nothing when no probe is asked for */
+    .open_thread = probes_engine_open_thread,
+    .tick_ms = probes_tick,
+    .drain = probes_drain,
+    .stop = probes_stop,
+    .write_stats = probes_write_stats,
+    .release = probes_release,
 };

@@ -73,8 +73,8 @@ static inline int rec_engine_on(const struct recorder *rec, size_t k)
 
 /* for_each_engine(rec, k, op) stmt: stmt for each engine k that is set up
  * and has op, in table order (as the kernel's list_for_each). */
-#define for_each_engine(rec, k, op)                                                     \
-	for ((k) = 0; (k) < rec_nengines; (k)++)                                         \
+#define for_each_engine(rec, k, op)                                                                \
+	for ((k) = 0; (k) < rec_nengines; (k)++)                                                   \
 		if (rec_engine_on((rec), (k)) && rec_engines[(k)]->op)
 
 /* The engines (engine-*.c). */

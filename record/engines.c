@@ -7,10 +7,10 @@
 #include "engine.h"
 
 const struct rec_engine *const rec_engines[] = {
-	&rec_engine_cpu,
-	&rec_engine_probes,
-	&rec_engine_sched,
-	&rec_engine_defer,
+    &rec_engine_cpu,
+    &rec_engine_probes,
+    &rec_engine_sched,
+    &rec_engine_defer,
 };
 
 const size_t rec_nengines = sizeof(rec_engines) / sizeof(rec_engines[0]);

@@ -97,12 +97,15 @@ static void run(struct watch *w, struct record_summary *sum, struct recording *r
 {
 	char out[] = "/tmp/test-engine-XXXXXX";
 	int fd = mkstemp(out);
-	struct record_opts opts = {.argv = busy_argv, .output = out, .freq = 999,
-				   .call_graph = RECORD_CALL_GRAPH_FP, .no_symbolize = 1,
-				   .quiet = 1, .no_defer = 1, /* counts live */
+	struct record_opts opts = {.argv = busy_argv,
+				   .output = out,
+				   .freq = 999,
+				   .call_graph = RECORD_CALL_GRAPH_FP,
+				   .no_symbolize = 1,
+				   .quiet = 1,
+				   .no_defer = 1, /* counts live */
 				   .duration_ns = 60ULL * 1000000000ULL /* a bound */};
-	struct record_hooks hooks = {.tick = on_tick, .stop = on_stop, .ctx = w,
-				     .interval_ms = 50};
+	struct record_hooks hooks = {.tick = on_tick, .stop = on_stop, .ctx = w, .interval_ms = 50};
 	struct prof_error err;
 	int ret;
 
@@ -129,8 +132,8 @@ static void test_tick_stops(void **state)
 	(void)state;
 	run(&w, &sum, &r);
 	assert_true(w.ticks >= 1);
-	assert_true(w.stops >= w.ticks); /* asked before each wait */
-	assert_true(w.samples >= w.want); /* the tick's own condition ended it, */
+	assert_true(w.stops >= w.ticks);   /* asked before each wait */
+	assert_true(w.samples >= w.want);  /* the tick's own condition ended it, */
 	assert_int_equal(w.after_done, 0); /* at once */
 	assert_true(sum.samples >= w.samples);
 	assert_int_equal(sum.stopped_by_signal, 0);
@@ -155,10 +158,10 @@ static void test_stop_at_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_release_unused),
-		cmocka_unit_test(test_tick_stops),
-		cmocka_unit_test(test_stop_at_once),
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_release_unused),
+	    cmocka_unit_test(test_tick_stops),
+	    cmocka_unit_test(test_stop_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
