@@ -160,6 +160,26 @@ struct record_summary {
 int record_run(const struct record_opts *opts, struct record_summary *sum,
 	       struct prof_error *err);
 
+/* record_run with the caller's hooks on its loop (prof top refreshes its
+ * screen from tick, a flight recorder evaluates its rules there): tick is
+ * called after every drain, at least every interval_ms (0: the recorder's
+ * own second), with the counts so far; nonzero from tick, or from stop
+ * (asked before each wait), ends the run as the duration does. Both run
+ * on the recorder's thread, with the stop signals held back: they must
+ * not block. NULL hooks: record_run. */
+struct record_tick {
+	uint64_t start_ns, now_ns;         /* CLOCK_MONOTONIC */
+	const struct record_summary *sum;  /* samples, lost, ... so far */
+};
+struct record_hooks {
+	int (*tick)(void *ctx, const struct record_tick *t);
+	int (*stop)(void *ctx);
+	void *ctx;
+	uint32_t interval_ms;
+};
+int record_run_hooks(const struct record_opts *opts, const struct record_hooks *hooks,
+		     struct record_summary *sum, struct prof_error *err);
+
 /* A recording whose recorder was killed while deferring (in->nraw > 0)
  * made into an ordinary one, written to `out`: its RAW chunks processed as
  * the recorder would have, then symbolized here (replay-raw.c). 0 or

@@ -3,7 +3,7 @@
  * same for a live recording (session.c), the replay of a killed recorder's
  * RAW chunks (replay-raw.c) and the fuzzer. Events are opened and closed by
  * session.c: a recorder released here has none open. */
-#include "recorder.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -57,9 +57,9 @@ void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss
 	}
 	if (rec->bad_ring)
 		rec_writer__stat(rec->w, "malformed-ring-data", 1);
-	ustack_write_stats(rec);
-	probes_write_stats(rec);
-	sched_snapshot_write_stats(rec);
+	for (size_t k = 0; k < rec_nengines; k++)
+		if (rec_engines[k]->write_stats)
+			rec_engines[k]->write_stats(rec);
 }
 
 void recorder_release(struct recorder *rec)
@@ -76,11 +76,9 @@ void recorder_release(struct recorder *rec)
 	free(rec->scratch);
 	free(rec->pending);
 	jit_snapshots_release(&rec->jit);
-	sched_release(rec);
-	sched_snapshot_release(rec);
-	probes_release(rec);
-	defer_release(rec);
-	ustack_release(rec);
+	for (size_t k = 0; k < rec_nengines; k++)
+		if (rec_engines[k]->release)
+			rec_engines[k]->release(rec);
 	keymap__release(&rec->opened_tids);
 	keymap__release(&rec->forked_tids);
 	keymap__release(&rec->target_pids);

@@ -149,6 +149,8 @@ struct recorder {
 	 * their context switches cost the kernel no event switching. */
 	int cpu_wide;
 	uint64_t *heads; /* cpu_wide: where each ring is drained to (CPU rings, then sched) */
+	int cpus_opened; /* cpu_wide: the engines' CPU events are open */
+	uint32_t engines; /* bit k: rec_engines[k] is set up (engine.h) */
 
 	struct target *targets;
 	size_t ntargets;

@@ -1,10 +1,10 @@
-/* session.c: one recording from start to finish: check the targets, open
- * one event per (thread, CPU) redirected into one ring per CPU, wait and
- * drain (keeping the records raw while deferring: defer.c), stop on
- * duration / target exit / signal, then process what was deferred,
- * symbolize and close the file. Every way out after the file is created
- * leaves it complete. */
-#include "recorder.h"
+/* session.c: one recording from start to finish: check the targets, set
+ * up the engines (the event sources, engine.h) and open their events on
+ * every target thread (or CPU), wait and drain them, stop on duration /
+ * target exit / signal / the caller's hooks, then let them settle and
+ * finish, symbolize and close the file. Every way out after the file is
+ * created leaves it complete. */
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,32 +54,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static uint64_t read_sysctl(const char *path, uint64_t dflt)
-{
-	FILE *f = fopen(path, "re");
-	unsigned long long v;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
-}
-
-static long read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	long v = 2;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
 /* Online CPUs from /sys ("0-3,6"), falling back to 0..nconf-1. */
 static int list_cpus(struct recorder *rec)
 {
@@ -121,191 +95,46 @@ static int list_cpus(struct recorder *rec)
 	return 0;
 }
 
-/* Ring sizes, per CPU: a ring holds RING_HOLD_MS of samples at the full
- * rate (every thread on that CPU sampled -F times a second), so that a
- * recorder kept off the CPU that long after its quarter-full wake-up loses
- * nothing; all the rings together take at most RING_MAX_TOTAL. */
-#define RING_HOLD_MS 250
-#define RING_MAX_TOTAL (512ULL << 20)
-#define RING_MAX_PER_CPU (64ULL << 20)
-
-/* The most bytes one sample takes in a ring: header and ids, a full call
- * chain, and with stack copies the registers and the copy. */
-static uint64_t sample_bytes(const struct recorder *rec)
-{
-	uint64_t n = 64 + 8 * (rec->max_stack + 8);
-
-	if (rec->ustack.on)
-		n += 8 * (rec->ustack.nregs + 1) + 16 + rec->ustack.stack_size;
-	return n;
-}
-
-/* Per CPU: -m; else room for RING_HOLD_MS of samples at -F, a power of
- * two, at least the old defaults (1 MiB, 4 MiB with dwarf copies). With
- * dwarf copies of 32 KiB: 4 MiB at 99 Hz, 16 MiB at 999 Hz (4 MiB lost 5%
- * of a CPU-bound target's samples on a busy 2-CPU host), 64 MiB at 4999 Hz;
- * frame pointers: 1 MiB up to ~3000 Hz. Not root: the old defaults, which
- * other users' locked-memory limit (kernel.perf_event_mlock_kb) allows. */
-static size_t ring_pages(const struct recorder *rec)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t min = rec->ustack.on && rec->ustack.dwarf ? RECORD_DWARF_RING_PAGES
-							: RECORD_DEFAULT_RING_PAGES;
-	uint64_t freq = rec->opts->freq ? rec->opts->freq : RECORD_DEFAULT_FREQ;
-	uint64_t max = RING_MAX_TOTAL / (rec->ncpus ? rec->ncpus : 1);
-
-	if (rec->opts->ring_pages)
-		return rec->opts->ring_pages;
-	if (geteuid())
-		return min;
-	if (max > RING_MAX_PER_CPU)
-		max = RING_MAX_PER_CPU;
-	return ring__pages_for(freq * sample_bytes(rec), RING_HOLD_MS, page, min,
-			       (size_t)(max / page));
-}
-
-/* Asks for PERF_FORMAT_LOST when the kernel knows it. */
-static void want_lost_counts(struct recorder *rec)
-{
-	struct perf_event_attr a = rec->ev.attr;
-	int fd;
-
-	a.read_format |= PERF_FORMAT_LOST;
-	a.disabled = 1;
-	a.enable_on_exec = 0;
-	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return;
-	close(fd);
-	rec->ev.attr.read_format |= PERF_FORMAT_LOST;
-}
-
-static const char *permission_hint(void)
-{
-	static char hint[400];
-
-	snprintf(hint, sizeof(hint),
-		 "kernel.perf_event_paranoid is %ld: run prof as root, give it CAP_PERFMON "
-		 "(and CAP_SYS_PTRACE for other users' processes), or lower it with "
-		 "'sysctl kernel.perf_event_paranoid=1'",
-		 read_paranoid());
-	return hint;
-}
-
-/* CPU-wide mode: each CPU's sampling event (with the side-band records of
- * every task) and scheduler events. Opened once, before the targets. */
+/* CPU-wide mode: every engine's events on every CPU, opened once, before
+ * the targets. */
 static int open_cpu_events(struct recorder *rec)
 {
-	struct perf_event_attr a = rec->ev.attr;
-	size_t i;
-	int fd, err;
+	size_t i, k;
+	int err;
 
-	if (rec->rings[0].fd >= 0)
+	if (rec->cpus_opened)
 		return 0;
-	a.inherit = 0;
-	a.enable_on_exec = 0;
-	a.disabled = 0;
-	for (i = 0; i < rec->ncpus; i++) {
-		fd = sys_perf_event_open(&a, -1, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		err = recorder_keep_fd(rec, fd, i);
-		if (!err && (err = ring__map(&rec->rings[i], fd, ring_pages(rec))))
-			rec->rings[i].fd = -1;
-		if (!err)
-			err = sched_open_cpu(rec, i);
-		if (err)
-			return err;
-	}
+	rec->cpus_opened = 1;
+	for (i = 0; i < rec->ncpus; i++)
+		for_each_engine(rec, k, open_cpu)
+			if ((err = rec_engines[k]->open_cpu(rec, i)))
+				return err;
 	return 0;
 }
 
-/* Opens the event on tid for every CPU (CPU-wide mode: only notes the
- * thread as a target). 0, -ESRCH (thread gone), -errno. */
+/* Opens every engine's events on tid (CPU-wide mode: only notes the thread
+ * as a target). 0, -ESRCH (thread gone), -errno. */
 static int open_thread(struct recorder *rec, pid_t tid)
 {
-	size_t i;
+	size_t k;
+	int err;
 
-	for (i = 0; i < rec->ncpus && !rec->cpu_wide; i++) {
-		int fd = sys_perf_event_open(&rec->ev.attr, tid, rec->cpus[i], -1,
-					     PERF_FLAG_FD_CLOEXEC);
-		int err;
-
-		if (fd < 0)
-			return -errno;
-		err = recorder_keep_fd(rec, fd, i);
-		if (err)
+	for_each_engine(rec, k, open_thread)
+		if ((err = rec_engines[k]->open_thread(rec, tid)))
 			return err;
-		if (rec->rings[i].fd < 0) {
-			err = ring__map(&rec->rings[i], fd, ring_pages(rec));
-			if (err) {
-				rec->rings[i].fd = -1;
-				return err;
-			}
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rec->rings[i].fd)) {
-			return -errno;
-		}
-		if (rec->sched.on && (err = sched_open_thread(rec, tid, i)))
-			return err;
-	}
-	if (rec->probes.on) {
-		int err = probes_open_thread(rec, tid);
-
-		if (err)
-			return err;
-	}
 	return keymap__set(&rec->opened_tids, (uint64_t)tid, 0, 1);
 }
 
-/* CPU-wide mode: records are kept when their task is a target, so a new
- * target must be known before its first record is decoded; but its FORK
- * can sit in another CPU's ring than its first records. So: note where
- * every ring ends, learn from the FORK records in all CPU rings, then
- * decode up to the noted ends: each record decoded then was written before
- * the FORK records were looked at. */
-static void drain_cpu_wide(struct recorder *rec)
-{
-	uint64_t *cpu_heads = rec->heads, *sched_heads_ = rec->heads + rec->ncpus; /* 2 * ncpus */
-	size_t i;
-
-	for (i = 0; i < rec->ncpus; i++)
-		cpu_heads[i] = rec->rings[i].fd >= 0 ? ring__head(&rec->rings[i]) : 0;
-	sched_heads(rec, sched_heads_);
-	for (i = 0; i < rec->ncpus; i++)
-		if (rec->rings[i].fd >= 0)
-			ring__peek(&rec->rings[i], rec->scratch, recorder_learn_fork, rec);
-	for (i = 0; i < rec->ncpus; i++)
-		if (rec->rings[i].fd >= 0 &&
-		    ring__drain_to(&rec->rings[i], cpu_heads[i], rec->scratch,
-				   recorder_handle_record, rec) < 0)
-			rec->bad_ring = 1;
-	ustack_process(rec);
-	sched_drain(rec, sched_heads_);
-}
-
+/* Every engine marks how far its rings go, then every engine drains (the
+ * order CPU-wide mode needs: engine-cpu.c). */
 static void drain_all(struct recorder *rec)
 {
-	size_t i;
+	size_t k;
 
-	if (rec->defer.on) { /* copies only: processed at the end (defer.c) */
-		for (i = 0; i < rec->ncpus; i++)
-			if (rec->rings[i].fd >= 0 &&
-			    ring__drain(&rec->rings[i], rec->scratch, defer_keep, rec) < 0)
-				rec->bad_ring = 1;
-		return;
-	}
-	if (rec->cpu_wide) {
-		drain_cpu_wide(rec);
-		probes_drain(rec);
-		return;
-	}
-	for (i = 0; i < rec->ncpus; i++)
-		if (rec->rings[i].fd >= 0 &&
-		    ring__drain(&rec->rings[i], rec->scratch, recorder_handle_record, rec) < 0)
-			rec->bad_ring = 1;
-	ustack_process(rec);
-	sched_drain(rec, NULL);
-	probes_drain(rec);
+	for_each_engine(rec, k, mark)
+		rec_engines[k]->mark(rec);
+	for_each_engine(rec, k, drain)
+		rec_engines[k]->drain(rec);
 }
 
 static void synth_map(void *ctx, const struct proc_map *m)
@@ -364,7 +193,7 @@ static int attach_process(struct recorder *rec, pid_t pid)
 static void synth_process(struct recorder *rec, pid_t pid, uint64_t now)
 {
 	pid_t *tids;
-	size_t n, i;
+	size_t n, i, k;
 	void *ctx[2] = {rec, &pid};
 
 	if (proc_list_tids(pid, &tids, &n))
@@ -375,11 +204,13 @@ static void synth_process(struct recorder *rec, pid_t pid, uint64_t now)
 		if (proc_thread_name(pid, tids[i], name, sizeof(name)))
 			continue;
 		recorder_thread_start(rec, now, (uint32_t)pid, (uint32_t)tids[i], name);
-		sched_init_state(rec, now, pid, tids[i]);
+		for_each_engine(rec, k, found_thread)
+			rec_engines[k]->found_thread(rec, now, pid, tids[i]);
 	}
 	free(tids);
 	proc_each_exec_map(pid, synth_map, ctx);
-	sched_snapshot_process(rec, pid, now); /* needs the mappings */
+	for_each_engine(rec, k, found_process) /* after the mappings */
+		rec_engines[k]->found_process(rec, pid, now);
 }
 
 static void write_meta(struct recorder *rec)
@@ -434,111 +265,24 @@ static void write_meta(struct recorder *rec)
 	rec_writer__meta(rec->w, "scope", rec->cpu_wide ? "cpu-wide" : "per-thread");
 }
 
-/* --sched: goes CPU-wide (see recorder.h) when the kernel lets us open a
- * CPU-wide sampling event and scheduler events; else stays per thread. */
-static void try_cpu_wide(struct recorder *rec)
+/* Lists the CPUs, then sets up each engine the options want, in table
+ * order (an engine whose setup was begun is on: the end releases it). */
+static int setup_engines(struct recorder *rec)
 {
-	struct perf_event_attr a = rec->ev.attr;
-	int fd;
+	int err = list_cpus(rec);
 
-	a.inherit = 0;
-	a.enable_on_exec = 0;
-	a.disabled = 1;
-	fd = sys_perf_event_open(&a, -1, rec->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return;
-	close(fd);
-	rec->heads = calloc(3 * rec->ncpus, sizeof(*rec->heads));
-	if (rec->heads && !sched_try_cpu_wide(rec))
-		rec->cpu_wide = 1;
-}
-
-/* -e without cpu-clock (or --alloc, --malloc alone): probe hits only. */
-static int probes_only(const struct recorder *rec)
-{
-	const struct record_opts *o = rec->opts;
-	size_t i;
-
-	if (!o->nevents && !o->alloc && !o->malloc)
-		return 0;
-	for (i = 0; i < o->nevents; i++)
-		if (!probe_spec_is_probe(o->events[i]))
-			return 0;
-	return 1;
-}
-
-static int setup_events(struct recorder *rec)
-{
-	uint64_t freq = rec->opts->freq ? rec->opts->freq : RECORD_DEFAULT_FREQ;
-	uint64_t max_rate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
-	struct rec_event_desc desc;
-	uint32_t id;
-	size_t i;
-	int err;
-
-	if (freq > max_rate)
-		return prof_error_set(rec->err, -EINVAL,
-				      "lower -F, or raise kernel.perf_event_max_sample_rate",
-				      "-F %llu is above the kernel's limit of %llu Hz",
-				      (unsigned long long)freq, (unsigned long long)max_rate);
-	err = event_choice__probe(&rec->ev, freq, rec->opts->argv != NULL);
-	if (err == -EACCES || err == -EPERM)
-		return prof_error_set(rec->err, err, permission_hint(),
-				      "not allowed to use perf events: %s", strerror(-err));
-	if (err == -ENOENT || err == -ENOSYS)
-		return prof_error_set(rec->err, err,
-				      "this kernel lacks perf events (CONFIG_PERF_EVENTS)",
-				      "cannot open a sampling event: %s", strerror(-err));
-	if (err)
-		return prof_error_set(rec->err, err, NULL, "cannot open a sampling event: %s",
-				      strerror(-err));
-	if (!rec->opts->quiet) {
-		if (rec->ev.fell_back && !probes_only(rec))
-			fprintf(stderr, "prof record: no hardware cycle counter here: sampling cpu-clock\n");
-		if (rec->ev.user_only)
-			fprintf(stderr, "prof record: kernel sampling not allowed (%s, "
-				"perf_event_paranoid=%ld): recording user stacks only\n",
-				strerror(rec->ev.kernel_error), read_paranoid());
-	}
-	err = ustack_setup(rec);
-	if (err)
-		return err;
-	want_lost_counts(rec);
-	err = list_cpus(rec);
 	if (err)
 		return prof_error_set(rec->err, err, NULL, "out of memory");
-	/* Wake us when a ring is a quarter full, on top of the tick. */
-	rec->ev.attr.wakeup_watermark = (uint32_t)(ring_pages(rec) * (size_t)sysconf(_SC_PAGESIZE) / 4);
-	rec->rings = calloc(rec->ncpus, sizeof(*rec->rings));
-	if (!rec->rings)
-		return prof_error_set(rec->err, -ENOMEM, NULL, "out of memory");
-	for (i = 0; i < rec->ncpus; i++)
-		rec->rings[i].fd = -1;
-	if (probes_only(rec)) {
-		/* The side-band records (names, mappings, threads) still come
-		 * from an event on every thread: one that never samples. */
-		rec->ev.attr.type = PERF_TYPE_SOFTWARE;
-		rec->ev.attr.config = PERF_COUNT_SW_DUMMY;
-		rec->ev.name = "none";
-	} else {
-		memset(&desc, 0, sizeof(desc));
-		rec_writer__string(rec->w, rec->ev.name, strlen(rec->ev.name), &desc.name);
-		desc.type = rec->ev.attr.type;
-		desc.config = rec->ev.attr.config;
-		desc.freq = freq;
-		err = rec_writer__event(rec->w, &desc, &id);
-		if (err)
-			return prof_error_set(rec->err, err, NULL, "out of memory");
+	for (size_t k = 0; k < rec_nengines; k++) {
+		const struct rec_engine *e = rec_engines[k];
+
+		if (e->wanted && !e->wanted(rec))
+			continue;
+		rec->engines |= 1u << k;
+		if (e->setup && (err = e->setup(rec)))
+			return err;
 	}
-	err = probes_setup(rec);
-	if (err)
-		return err;
-	if (!rec->opts->sched)
-		return 0;
-	err = sched_setup(rec);
-	if (!err && !rec->opts->sched_per_thread)
-		try_cpu_wide(rec);
-	return err;
+	return 0;
 }
 
 static int open_pidfd(pid_t pid)
@@ -566,7 +310,7 @@ static int start_attach(struct recorder *rec)
 					      "process %d exited before sampling started",
 					      (int)pid);
 		if (err == -EACCES || err == -EPERM)
-			return prof_error_set(rec->err, err, permission_hint(),
+			return prof_error_set(rec->err, err, perf_permission_hint(),
 					      "cannot profile process %d: %s", (int)pid,
 					      strerror(-err));
 		if (err == -EMFILE || err == -ENFILE)
@@ -588,6 +332,7 @@ static int start_launch(struct recorder *rec)
 	char *const *argv = rec->opts->argv;
 	const char *base = strrchr(argv[0], '/');
 	int go_fd, err_fd, err;
+	size_t k;
 	pid_t pid;
 
 	err = launch_prepare(argv, &pid, &go_fd, &err_fd);
@@ -606,7 +351,7 @@ static int start_launch(struct recorder *rec)
 		waitpid(pid, NULL, 0);
 		rec->child = 0;
 		if (err == -EACCES || err == -EPERM)
-			return prof_error_set(rec->err, err, permission_hint(),
+			return prof_error_set(rec->err, err, perf_permission_hint(),
 					      "cannot profile '%s': %s", argv[0], strerror(-err));
 		return prof_error_set(rec->err, err, NULL, "cannot profile '%s': %s", argv[0],
 				      strerror(-err));
@@ -615,11 +360,8 @@ static int start_launch(struct recorder *rec)
 	rec->targets[0].pidfd = open_pidfd(pid);
 	recorder_thread_start(rec, monotonic_ns(), (uint32_t)pid, (uint32_t)pid,
 			      base ? base + 1 : argv[0]);
-	if (rec->sched.on) { /* it runs as soon as it is let go */
-		rec_writer__sched(rec->w, monotonic_ns(), (uint32_t)pid, 0, 0, REC_SCHED_INIT,
-				  REC_STATE_RUNNING);
-		sched_refilter(rec); /* its switch-outs have stacks from the start */
-	}
+	for_each_engine(rec, k, launched)
+		rec_engines[k]->launched(rec, pid, monotonic_ns());
 	err = launch_go(go_fd, err_fd);
 	if (err) {
 		waitpid(pid, NULL, 0);
@@ -665,8 +407,11 @@ static int targets_done(struct recorder *rec, const struct pollfd *pfds, size_t 
  * recorder's priority as --sched does. Returns the tick to use. */
 static long hurry_on_loss(struct recorder *rec, uint64_t *seen, long tick_ms)
 {
-	uint64_t lost = rec->sum->lost + rec->sum->sched_lost + rec->sum->sched_stacks_lost;
+	uint64_t lost = 0;
+	size_t k;
 
+	for_each_engine(rec, k, lost)
+		lost += rec_engines[k]->lost(rec);
 	if (lost <= *seen)
 		return tick_ms;
 	*seen = lost;
@@ -675,7 +420,15 @@ static long hurry_on_loss(struct recorder *rec, uint64_t *seen, long tick_ms)
 	return TICK_LOSS_MS;
 }
 
-static int run_loop(struct recorder *rec, uint64_t start)
+/* The caller's tick (record_run_hooks): nonzero stops the run. */
+static int call_tick(struct recorder *rec, const struct record_hooks *hooks, uint64_t start)
+{
+	struct record_tick t = {.start_ns = start, .now_ns = monotonic_ns(), .sum = rec->sum};
+
+	return hooks && hooks->tick && hooks->tick(hooks->ctx, &t);
+}
+
+static int run_loop(struct recorder *rec, uint64_t start, const struct record_hooks *hooks)
 {
 	uint64_t seen_lost = 0;
 	long tick_ms = TICK_MS;
@@ -691,6 +444,10 @@ static int run_loop(struct recorder *rec, uint64_t start)
 		long timeout_ms = tick_ms;
 		struct timespec ts;
 
+		if (hooks && hooks->stop && hooks->stop(hooks->ctx))
+			break;
+		if (hooks && hooks->interval_ms && hooks->interval_ms < (uint32_t)timeout_ms)
+			timeout_ms = (long)hooks->interval_ms;
 		if (rec->opts->duration_ns) {
 			uint64_t end = start + rec->opts->duration_ns;
 
@@ -699,16 +456,10 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			if ((end - now) / 1000000 < (uint64_t)timeout_ms)
 				timeout_ms = (long)((end - now) / 1000000) + 1;
 		}
-		/* Wake for the next probe window to open or close. */
-		{
-			long w = probes_tick(rec, now);
-
-			if (w >= 0 && w < timeout_ms)
-				timeout_ms = w;
-		}
-		/* Wake soon while new threads are still joining the stack filter. */
-		{
-			long w = sched_tick_ms(rec, now);
+		/* Wake when an engine asks: a probe window to open or close, new
+		 * threads still joining the switch stacks' filter. */
+		for_each_engine(rec, i, tick_ms) {
+			long w = rec_engines[i]->tick_ms(rec, now);
 
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
@@ -752,10 +503,12 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			if (pfds[n++].revents & (POLLHUP | POLLERR))
 				rec->fds[i].hung_up = 1;
 		}
-		if (targets_done(rec, pfds, first_target))
+		if (targets_done(rec, pfds, first_target) || call_tick(rec, hooks, start))
 			break;
 		if (monotonic_ns() - last_flush >= FLUSH_NS) {
-			rec->write_err = defer_flush(rec);
+			for_each_engine(rec, i, flush)
+				if (!rec->write_err)
+					rec->write_err = rec_engines[i]->flush(rec);
 			if (!rec->write_err)
 				rec->write_err = rec_writer__flush(rec->w);
 			recorder_resolve_pending(rec, 1);
@@ -766,44 +519,20 @@ static int run_loop(struct recorder *rec, uint64_t start)
 	return 0;
 }
 
-/* The kernel reports samples it had no room for with a LOST record, but
- * writes that only with the next sample that finds room: those lost in
- * the last moments, or while a stopped recorder caught up just before the
- * end, would go unreported. So each sampling event also counts its own
- * (PERF_FORMAT_LOST, Linux 6.0), read at the end: the larger of the two
- * sums is the loss (an inherited event's children keep their counts to
- * themselves, so the records stay the measure for threads created while
- * recording). */
-static void count_unreported_loss(struct recorder *rec)
-{
-	uint64_t lost = 0, v[2];
-	size_t i;
-
-	if (!(rec->ev.attr.read_format & PERF_FORMAT_LOST))
-		return;
-	for (i = 0; i < rec->nfds; i++) /* 16 bytes: a sampling event's */
-		if (read(rec->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
-			lost += v[1];
-	if (lost > rec->sum->lost)
-		rec->sum->lost = lost;
-}
-
+/* Stops every engine: its own last steps (probes removed), every event
+ * disabled, a last drain, its final counts read and rings unmapped, then
+ * every fd closed. */
 static void stop_events(struct recorder *rec)
 {
-	size_t i;
+	size_t i, k;
 
-	probes_close_all(rec); /* closing the probes removes their breakpoints */
-	probes_wait_closed();
+	for_each_engine(rec, k, stop)
+		rec_engines[k]->stop(rec);
 	for (i = 0; i < rec->nfds; i++)
 		ioctl(rec->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 	drain_all(rec);
-	count_unreported_loss(rec);
-	for (i = 0; i < rec->ncpus; i++)
-		ring__unmap(&rec->rings[i]);
-	for (i = 0; rec->sched.rings && i < rec->ncpus; i++)
-		ring__unmap(&rec->sched.rings[i]);
-	for (i = 0; rec->sched.stack_rings && i < rec->ncpus; i++)
-		ring__unmap(&rec->sched.stack_rings[i]);
+	for_each_engine(rec, k, close)
+		rec_engines[k]->close(rec);
 	for (i = 0; i < rec->nfds; i++)
 		close(rec->fds[i].fd);
 	rec->nfds = 0;
@@ -824,12 +553,14 @@ static int finish(struct recorder *rec, uint64_t start)
 	struct symbolize_stats ss = {0};
 	uint64_t t0 = monotonic_ns(), defer_ns = 0, jvm_ns;
 	int err = 0, deferred = rec->defer.limit != 0; /* set up to defer */
+	size_t k;
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
 	 * and what comes after is processed as it comes. The stat
 	 * deferred-processing-ns is written only for a deferred recording. */
-	if (!rec->write_err)
-		rec->write_err = defer_process(rec);
+	for_each_engine(rec, k, settle)
+		if (!rec->write_err)
+			rec->write_err = rec_engines[k]->settle(rec);
 	if (deferred)
 		defer_ns = monotonic_ns() - t0;
 	jvm_ns = monotonic_ns();
@@ -848,7 +579,8 @@ static int finish(struct recorder *rec, uint64_t start)
 	}
 	stop_events(rec);
 	recorder_resolve_pending(rec, 0);
-	sched_finish(rec);
+	for_each_engine(rec, k, finish)
+		rec_engines[k]->finish(rec);
 	rec->sum->duration_ns = monotonic_ns() - start - defer_ns - jvm_ns;
 	rec->sum->defer_ns = defer_ns;
 	if (!rec->write_err)
@@ -911,6 +643,12 @@ static void print_auto_notice(const struct recorder *rec, const struct cg_auto *
 int record_run(const struct record_opts *opts, struct record_summary *sum,
 	       struct prof_error *errp)
 {
+	return record_run_hooks(opts, NULL, sum, errp);
+}
+
+int record_run_hooks(const struct record_opts *opts, const struct record_hooks *hooks,
+		     struct record_summary *sum, struct prof_error *errp)
+{
 	struct recorder rec;
 	const char *out = opts->output ? opts->output : RECORD_DEFAULT_OUTPUT;
 	struct record_opts chosen;
@@ -935,7 +673,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	}
 	err = recorder_init(&rec, opts, sum, errp);
 	stop_requested = 0;
-	rec.max_stack = read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
+	rec.max_stack = perf_read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127);
 	rec.ntargets = opts->argv ? 1 : opts->npids;
 	rec.targets = calloc(rec.ntargets ? rec.ntargets : 1, sizeof(*rec.targets));
 	rec.scratch = malloc(RING_SCRATCH_SIZE);
@@ -961,9 +699,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 		return prof_error_set(rec.err, err, "choose another path with -o",
 				      "cannot open '%s' for writing: %s", out, strerror(-err));
 	}
-	err = setup_events(&rec);
-	if (!err)
-		defer_setup(&rec);
+	err = setup_engines(&rec);
 	if (!err) {
 		/* Stop signals are held back except while we wait in ppoll. */
 		memset(&sa, 0, sizeof(sa));
@@ -1021,7 +757,7 @@ int record_run(const struct record_opts *opts, struct record_summary *sum,
 	if (opts->sched)
 		setpriority(PRIO_PROCESS, 0, RECORD_SCHED_NICE);
 	start = monotonic_ns();
-	err = run_loop(&rec, start);
+	err = run_loop(&rec, start, hooks);
 	sum->stopped_by_signal = stop_requested;
 	{
 		int ferr = finish(&rec, start);
