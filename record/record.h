@@ -13,6 +13,8 @@
 
 #include "lib/prof-error.h"
 
+struct rec_sink;
+
 #define RECORD_DEFAULT_FREQ 99     /* Hz: off the 100 Hz beat of timers */
 #define RECORD_DEFAULT_OUTPUT "prof.data"
 #define RECORD_DEFAULT_RING_PAGES 256 /* 1 MiB per CPU */
@@ -103,6 +105,14 @@ struct record_opts {
 	 * no_defer: processed as they come. */
 	uint64_t defer_limit;
 	int no_defer;
+
+	/* prof top (top/): a second sink that follows the writer's stream
+	 * (record/sink.h), and a callback after each drain, given the
+	 * monotonic time, that returns how soon (ms) it wants to run again
+	 * (-1: no hurry). NULL: none. */
+	const struct rec_sink *tap;
+	long (*tick)(void *ctx, uint64_t now_ns);
+	void *tick_ctx;
 };
 
 #define RECORD_DEFAULT_DEFER_LIMIT (256ULL << 20)

@@ -713,6 +713,13 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
+		/* Wake when the caller's tick wants to run (prof top). */
+		if (rec->opts->tick) {
+			long w = rec->opts->tick(rec->opts->tick_ctx, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
 		/* Wake for the next flush, so the file lags by at most FLUSH_NS. */
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)

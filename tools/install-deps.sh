@@ -11,7 +11,8 @@ PACKAGES="gcc g++ make pkg-config clang libclang-rt-14-dev
 libelf-dev libdw-dev libiberty-dev zlib1g-dev libdeflate-dev libtraceevent-dev libcapstone-dev libxml2-dev liblzma-dev xz-utils
 libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils libxml2-utils
 chromium time llvm libc6-dbg golang-go golang-github-google-pprof-dev jq
-systemtap-sdt-dev openjdk-17-jdk-headless rustc redis-server redis-tools"
+systemtap-sdt-dev openjdk-17-jdk-headless rustc redis-server redis-tools
+libncurses-dev tmux"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# t0700: prof top, the live view over a rolling window. Without a terminal
+# it prints one block per interval: the blocks parse (text: a header line
+# and prof report --top's columns; json: one object a line), the examples'
+# hot functions and threads come out with the shares the workloads
+# measured themselves (examples/threads' own CPU clocks), a workload that
+# switches its hot function (examples/phases) shows the switch in the
+# first window after it, by the program's own clock. The full-screen view
+# is driven inside tmux.
+
+load helpers
+
+# Text blocks of prof top on stdin -> "FUNCTION SELF" of the last block.
+last_block_rows() {
+	awk '/^[0-9]{4}-[0-9]{2}-[0-9]{2}T.*window .* samples [0-9]+  lost [0-9]+$/ { delete s; n = 0; inrows = 0; next }
+	     /^  self%   total%/ { inrows = 1; next }
+	     inrows && NF == 5 { s[$5] = $3 }
+	     NF == 0 { inrows = 0 }
+	     END { for (f in s) print f, s[f] }'
+}
+
+@test "top -h: the synopsis" {
+	run "$PROF" top -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"usage: prof top [-p PID[,PID...] | -a | -- CMD] [-F HZ] [--window SECONDS]"* ]]
+}
+
+@test "top: a target is needed, and only one kind" {
+	run "$PROF" top
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"give one of -p PID, -a or -- COMMAND"* ]]
+	run "$PROF" top -p 1 -- true
+	[ "$status" -eq 2 ]
+	run "$PROF" top --window 0 -- true
+	[ "$status" -eq 2 ]
+	run "$PROF" top --format xml -- true
+	[ "$status" -eq 2 ]
+	run "$PROF" top --window 120 -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"1 to 59 intervals"* ]]
+}
+
+@test "top, not a terminal: text blocks, the header and report --top's columns, hot functions and threads" {
+	"$PROF" top --threads -- "$EXAMPLES/threads" 4 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	# at least two blocks, each: header, columns, rows, blank line
+	blocks=$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z  window 10s \([0-9]+s so far\)  samples [0-9]+  lost [0-9]+$' "$BATS_TEST_TMPDIR/out")
+	[ "$blocks" -ge 2 ]
+	[ "$(grep -c '^  self%   total%        self       total  function$' "$BATS_TEST_TMPDIR/out")" -eq "$blocks" ]
+	[ "$(grep -c '^   cpu%     samples       tid  thread$' "$BATS_TEST_TMPDIR/out")" -eq "$blocks" ]
+	# every row parses: two percentages, two counts, a name
+	run awk 'NF == 5 && $1 ~ /%$/ && $1 != "self%" && !($1 ~ /^[0-9]+\.[0-9][0-9]%$/ && $2 ~ /^[0-9]+\.[0-9][0-9]%$/ && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/) { print "bad row: " $0 }' "$BATS_TEST_TMPDIR/out"
+	[ -z "$output" ]
+	last_block_rows <"$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/rows"
+	for f in burn_alpha burn_beta pool_burn; do
+		grep -q "^$f [0-9]" "$BATS_TEST_TMPDIR/rows"
+	done
+	for t in alpha beta pool-1 pool-2; do
+		grep -qE "^ +[0-9.]+%  +[0-9]+  +[0-9]+  $t$" "$BATS_TEST_TMPDIR/out"
+	done
+}
+
+@test "top --format json: one object an interval; function and thread shares as the workload's own CPU clocks" {
+	"$PROF" top --format json -- "$EXAMPLES/threads" 5 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	grep '^{' "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/json"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/json")" -ge 3 ]
+	# every line is one object with the fields
+	jq -e 'has("time") and has("samples") and has("lost") and (.functions | type == "array") and (.threads | type == "array")' \
+		"$BATS_TEST_TMPDIR/json" >/dev/null
+	last=$(tail -n 1 "$BATS_TEST_TMPDIR/json")
+	[ "$(jq '.samples' <<<"$last")" -gt 0 ]
+	# the program's own CPU per thread (its stderr: "cpu NAME SECONDS")
+	cpu() { awk -v n="$1" '$1 == "cpu" && $2 == n { print $3 }' "$BATS_TEST_TMPDIR/err"; }
+	cpu_all=$(awk '$1 == "cpu" { s += $3 } END { print s }' "$BATS_TEST_TMPDIR/err")
+	samples=$(jq '[.threads[] | select(.name | test("^(alpha|beta|pool-[12])$")) | .samples] | add' <<<"$last")
+	for t in alpha beta pool-1 pool-2; do
+		got=$(jq --arg n "$t" '[.threads[] | select(.name == $n) | .samples] | add // 0' <<<"$last")
+		want=$(ratio "$(cpu "$t")" "$cpu_all")
+		share=$(ratio "$got" "$samples")
+		assert_between "$t's share of the window" "$share" \
+			"$(awk -v w="$want" 'BEGIN { print w * 0.75 }')" "$(awk -v w="$want" 'BEGIN { print w * 1.25 }')"
+	done
+	# the hot functions: each burn function's share of the window as its thread's CPU share
+	fn() { jq --arg n "$1" '[.functions[] | select(.name == $n) | .self] | add // 0' <<<"$last"; }
+	want=$(ratio "$(cpu alpha)" "$cpu_all")
+	assert_between "burn_alpha's share" "$(ratio "$(fn burn_alpha)" "$samples")" \
+		"$(awk -v w="$want" 'BEGIN { print w * 0.75 }')" "$(awk -v w="$want" 'BEGIN { print w * 1.25 }')"
+	want=$(ratio "$(awk '$1 == "cpu" && $2 ~ /^pool-/ { s += $3 } END { print s }' "$BATS_TEST_TMPDIR/err")" "$cpu_all")
+	assert_between "pool_burn's share" "$(ratio "$(fn pool_burn)" "$samples")" \
+		"$(awk -v w="$want" 'BEGIN { print w * 0.75 }')" "$(awk -v w="$want" 'BEGIN { print w * 1.25 }')"
+}
+
+@test "top: a workload switching its hot function shows the switch in the first window after it" {
+	"$PROF" top --format json --interval 0.5 --window 0.5 -- "$EXAMPLES/phases" 1500 3000 \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	grep '^{' "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/json"
+	# the program's clock: phase LINE: "phase NAME TID START END CPU"
+	read -r b_start b_end < <(awk '$1 == "phase" && $2 == "phase_b" { print $4, $5 }' "$BATS_TEST_TMPDIR/out")
+	read -r a_start a_end < <(awk '$1 == "phase" && $2 == "phase_a" { print $4, $5; exit }' "$BATS_TEST_TMPDIR/out")
+	[ -n "$b_start" ] && [ -n "$a_start" ]
+	fn() { jq --arg n "$1" '[.functions[] | select(.name == $n) | .self] | add // 0'; }
+	# windows wholly inside phase_a (main thread alone): burn_a, nothing of burn_b
+	inside_a=0
+	while read -r line; do
+		inside_a=$((inside_a + 1))
+		[ "$(fn burn_b <<<"$line")" -eq 0 ]
+		[ "$(fn burn_a <<<"$line")" -gt 0 ]
+	done < <(jq -c --argjson s "$a_start" --argjson e "$a_end" 'select(.start_ns >= $s and .end_ns <= $e)' "$BATS_TEST_TMPDIR/json")
+	# the first window wholly after the switch, and every one inside phase_b: burn_b, no burn_a
+	inside_b=0
+	while read -r line; do
+		inside_b=$((inside_b + 1))
+		[ "$(fn burn_a <<<"$line")" -eq 0 ]
+		[ "$(fn burn_b <<<"$line")" -gt 0 ]
+	done < <(jq -c --argjson s "$b_start" --argjson e "$b_end" 'select(.start_ns >= $s and .end_ns <= $e)' "$BATS_TEST_TMPDIR/json")
+	[ "$inside_a" -ge 1 ]
+	[ "$inside_b" -ge 1 ]
+	first_after=$(jq -c --argjson s "$b_start" 'select(.start_ns >= $s)' "$BATS_TEST_TMPDIR/json" | head -n 1)
+	[ "$(jq -r '.functions[0].name' <<<"$first_after")" != burn_a ]
+}
+
+@test "top -p: attaches, follows the process, ends when it exits" {
+	start_example threads 3
+	run "$PROF" top -p "$EXAMPLE_PID" --format json
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^{' <<<"$output")" -ge 1 ]
+	grep '^{' <<<"$output" | jq -e 'select(.samples > 0) | .functions[] | select(.name == "burn_alpha")' >/dev/null
+}

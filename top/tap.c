@@ -1,0 +1,190 @@
+/* tap.c: prof top's sink (record/sink.h), behind the recording writer in a
+ * tee: mirrors what the writer interns, by its ids, and counts each sample
+ * into the rolling window. On the recorder's hot path: no syscalls, no
+ * stdio; arrays grow geometrically and are kept. An allocation failure is
+ * kept in t->err and returned: the recording (and prof top) stops. */
+#include "top-internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/grow.h"
+
+static int fail(struct top_tap *t, int err)
+{
+	if (err && !t->err)
+		t->err = err;
+	return err;
+}
+
+static int tap_string(void *ctx, const char *s, size_t len, uint32_t *id)
+{
+	struct top_tap *t = ctx;
+	uint32_t mine;
+
+	if (*id < t->nstr_ids) {
+		/* interned before: the writer gave an old id, perhaps of a
+		 * string it was given by another path than the sink */
+		if (t->str_ids[*id] || !len)
+			return 0;
+		if (strtab__intern(&t->strs, s, len, &mine))
+			return fail(t, -ENOMEM);
+		t->str_ids[*id] = mine;
+		return 0;
+	}
+	if (GROW(t->str_ids, t->str_ids_cap, (size_t)*id + 1) ||
+	    strtab__intern(&t->strs, s, len, &mine))
+		return fail(t, -ENOMEM);
+	while (t->nstr_ids < *id)
+		t->str_ids[t->nstr_ids++] = 0;
+	t->str_ids[t->nstr_ids++] = mine;
+	return 0;
+}
+
+static uint32_t str_of(const struct top_tap *t, uint32_t writer_id)
+{
+	return writer_id < t->nstr_ids ? t->str_ids[writer_id] : 0;
+}
+
+static int tap_thread(void *ctx, uint32_t kind, uint64_t time, uint32_t pid, uint32_t tid,
+		      uint32_t name)
+{
+	struct top_tap *t = ctx;
+
+	(void)time;
+	if (kind == REC_THREAD_EXIT)
+		return 0; /* its counts stay until they leave the window */
+	if (keymap__set(&t->thread_name, tid, 0, str_of(t, name)) ||
+	    keymap__set(&t->thread_pid, tid, 0, pid))
+		return fail(t, -ENOMEM);
+	return 0;
+}
+
+static int tap_mapping(void *ctx, const struct rec_mapping *m, uint32_t *id)
+{
+	struct top_tap *t = ctx;
+
+	if (GROW(t->maps, t->maps_cap, (size_t)*id + 1))
+		return fail(t, -ENOMEM);
+	while (t->nmaps <= *id)
+		memset(&t->maps[t->nmaps++], 0, sizeof(*t->maps));
+	t->maps[*id] = *m;
+	t->maps[*id].path = str_of(t, m->path);
+	return 0;
+}
+
+static int tap_frame(void *ctx, uint32_t pid, uint64_t addr, uint32_t flags, uint32_t mapping,
+		     uint32_t *id)
+{
+	struct top_tap *t = ctx;
+
+	if (GROW(t->frames, t->frames_cap, (size_t)*id + 1))
+		return fail(t, -ENOMEM);
+	while (t->nframes <= *id)
+		memset(&t->frames[t->nframes++], 0, sizeof(*t->frames));
+	t->frames[*id] = (struct rec_frame){.addr = addr, .pid = pid, .mapping = mapping,
+					    .flags = flags};
+	return 0;
+}
+
+static void tap_frame_set_mapping(void *ctx, uint32_t id, uint32_t mapping)
+{
+	struct top_tap *t = ctx;
+
+	if (id < t->nframes) {
+		t->frames[id].mapping = mapping;
+		if (id < t->frame_names_cap)
+			t->frame_names[id] = 0; /* named again, by its binary */
+	}
+}
+
+static int tap_stack(void *ctx, uint32_t parent, uint32_t frame, uint32_t *id)
+{
+	struct top_tap *t = ctx;
+
+	if (GROW(t->nodes, t->nodes_cap, (size_t)*id + 1))
+		return fail(t, -ENOMEM);
+	while (t->nnodes <= *id)
+		memset(&t->nodes[t->nnodes++], 0, sizeof(*t->nodes));
+	t->nodes[*id] = (struct rec_stack_node){.parent = parent, .frame = frame};
+	return 0;
+}
+
+static int tap_sample(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, uint16_t cpu,
+		      uint8_t event, uint8_t flags)
+{
+	struct top_tap *t = ctx;
+
+	(void)cpu;
+	(void)flags;
+	if (event)
+		return 0; /* only the CPU samples make the view */
+	t->samples++;
+	return fail(t, window__add(&t->win, time, tid, stack));
+}
+
+static int tap_stat(void *ctx, const char *key, uint64_t value)
+{
+	(void)ctx;
+	(void)key;
+	(void)value;
+	return 0;
+}
+
+static const struct rec_sink_ops tap_ops = {
+	.string = tap_string,
+	.thread = tap_thread,
+	.mapping = tap_mapping,
+	.frame = tap_frame,
+	.frame_set_mapping = tap_frame_set_mapping,
+	.stack = tap_stack,
+	.sample = tap_sample,
+	.stat = tap_stat,
+};
+
+int top_tap__init(struct top_tap *t, uint64_t start_ns, uint64_t interval_ns)
+{
+	memset(t, 0, sizeof(*t));
+	t->sink = (struct rec_sink){.ops = &tap_ops, .ctx = t};
+	window__init(&t->win, start_ns, interval_ns);
+	if (strtab__init(&t->strs) || keymap__init(&t->thread_name, 64) ||
+	    keymap__init(&t->thread_pid, 64))
+		return -ENOMEM;
+	return 0;
+}
+
+void top_tap__release(struct top_tap *t)
+{
+	window__release(&t->win);
+	strtab__release(&t->strs);
+	free(t->str_ids);
+	free(t->maps);
+	free(t->frames);
+	free(t->frame_names);
+	free(t->nodes);
+	keymap__release(&t->thread_name);
+	keymap__release(&t->thread_pid);
+	memset(t, 0, sizeof(*t));
+}
+
+const char *top_tap__str(const struct top_tap *t, uint32_t strs_id)
+{
+	return strtab__str(&t->strs, strs_id);
+}
+
+const char *top_tap__thread_name(const struct top_tap *t, uint32_t tid)
+{
+	uint32_t id = 0;
+
+	keymap__get(&t->thread_name, tid, 0, &id);
+	return id ? strtab__str(&t->strs, id) : "?";
+}
+
+uint32_t top_tap__thread_pid(const struct top_tap *t, uint32_t tid)
+{
+	uint32_t pid = 0;
+
+	keymap__get(&t->thread_pid, tid, 0, &pid);
+	return pid;
+}
