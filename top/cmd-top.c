@@ -30,7 +30,7 @@ static const char usage_text[] =
 	"  -F, --freq HZ           samples per second per thread (default 99)\n"
 	"  -d, --duration SECONDS  stop after this long (default: until Ctrl-C or the\n"
 	"                          targets exit)\n"
-	"      --window SECONDS    the window the shares are over (default 10; 1 to 59\n"
+	"      --window SECONDS    the window the shares are over (default 10; 1 to 60\n"
 	"                          intervals)\n"
 	"      --interval SECONDS  the refresh and sub-interval (default 1)\n"
 	"      --threads           blocks: the busiest threads too\n"
@@ -88,7 +88,7 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	pid_t *pids = NULL;
 	size_t npids = 0, pids_cap = 0;
 	int c, all = 0, rc;
-	char why[192];
+	char why[192], target[128];
 
 	(void)env;
 	memset(&ro, 0, sizeof(ro));
@@ -180,9 +180,17 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	ro.pids = pids;
 	ro.npids = npids;
 	ro.sched = to.sched;
+	if (all)
+		snprintf(target, sizeof(target), "all processes (%zu)", npids);
+	else if (npids)
+		snprintf(target, sizeof(target), "pid %d%s", (int)pids[0], npids > 1 ? ",..." : "");
+	else
+		snprintf(target, sizeof(target), "command %s", ro.argv[0]);
+	to.target = target;
 	memset(&tp, 0, sizeof(tp));
 	tp.opts = &to;
 	tp.out = stdout;
+	tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
 	rc = top_run(&tp, &ro, &err);
 	free(pids);
 	if (rc) {

@@ -86,7 +86,7 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 	ro->tap = &tp->tap.sink;
 	ro->tick = tick;
 	ro->tick_ctx = tp;
-	if (tp->tui && (rc = top_tui__start(tp))) {
+	if (tp->want_tui && (rc = top_tui__start(tp))) {
 		top_names__free(tp->names);
 		top_tap__release(&tp->tap);
 		return prof_error_set(err, rc, NULL, "cannot start the terminal view: %s",
@@ -97,7 +97,7 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 		top_tui__stop(tp);
 	/* The samples since the last block: a last block, its interval cut
 	 * short by the end. */
-	if (!rc && !tp->tui && !tp->out_err && !tp->tap.err) {
+	if (!rc && !tp->want_tui && !tp->out_err && !tp->tap.err) {
 		const struct window_slot *cur = window__slot(&tp->tap.win, tp->tap.win.cur);
 
 		if (cur && cur->samples) {

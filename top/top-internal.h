@@ -79,6 +79,7 @@ const char *top_names__frame(struct top_names *n, struct top_tap *t, uint32_t fr
 /* view.c: the window as a report/ profile, for every view. */
 struct top_view_opts {
 	size_t intervals;   /* the window: this many completed intervals */
+	uint64_t end;       /* ending before this one (0: the current one) */
 	uint32_t tid;       /* only this thread; 0: all */
 	int threads;        /* entries per thread (for --threads roots) */
 	struct profile_filter *filter; /* NULL: none */
@@ -113,8 +114,7 @@ int top_print_block(FILE *out, const struct top_block *b, struct top_snapshot *s
 
 /* save.c: the window as a recording that prof report and prof svg read
  * (names as symbols). 0 or -errno. */
-int top_save(const char *path, struct top_tap *t, struct top_names *names,
-	     const struct top_snapshot *s, uint64_t freq);
+int top_save(const char *path, struct top_tap *t, const struct top_snapshot *s, uint64_t freq);
 
 /* run.c: one prof top session: record_opts ro (targets, rate, duration)
  * sampled with the tap behind the writer; each interval a block is
@@ -129,6 +129,7 @@ struct top {
 	FILE *out;
 	uint64_t last_block;  /* the interval index last printed */
 	int out_err;
+	int want_tui;         /* stdout is a terminal */
 	struct top_tui *tui;  /* NULL: blocks */
 };
 int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err);

@@ -157,7 +157,7 @@ int top_snapshot__build(struct top_snapshot *s, struct top_tap *t, struct top_na
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->n = window__range(&t->win, o->intervals, &s->first);
+	s->n = window__range(&t->win, o->end, o->intervals, &s->first);
 	err = profile__init(&s->prof);
 	if (!err)
 		err = keymap__init(&memo, 1024);

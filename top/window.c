@@ -175,13 +175,15 @@ const struct window_slot *window__slot(const struct window *w, uint64_t index)
 	return s;
 }
 
-size_t window__range(const struct window *w, size_t n, uint64_t *first)
+size_t window__range(const struct window *w, uint64_t end, size_t n, uint64_t *first)
 {
-	if (n > WINDOW_SLOTS - 1)
-		n = WINDOW_SLOTS - 1; /* the current one is not complete */
-	if (n > w->cur)
-		n = (size_t)w->cur;
-	*first = w->cur - n;
+	if (!end || end > w->cur)
+		end = w->cur;
+	if (n > WINDOW_SLOTS - 1 - (w->cur - end))
+		n = WINDOW_SLOTS - 1 - (size_t)(w->cur - end); /* still in the ring */
+	if (n > end)
+		n = (size_t)end;
+	*first = end - n;
 	return n;
 }
 

@@ -16,7 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WINDOW_SLOTS 60
+/* 60 completed intervals (the TUI's 60 s window) and the one being filled */
+#define WINDOW_SLOTS 61
 #define WINDOW_SLOT_STACKS 16384
 #define WINDOW_SLOT_THREADS 4096
 #define WINDOW_OVERFLOW_STACK UINT32_MAX /* node id of the overflow counts */
@@ -60,10 +61,11 @@ int window__add(struct window *w, uint64_t time_ns, uint32_t tid, uint32_t node)
 /* The slot holding interval `index`, or NULL when it is not in the ring
  * any more (or not yet). */
 const struct window_slot *window__slot(const struct window *w, uint64_t index);
-/* The completed intervals [first, cur) of a window of n of them (n capped
- * at WINDOW_SLOTS and at the intervals elapsed): returns the count, first
- * in *first. */
-size_t window__range(const struct window *w, size_t n, uint64_t *first);
+/* The intervals [first, end) of a window of n of them ending at `end`
+ * (0 or past the current one: the current one, which is not complete yet),
+ * n capped at those still in the ring and at the intervals elapsed:
+ * returns the count, first in *first. */
+size_t window__range(const struct window *w, uint64_t end, size_t n, uint64_t *first);
 /* A thread's samples in interval `index` (0 when not in the ring). */
 uint32_t window__thread_count(const struct window *w, uint64_t index, uint32_t tid);
 

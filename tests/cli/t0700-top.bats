@@ -35,9 +35,9 @@ last_block_rows() {
 	[ "$status" -eq 2 ]
 	run "$PROF" top --format xml -- true
 	[ "$status" -eq 2 ]
-	run "$PROF" top --window 120 -- true
+	run "$PROF" top --window 61 -- true
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"1 to 59 intervals"* ]]
+	[[ "$output" == *"1 to 60 intervals"* ]]
 }
 
 @test "top, not a terminal: text blocks, the header and report --top's columns, hot functions and threads" {
