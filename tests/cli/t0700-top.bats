@@ -125,3 +125,110 @@ last_block_rows() {
 	[ "$(grep -c '^{' <<<"$output")" -ge 1 ]
 	grep '^{' <<<"$output" | jq -e 'select(.samples > 0) | .functions[] | select(.name == "burn_alpha")' >/dev/null
 }
+
+# ---- the full-screen view, driven in tmux ----
+
+tmux_setup() {
+	export TSOCK="prof-t0700-$$-$BATS_TEST_NUMBER" TDIR="$BATS_TEST_TMPDIR"
+	start_example threads 120
+	task_cpu "$EXAMPLE_PID" >"$TDIR/cpu.before"
+	# a shell that marks the screen, keeps the terminal's settings before
+	# and after, and records prof top's exit status
+	tmux -L "$TSOCK" new-session -d -x 130 -y 32 -c "$TDIR" \
+		"echo BEFORE-TOP; stty -g >stty.before; '$PROF' top -p $EXAMPLE_PID 2>top.err; echo EXITED \$? >exit; stty -g >stty.after; sleep 600"
+}
+
+teardown() {
+	[ -n "${TSOCK:-}" ] || return 0
+	tmux -L "$TSOCK" kill-server 2>/dev/null || true
+	kill "$EXAMPLE_PID" 2>/dev/null || true
+}
+
+pane() { tmux -L "$TSOCK" capture-pane -p; }
+pane_has() { pane | grep -qE -- "$1"; }
+keys() { tmux -L "$TSOCK" send-keys "$@"; }
+
+# "NAME SAMPLES" of the thread view's rows on the pane.
+pane_threads() {
+	pane | awk '$1 ~ /^[0-9.]+%$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && NF >= 4 { print $4, $2 }'
+}
+
+@test "top on a terminal: hot functions and thread shares as schedstat; filter, thread pick, window, save; q restores the terminal" {
+	tmux_setup
+	wait_until 30 pane_has 'burn_alpha'
+	pane_has '^prof top  pid [0-9]+  99 Hz  window 10s'
+	pane_has '^  self%   total%        self       total  function$'
+	# a few intervals in, the whole run in a 60 s window, frozen
+	wait_until 30 pane_has 'window 10s \(([4-9]|10)s\)'
+	keys 3 p t
+	wait_until 10 pane_has '\[paused\]'
+	wait_until 10 pane_has '^view: threads'
+	task_cpu "$EXAMPLE_PID" >"$TDIR/cpu.after"
+	pane_threads >"$TDIR/threads"
+	total=$(awk '$1 ~ /^(alpha|beta|pool-[12])$/ { s += $2 } END { print s + 0 }' "$TDIR/threads")
+	[ "$total" -gt 0 ]
+	cpu_total=0
+	for t in alpha beta pool-1 pool-2; do
+		cpu_total=$(awk -v a="$cpu_total" -v b="$(cpu_during "$t" "$TDIR/cpu.before" "$TDIR/cpu.after")" 'BEGIN { print a + b }')
+	done
+	for t in alpha beta pool-1 pool-2; do
+		want=$(ratio "$(cpu_during "$t" "$TDIR/cpu.before" "$TDIR/cpu.after")" "$cpu_total")
+		got=$(ratio "$(awk -v n="$t" '$1 == n { print $2 }' "$TDIR/threads")" "$total")
+		assert_between "$t's share on screen" "$got" \
+			"$(awk -v w="$want" 'BEGIN { print w * 0.75 }')" "$(awk -v w="$want" 'BEGIN { print w * 1.25 }')"
+	done
+	# the functions view: burn_alpha's self count is (nearly all) alpha's samples
+	keys f
+	wait_until 10 pane_has '^view: functions'
+	alpha=$(awk '$1 == "alpha" { print $2 }' "$TDIR/threads")
+	burn=$(pane | awk '$5 == "burn_alpha" { print $3 }')
+	assert_between "burn_alpha's samples / alpha's" "$(ratio "$burn" "$alpha")" 0.75 1.01
+	# the filter: only stacks through pool_work
+	keys / pool_work Enter
+	wait_until 10 pane_has '^view: functions  filter: pool_work'
+	pane_has ' pool_burn$'
+	! pane_has ' burn_alpha$'
+	# the thread pick: the busiest thread alone, in every view
+	keys / BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace Enter
+	wait_until 10 pane_has '^view: functions  filter: -'
+	keys t
+	wait_until 10 pane_has '^view: threads'
+	first=$(pane_threads | head -n 1 | awk '{ print $1 }')
+	keys Enter f
+	wait_until 10 pane_has "^view: functions  filter: -  thread: $first/[0-9]+"
+	case "$first" in
+	alpha) mine=burn_alpha ;; beta) mine=burn_beta ;; *) mine=pool_burn ;;
+	esac
+	pane_has " $mine\$"
+	for f in burn_alpha burn_beta pool_burn; do
+		[ "$f" = "$mine" ] || ! pane_has " $f\$"
+	done
+	keys Escape
+	wait_until 10 pane_has '^view: functions  filter: -  thread: all'
+	# the window: 1 interval
+	keys 1
+	wait_until 10 pane_has 'window 1s \(1s\)'
+	keys 3
+	wait_until 10 pane_has 'window 60s'
+	# save: the window shown as a recording prof report reads
+	keys s
+	wait_until 10 pane_has 'saved prof-top-[0-9-]+\.data \([0-9]+ samples\)'
+	saved=$(pane | grep -oE 'prof-top-[0-9-]+\.data')
+	n=$(pane | sed -n 's/.*saved prof-top-[0-9-]*\.data (\([0-9]*\) samples).*/\1/p')
+	shown=$(pane | sed -n 's/.*  samples \([0-9]*\)  lost.*/\1/p')
+	[ "$n" -eq "$shown" ]
+	run "$PROF" report --top 3 -i "$TDIR/$saved"
+	[ "$status" -eq 0 ]
+	top_screen=$(pane | awk '$1 ~ /%$/ && NF == 5 && $1 != "self%" { print $5; exit }')
+	[ "$(sed -n 2p <<<"$output" | awk '{ print $5 }')" = "$top_screen" ]
+	"$PROF" report -i "$TDIR/$saved" | folded_total | grep -qx "$n"
+	# q: prof top ends, the shell's screen and terminal settings are back
+	keys q
+	wait_until 10 test -s "$TDIR/exit"
+	[ "$(cat "$TDIR/exit")" = "EXITED 0" ]
+	wait_until 10 test -s "$TDIR/stty.after"
+	cmp "$TDIR/stty.before" "$TDIR/stty.after"
+	pane_has '^BEFORE-TOP$'
+	! pane_has 'self%   total%'
+	[ ! -s "$TDIR/top.err" ]
+}
