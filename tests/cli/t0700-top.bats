@@ -25,6 +25,13 @@ last_block_rows() {
 	[[ "$output" == *"usage: prof top [-p PID[,PID...] | -a | -- CMD] [-F HZ] [--window SECONDS]"* ]]
 }
 
+@test "top -h synopsis matches docs/prof-top.md" {
+	# Every line of the synopsis, up to the first empty line, is in the page.
+	"$PROF" top -h | sed '/^$/q' | sed '/^$/d' | while IFS= read -r line; do
+		grep -qF -- "$line" "$ROOT/docs/prof-top.md" || { echo "not in the page: $line"; exit 1; }
+	done
+}
+
 @test "top: a target is needed, and only one kind" {
 	run "$PROF" top
 	[ "$status" -eq 2 ]
