@@ -59,6 +59,12 @@ static int t_sample(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, uint
 	BOTH(ctx, sample, time, tid, stack, cpu, event, flags);
 }
 
+static int t_sched(void *ctx, uint64_t time, uint32_t tid, uint32_t arg, uint16_t cpu,
+		   uint8_t kind, uint8_t state)
+{
+	BOTH(ctx, sched, time, tid, arg, cpu, kind, state);
+}
+
 static int t_stat(void *ctx, const char *key, uint64_t value)
 {
 	BOTH(ctx, stat, key, value);
@@ -73,6 +79,7 @@ static const struct rec_sink_ops tee_ops = {
 	.frame_set_mapping = t_frame_set_mapping,
 	.stack = t_stack,
 	.sample = t_sample,
+	.sched = t_sched,
 	.stat = t_stat,
 };
 

@@ -52,6 +52,12 @@ static int w_sample(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, uint
 	return rec_writer__sample(writer(ctx), time, tid, stack, cpu, event, flags);
 }
 
+static int w_sched(void *ctx, uint64_t time, uint32_t tid, uint32_t arg, uint16_t cpu,
+		   uint8_t kind, uint8_t state)
+{
+	return rec_writer__sched(writer(ctx), time, tid, arg, cpu, kind, state);
+}
+
 static int w_stat(void *ctx, const char *key, uint64_t value)
 {
 	return rec_writer__stat(writer(ctx), key, value);
@@ -66,6 +72,7 @@ static const struct rec_sink_ops writer_ops = {
 	.frame_set_mapping = w_frame_set_mapping,
 	.stack = w_stack,
 	.sample = w_sample,
+	.sched = w_sched,
 	.stat = w_stat,
 };
 

@@ -1,6 +1,8 @@
 /* sink.h: where decoding puts what it makes of the kernel's records
- * (record/decode.c, record/stack-intern.c): interned strings, thread starts,
- * names and exits, mappings, frames, stack nodes, samples and counters.
+ * (record/decode.c, record/stack-intern.c, and the scheduler records of
+ * sched-decode.c, sched-events.c, sched-snapshot.c): interned strings,
+ * thread starts, names and exits, mappings, frames, stack nodes, samples,
+ * scheduler records and counters.
  * The recording writer is the first sink (sink-writer.c); a tee
  * (sink-tee.c) hands the same stream to a second one, such as prof top's
  * rolling-window aggregate (top/), which follows the first's ids.
@@ -41,6 +43,10 @@ struct rec_sink_ops {
 	 * period of its event. */
 	int (*sample)(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, uint16_t cpu,
 		      uint8_t event, uint8_t flags);
+	/* A scheduler record (struct rec_sched without dt; time in ns):
+	 * kind REC_SCHED_OUT, _IN, _WAKE, _INIT, _TASK (recfile.h). */
+	int (*sched)(void *ctx, uint64_t time, uint32_t tid, uint32_t arg, uint16_t cpu,
+		     uint8_t kind, uint8_t state);
 	int (*stat)(void *ctx, const char *key, uint64_t value);
 };
 
@@ -112,6 +118,12 @@ static inline int rec_sink__sample(const struct rec_sink *s, uint64_t time, uint
 				   uint32_t stack, uint16_t cpu, uint8_t event, uint8_t flags)
 {
 	return s->ops->sample(s->ctx, time, tid, stack, cpu, event, flags);
+}
+
+static inline int rec_sink__sched(const struct rec_sink *s, uint64_t time, uint32_t tid,
+				  uint32_t arg, uint16_t cpu, uint8_t kind, uint8_t state)
+{
+	return s->ops->sched(s->ctx, time, tid, arg, cpu, kind, state);
 }
 
 #endif

@@ -66,15 +66,21 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void print_threads_text(FILE *out, const struct top_snapshot *s)
+static void print_threads_text(FILE *out, const struct top_snapshot *s, int sched)
 {
 	size_t n = s->nthreads < THREAD_ROWS ? s->nthreads : THREAD_ROWS;
 
-	fprintf(out, "%7s  %10s  %8s  %s\n", "cpu%", "samples", "tid", "thread");
+	fprintf(out, "%7s  %10s  %8s  ", "cpu%", "samples", "tid");
+	if (sched)
+		fprintf(out, "%6s  %6s  %6s  %6s  ", "run%", "wait%", "sleep%", "io%");
+	fputs("thread\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct top_thread_row *r = &s->threads[i];
 
 		fprintf(out, "%6.1f%%  %10" PRIu64 "  %8u  ", r->cpu, r->samples, r->tid);
+		if (sched)
+			fprintf(out, "%5.1f%%  %5.1f%%  %5.1f%%  %5.1f%%  ", r->sched[WINDOW_RUN],
+				r->sched[WINDOW_WAIT], r->sched[WINDOW_SLEEP], r->sched[WINDOW_IO]);
 		text_put(out, r->name);
 		fputc('\n', out);
 	}
@@ -107,7 +113,12 @@ static int print_json(FILE *out, const struct top_block *b, struct top_snapshot 
 
 		fprintf(out, "%s{\"tid\":%u,\"pid\":%u,\"name\":", i ? "," : "", r->tid, r->pid);
 		json_name(out, r->name);
-		fprintf(out, ",\"samples\":%" PRIu64 ",\"cpu_pct\":%.1f}", r->samples, r->cpu);
+		fprintf(out, ",\"samples\":%" PRIu64 ",\"cpu_pct\":%.1f", r->samples, r->cpu);
+		if (o->sched)
+			fprintf(out, ",\"run_pct\":%.1f,\"wait_pct\":%.1f,\"sleep_pct\":%.1f,"
+				"\"io_pct\":%.1f", r->sched[WINDOW_RUN], r->sched[WINDOW_WAIT],
+				r->sched[WINDOW_SLEEP], r->sched[WINDOW_IO]);
+		fputc('}', out);
 	}
 	fputs("]}\n", out);
 	return 0;
@@ -133,7 +144,7 @@ int top_print_block(FILE *out, const struct top_block *b, struct top_snapshot *s
 		err = profile_top__write(&s->prof, &top, o->rows ? o->rows : 20, out);
 		if (!err && o->threads) {
 			fputc('\n', out);
-			print_threads_text(out, s);
+			print_threads_text(out, s, o->sched);
 		}
 		fputc('\n', out);
 	}

@@ -52,7 +52,9 @@ static long tick(void *ctx, uint64_t now)
 		record_request_stop();
 		return 0;
 	}
+	top_tap__sched_flush(&tp->tap, 0);
 	if (new_interval) {
+		top_tap__sched_flush(&tp->tap, w->start_ns + idx * w->interval_ns);
 		window__advance(w, idx);
 		tp->last_block = idx;
 	}
@@ -100,6 +102,7 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 	if (!rc && !tp->want_tui && !tp->out_err && !tp->tap.err) {
 		const struct window_slot *cur = window__slot(&tp->tap.win, tp->tap.win.cur);
 
+		top_tap__sched_flush(&tp->tap, 0);
 		if (cur && cur->samples) {
 			window__advance(&tp->tap.win, tp->tap.win.cur + 1);
 			tp->out_err = print_block(tp);

@@ -11,6 +11,12 @@
 
 #include "lib/grow.h"
 
+#define SCHED_EXIT 0xff            /* a thread's exit, queued with its records */
+#define SCHED_QUEUE_MAX (1u << 20) /* records kept for sorting; past it, applied now */
+
+static void sched_queue(struct top_tap *t, uint64_t time, uint32_t tid, uint8_t kind,
+			uint8_t state);
+
 static int fail(struct top_tap *t, int err)
 {
 	if (err && !t->err)
@@ -52,9 +58,12 @@ static int tap_thread(void *ctx, uint32_t kind, uint64_t time, uint32_t pid, uin
 {
 	struct top_tap *t = ctx;
 
-	(void)time;
-	if (kind == REC_THREAD_EXIT)
-		return 0; /* its counts stay until they leave the window */
+	if (kind == REC_THREAD_EXIT) {
+		/* its counts stay until they leave the window; its time ends */
+		if (t->nsched)
+			sched_queue(t, time, tid, SCHED_EXIT, 0);
+		return t->err;
+	}
 	if (keymap__set(&t->thread_name, tid, 0, str_of(t, name)) ||
 	    keymap__set(&t->thread_pid, tid, 0, pid))
 		return fail(t, -ENOMEM);
@@ -124,6 +133,124 @@ static int tap_sample(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, ui
 	return fail(t, window__add(&t->win, time, tid, stack));
 }
 
+/* The bucket a scheduler record puts its thread in (prof sched's rules,
+ * report/sched.h: a switch-out while runnable waits for a CPU, so does a
+ * woken thread; a wake-up of a running or runnable thread changes
+ * nothing). */
+static uint32_t bucket_after(uint32_t cur, uint8_t kind, uint8_t state)
+{
+	switch (kind) {
+	case REC_SCHED_IN:
+		return WINDOW_RUN;
+	case REC_SCHED_WAKE:
+		return cur == WINDOW_SLEEP || cur == WINDOW_IO ? WINDOW_WAIT : cur;
+	case REC_SCHED_OUT:
+	case REC_SCHED_INIT:
+		switch (state) {
+		case REC_STATE_RUNNING:
+			return kind == REC_SCHED_INIT ? WINDOW_RUN : WINDOW_WAIT;
+		case REC_STATE_PREEMPTED:
+			return WINDOW_WAIT;
+		case REC_STATE_SLEEPING:
+			return WINDOW_SLEEP;
+		case REC_STATE_DISK:
+			return WINDOW_IO;
+		default:
+			return WINDOW_SCHED_NONE;
+		}
+	default:
+		return cur;
+	}
+}
+
+
+/* One record applied: the time since the last one counted in its bucket. */
+static void sched_apply_one(struct top_tap *t, const struct tap_sched_rec *r)
+{
+	struct tap_sched *ts;
+	uint32_t i;
+	int k = keymap__put(&t->sched_index, r->tid, 0, (uint32_t)t->nsched, &i);
+
+	if (k < 0 || (k == 1 && GROW(t->sched, t->sched_cap, t->nsched + 1))) {
+		fail(t, -ENOMEM);
+		return;
+	}
+	if (k == 1) {
+		i = (uint32_t)t->nsched++;
+		t->sched[i] = (struct tap_sched){.tid = r->tid, .bucket = WINDOW_SCHED_NONE,
+						 .since = r->time};
+	}
+	ts = &t->sched[i];
+	if (r->time > ts->since) { /* one older than the last: its state only */
+		if (window__add_time(&t->win, ts->since, r->time, r->tid, ts->bucket))
+			fail(t, -ENOMEM);
+		ts->since = r->time;
+	}
+	ts->bucket = r->kind == SCHED_EXIT ? WINDOW_SCHED_NONE
+					   : bucket_after(ts->bucket, r->kind, r->state);
+}
+
+static int cmp_sched(const void *a, const void *b)
+{
+	const struct tap_sched_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The records queued since the last call, in time order: the rings of the
+ * CPUs are drained one after the other, so a thread's switch-in on one CPU
+ * can come before its switch-out on another (prof sched sorts them too). */
+static void sched_apply(struct top_tap *t)
+{
+	if (t->nqueue > 1)
+		qsort(t->queue, t->nqueue, sizeof(*t->queue), cmp_sched);
+	for (size_t i = 0; i < t->nqueue; i++)
+		sched_apply_one(t, &t->queue[i]);
+	t->nqueue = 0;
+}
+
+static void sched_queue(struct top_tap *t, uint64_t time, uint32_t tid, uint8_t kind,
+			uint8_t state)
+{
+	struct tap_sched_rec r = {.time = time, .tid = tid, .seq = (uint32_t)t->nqueue,
+				  .kind = kind, .state = state};
+
+	if (t->nqueue >= SCHED_QUEUE_MAX || GROW(t->queue, t->queue_cap, t->nqueue + 1)) {
+		sched_apply(t);
+		sched_apply_one(t, &r);
+		return;
+	}
+	t->queue[t->nqueue++] = r;
+}
+
+static int tap_sched(void *ctx, uint64_t time, uint32_t tid, uint32_t arg, uint16_t cpu,
+		     uint8_t kind, uint8_t state)
+{
+	struct top_tap *t = ctx;
+
+	(void)arg;
+	(void)cpu;
+	if (kind != REC_SCHED_TASK && tid)
+		sched_queue(t, time, tid, kind, state);
+	return t->err;
+}
+
+void top_tap__sched_flush(struct top_tap *t, uint64_t now)
+{
+	sched_apply(t);
+	for (size_t i = 0; now && i < t->nsched; i++) {
+		struct tap_sched *ts = &t->sched[i];
+
+		if (now <= ts->since)
+			continue;
+		if (window__add_time(&t->win, ts->since, now, ts->tid, ts->bucket))
+			fail(t, -ENOMEM);
+		ts->since = now;
+	}
+}
+
 static int tap_stat(void *ctx, const char *key, uint64_t value)
 {
 	(void)ctx;
@@ -140,6 +267,7 @@ static const struct rec_sink_ops tap_ops = {
 	.frame_set_mapping = tap_frame_set_mapping,
 	.stack = tap_stack,
 	.sample = tap_sample,
+	.sched = tap_sched,
 	.stat = tap_stat,
 };
 
@@ -149,7 +277,7 @@ int top_tap__init(struct top_tap *t, uint64_t start_ns, uint64_t interval_ns)
 	t->sink = (struct rec_sink){.ops = &tap_ops, .ctx = t};
 	window__init(&t->win, start_ns, interval_ns);
 	if (strtab__init(&t->strs) || keymap__init(&t->thread_name, 64) ||
-	    keymap__init(&t->thread_pid, 64))
+	    keymap__init(&t->thread_pid, 64) || keymap__init(&t->sched_index, 64))
 		return -ENOMEM;
 	return 0;
 }
@@ -165,6 +293,9 @@ void top_tap__release(struct top_tap *t)
 	free(t->nodes);
 	keymap__release(&t->thread_name);
 	keymap__release(&t->thread_pid);
+	keymap__release(&t->sched_index);
+	free(t->sched);
+	free(t->queue);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -54,12 +54,30 @@ struct top_tap {
 	struct keymap thread_name; /* tid -> strs id */
 	struct keymap thread_pid;  /* tid -> pid */
 	uint64_t samples;          /* samples counted into the window */
+	/* --sched: each thread's bucket since `since` (sched records) */
+	struct tap_sched {
+		uint32_t tid;
+		uint32_t bucket;   /* enum window_sched */
+		uint64_t since;
+	} *sched;
+	size_t nsched, sched_cap;
+	struct keymap sched_index; /* tid -> index in sched */
+	struct tap_sched_rec {     /* records since the last flush, to sort */
+		uint64_t time;
+		uint32_t tid, seq;
+		uint8_t kind, state;
+	} *queue;
+	size_t nqueue, queue_cap;
 	int err;                   /* first allocation failure */
 };
 
 int top_tap__init(struct top_tap *t, uint64_t start_ns, uint64_t interval_ns);
 void top_tap__release(struct top_tap *t);
 const char *top_tap__str(const struct top_tap *t, uint32_t strs_id);
+/* --sched: the scheduler records queued since the last call applied in
+ * time order, then every thread's time up to `now` (0: none) counted in its
+ * bucket (so a thread asleep all along is counted before a block is made). */
+void top_tap__sched_flush(struct top_tap *t, uint64_t now);
 const char *top_tap__thread_name(const struct top_tap *t, uint32_t tid);
 uint32_t top_tap__thread_pid(const struct top_tap *t, uint32_t tid);
 
@@ -89,6 +107,7 @@ struct top_thread_row {
 	const char *name;   /* owned by the tap */
 	uint64_t samples;
 	double cpu;         /* percent of one CPU over the window */
+	double sched[WINDOW_NSCHED]; /* --sched: percent of the window by bucket */
 };
 struct top_snapshot {
 	struct profile prof;

@@ -160,8 +160,12 @@ static void draw_threads(struct top *tp, int y)
 	char line[128];
 
 	attron(A_BOLD);
-	mvprintw(y++, 0, "%7s  %8s  %8s  %-16s  %s", "cpu%", "samples", "tid", "thread",
-		 "history (one column an interval, oldest left)");
+	if (tp->opts->sched)
+		mvprintw(y++, 0, "%7s  %8s  %8s  %-16s  %6s %6s %6s %6s   %s", "cpu%", "samples",
+			 "tid", "thread", "run%", "wait%", "sleep%", "io%", "history");
+	else
+		mvprintw(y++, 0, "%7s  %8s  %8s  %-16s  %s", "cpu%", "samples", "tid", "thread",
+			 "history (one column an interval, oldest left)");
 	attroff(A_BOLD);
 	if (u->cursor >= u->snap.nthreads)
 		u->cursor = u->snap.nthreads ? u->snap.nthreads - 1 : 0;
@@ -173,8 +177,14 @@ static void draw_threads(struct top *tp, int y)
 		if (i == u->cursor)
 			attron(A_REVERSE);
 		text_clean_copy(name, sizeof(name), r->name);
-		snprintf(line, sizeof(line), "%6.1f%%  %8" PRIu64 "  %8u  %-16s  %s", r->cpu,
-			 r->samples, r->tid, name, r->tid == u->tid ? "*" : " ");
+		if (tp->opts->sched)
+			snprintf(line, sizeof(line), "%6.1f%%  %8" PRIu64 "  %8u  %-16s  %5.1f%% %5.1f%% "
+				 "%5.1f%% %5.1f%% %s ", r->cpu, r->samples, r->tid, name,
+				 r->sched[WINDOW_RUN], r->sched[WINDOW_WAIT], r->sched[WINDOW_SLEEP],
+				 r->sched[WINDOW_IO], r->tid == u->tid ? "*" : " ");
+		else
+			snprintf(line, sizeof(line), "%6.1f%%  %8" PRIu64 "  %8u  %-16s  %s", r->cpu,
+				 r->samples, r->tid, name, r->tid == u->tid ? "*" : " ");
 		mvaddnstr(y, 0, line, COLS);
 		x = (int)strlen(line);
 		for (uint64_t k = end > HISTORY ? end - HISTORY : 0; k < end && x < COLS; k++, x++) {

@@ -121,7 +121,7 @@ static int thread_rows(struct top_snapshot *s, const struct top_tap *t, uint64_t
 			uint32_t k;
 			int r;
 
-			if (!w->count)
+			if (!w->used)
 				continue;
 			r = keymap__put(&idx, w->tid, 0, (uint32_t)s->nthreads, &k);
 			if (r < 0 || (r == 1 && GROW(s->threads, cap, s->nthreads + 1))) {
@@ -137,12 +137,23 @@ static int thread_rows(struct top_snapshot *s, const struct top_tap *t, uint64_t
 				};
 			}
 			s->threads[k].samples += w->count;
+			for (size_t b = 0; b < WINDOW_NSCHED; b++)
+				s->threads[k].sched[b] += (double)w->ns[b];
 		}
 	}
 	keymap__release(&idx);
-	for (i = 0; i < s->nthreads; i++)
+	for (i = 0; i < s->nthreads; i++) {
 		s->threads[i].cpu = seconds > 0 && freq ? 100.0 * (double)s->threads[i].samples /
 							     ((double)freq * seconds) : 0.0;
+		double known = 0;
+
+		/* ns -> % of the thread's time in the window that the records
+		 * account for (from its first record, or the start, to its exit) */
+		for (size_t b = 0; b < WINDOW_NSCHED; b++)
+			known += s->threads[i].sched[b];
+		for (size_t b = 0; b < WINDOW_NSCHED; b++)
+			s->threads[i].sched[b] = known > 0 ? 100.0 * s->threads[i].sched[b] / known : 0.0;
+	}
 	if (s->nthreads)
 		qsort(s->threads, s->nthreads, sizeof(*s->threads), cmp_threads);
 	return err;

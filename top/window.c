@@ -94,9 +94,9 @@ static int grow_threads(struct window_slot *s)
 	for (i = 0; old && i <= s->threads_mask; i++) {
 		size_t j;
 
-		if (!old[i].count)
+		if (!old[i].used)
 			continue;
-		for (j = hash_of(old[i].tid, 0) & (cap - 1); t[j].count; j = (j + 1) & (cap - 1))
+		for (j = hash_of(old[i].tid, 0) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
 			;
 		t[j] = old[i];
 	}
@@ -106,7 +106,9 @@ static int grow_threads(struct window_slot *s)
 	return 0;
 }
 
-static int count_thread(struct window_slot *s, uint32_t tid)
+/* Thread tid's entry in slot s (made if new; past the cap, the overflow
+ * thread's), or NULL on allocation failure. */
+static struct window_thread *thread_entry(struct window_slot *s, uint32_t tid)
 {
 	size_t j;
 
@@ -114,27 +116,25 @@ static int count_thread(struct window_slot *s, uint32_t tid)
 		if (s->nthreads >= WINDOW_SLOT_THREADS)
 			tid = 0; /* the overflow thread: found below, or added once */
 		else if (grow_threads(s))
-			return -ENOMEM;
+			return NULL;
 	}
-	for (j = hash_of(tid, 0) & s->threads_mask; s->threads[j].count; j = (j + 1) & s->threads_mask)
-		if (s->threads[j].tid == tid) {
-			s->threads[j].count++;
-			return 0;
-		}
+	for (j = hash_of(tid, 0) & s->threads_mask; s->threads[j].used; j = (j + 1) & s->threads_mask)
+		if (s->threads[j].tid == tid)
+			return &s->threads[j];
 	if (s->nthreads >= WINDOW_SLOT_THREADS + 1)
-		return -ENOMEM; /* cannot happen: the table is at most half full */
-	s->threads[j] = (struct window_thread){.tid = tid, .count = 1};
+		return NULL; /* cannot happen: the table is at most half full */
+	s->threads[j] = (struct window_thread){.tid = tid, .used = 1};
 	s->nthreads++;
 	s->overflow_thread |= tid == 0;
-	return 0;
+	return &s->threads[j];
 }
 
 int window__add(struct window *w, uint64_t time_ns, uint32_t tid, uint32_t node)
 {
 	uint64_t index = window__index(w, time_ns);
 	struct window_slot *s;
+	struct window_thread *th;
 	size_t j;
-	int err;
 
 	window__advance(w, index);
 	/* A sample drained late goes to its own interval while the ring
@@ -143,9 +143,10 @@ int window__add(struct window *w, uint64_t time_ns, uint32_t tid, uint32_t node)
 	s = &w->slots[index % WINDOW_SLOTS];
 	if (s->index != index || index + WINDOW_SLOTS <= w->cur)
 		s = &w->slots[w->cur % WINDOW_SLOTS];
-	err = count_thread(s, tid);
-	if (err)
-		return err;
+	th = thread_entry(s, tid);
+	if (!th)
+		return -ENOMEM;
+	th->count++;
 	s->samples++;
 	if ((s->nstacks + 1) * 2 > (s->stacks_mask ? s->stacks_mask + 1 : 0)) {
 		if (s->nstacks >= WINDOW_SLOT_STACKS)
@@ -194,8 +195,38 @@ uint32_t window__thread_count(const struct window *w, uint64_t index, uint32_t t
 
 	if (!s || !s->threads_mask)
 		return 0;
-	for (j = hash_of(tid, 0) & s->threads_mask; s->threads[j].count; j = (j + 1) & s->threads_mask)
+	for (j = hash_of(tid, 0) & s->threads_mask; s->threads[j].used; j = (j + 1) & s->threads_mask)
 		if (s->threads[j].tid == tid)
 			return s->threads[j].count;
+	return 0;
+}
+
+int window__add_time(struct window *w, uint64_t from, uint64_t to, uint32_t tid,
+		     enum window_sched b)
+{
+	uint64_t first = window__index(w, from), last, i;
+
+	if (b >= WINDOW_NSCHED || to <= from)
+		return 0;
+	last = window__index(w, to - 1);
+	window__advance(w, last);
+	if (first + WINDOW_SLOTS <= w->cur)
+		first = w->cur - WINDOW_SLOTS + 1; /* the older part left the ring */
+	for (i = first; i <= last; i++) {
+		struct window_slot *s = &w->slots[i % WINDOW_SLOTS];
+		uint64_t a = w->start_ns + i * w->interval_ns, z = a + w->interval_ns;
+		struct window_thread *th;
+
+		if (s->index != i)
+			continue;
+		a = a > from ? a : from;
+		z = z < to ? z : to;
+		if (z <= a)
+			continue;
+		th = thread_entry(s, tid);
+		if (!th)
+			return -ENOMEM;
+		th->ns[b] += z - a;
+	}
 	return 0;
 }

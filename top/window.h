@@ -27,9 +27,18 @@ struct window_count {
 	uint32_t count;
 };
 
+/* --sched: where a thread's time went, as prof sched's buckets: on a CPU,
+ * runnable (preempted, or woken and waiting), sleeping (S), I/O (D). */
+enum window_sched {
+	WINDOW_RUN, WINDOW_WAIT, WINDOW_SLEEP, WINDOW_IO, WINDOW_NSCHED,
+	WINDOW_SCHED_NONE = WINDOW_NSCHED, /* stopped, exiting, unknown: not counted */
+};
+
 struct window_thread {
-	uint32_t tid;       /* 0: empty (or the overflow thread, when counted) */
-	uint32_t count;
+	uint32_t tid;       /* 0: the overflow thread */
+	uint32_t count;     /* samples */
+	uint32_t used;      /* 0: an empty slot */
+	uint64_t ns[WINDOW_NSCHED];
 };
 
 struct window_slot {
@@ -68,5 +77,10 @@ const struct window_slot *window__slot(const struct window *w, uint64_t index);
 size_t window__range(const struct window *w, uint64_t end, size_t n, uint64_t *first);
 /* A thread's samples in interval `index` (0 when not in the ring). */
 uint32_t window__thread_count(const struct window *w, uint64_t index, uint32_t tid);
+/* --sched: counts [from, to) of thread tid's time in bucket b, split over
+ * the intervals it spans (those that left the ring are not counted).
+ * 0 or -ENOMEM. */
+int window__add_time(struct window *w, uint64_t from, uint64_t to, uint32_t tid,
+		     enum window_sched b);
 
 #endif
