@@ -87,7 +87,7 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	uint64_t window_ns = 10000000000ULL, v;
 	pid_t *pids = NULL;
 	size_t npids = 0, pids_cap = 0;
-	int c, all = 0, rc;
+	int c, all = 0, rc, window_set = 0;
 	char why[192], target[128];
 
 	(void)env;
@@ -120,6 +120,7 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 			}
 			break;
 		case OPT_WINDOW:
+			window_set = 1;
 			if (cli_parse_seconds(optarg, &window_ns) || !window_ns) {
 				free(pids);
 				return cli_usage_error("invalid window '%s' (seconds)", optarg);
@@ -166,6 +167,8 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	}
 	/* The window in whole intervals: 1 to WINDOW_SLOTS - 1 of them. */
 	v = (window_ns + to.interval_ns / 2) / to.interval_ns;
+	if (!window_set && v > WINDOW_SLOTS - 1)
+		v = WINDOW_SLOTS - 1; /* the default 10 s, in at most 60 short intervals */
 	if (v < 1 || v > WINDOW_SLOTS - 1) {
 		free(pids);
 		return cli_usage_error("the window must be 1 to %d intervals", WINDOW_SLOTS - 1);

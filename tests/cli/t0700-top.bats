@@ -56,6 +56,10 @@ last_block_rows() {
 	run "$PROF" top --window 61 -- true
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"1 to 60 intervals"* ]]
+	# the default window, 10 s, in at most 60 short intervals
+	run "$PROF" top --interval 0.1 --format json -- "$EXAMPLES/threads" 0.5
+	[ "$status" -eq 0 ]
+	grep '^{' <<<"$output" | tail -n 1 | jq -e '.window_s == 6 and .interval_s == 0.1' >/dev/null
 }
 
 @test "top, not a terminal: text blocks, the header and report --top's columns, hot functions and threads" {
