@@ -179,6 +179,11 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 		cli_error("cannot list /proc: %s", strerror(-rc));
 		return EXIT_FAIL;
 	}
+	/* -a: frame-pointer stacks, without --call-graph auto's look at every
+	 * binary of the machine first (the processes listed would have time to
+	 * end meanwhile). */
+	if (all)
+		ro.call_graph = RECORD_CALL_GRAPH_FP;
 	to.freq = ro.freq ? ro.freq : RECORD_DEFAULT_FREQ;
 	ro.pids = pids;
 	ro.npids = npids;
@@ -195,6 +200,21 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	tp.out = stdout;
 	tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
 	rc = top_run(&tp, &ro, &err);
+	/* -a: a process that ended between the listing and the start fails
+	 * the start (nothing was sampled yet): list again, a few times. */
+	for (int tries = 0; all && rc == -ESRCH && tries < 5; tries++) {
+		npids = 0;
+		rc = all_pids(&pids, &npids, &pids_cap);
+		if (rc)
+			break;
+		ro.pids = pids;
+		ro.npids = npids;
+		memset(&tp, 0, sizeof(tp));
+		tp.opts = &to;
+		tp.out = stdout;
+		tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
+		rc = top_run(&tp, &ro, &err);
+	}
 	free(pids);
 	if (rc) {
 		cli_error("%s", err.msg);
