@@ -195,25 +195,22 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 	else
 		snprintf(target, sizeof(target), "command %s", ro.argv[0]);
 	to.target = target;
-	memset(&tp, 0, sizeof(tp));
-	tp.opts = &to;
-	tp.out = stdout;
-	tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
-	rc = top_run(&tp, &ro, &err);
 	/* -a: a process that ended between the listing and the start fails
 	 * the start (nothing was sampled yet): list again, a few times. */
-	for (int tries = 0; all && rc == -ESRCH && tries < 5; tries++) {
+	for (int tries = 0;; tries++) {
+		memset(&tp, 0, sizeof(tp));
+		tp.opts = &to;
+		tp.out = stdout;
+		tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
+		rc = top_run(&tp, &ro, &err);
+		if (!all || rc != -ESRCH || tries == 5)
+			break;
 		npids = 0;
 		rc = all_pids(&pids, &npids, &pids_cap);
 		if (rc)
 			break;
 		ro.pids = pids;
 		ro.npids = npids;
-		memset(&tp, 0, sizeof(tp));
-		tp.opts = &to;
-		tp.out = stdout;
-		tp.want_tui = isatty(STDOUT_FILENO) && to.format == TOP_TEXT;
-		rc = top_run(&tp, &ro, &err);
 	}
 	free(pids);
 	if (rc) {
