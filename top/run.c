@@ -103,7 +103,7 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 		const struct window_slot *cur = window__slot(&tp->tap.win, tp->tap.win.cur);
 
 		top_tap__sched_flush(&tp->tap, 0);
-		if (cur && cur->samples) {
+		if (cur && (cur->samples || cur->nthreads)) { /* samples, or --sched time */
 			window__advance(&tp->tap.win, tp->tap.win.cur + 1);
 			tp->out_err = print_block(tp);
 		}

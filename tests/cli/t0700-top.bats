@@ -254,7 +254,13 @@ pane_threads() {
 	checked=0
 	while read -r name _ wall _ runms _ waitms; do
 		row=$(jq -c --arg n "$name" '.threads[] | select(.name == $n)' <<<"$last")
-		[ -n "$row" ]
+		# a thread whose name change was lost (a ring overflowed: "lost")
+		# keeps its creator's name: not compared
+		if [ -z "$row" ]; then
+			echo "no row for $name (lost $(jq .lost <<<"$last"))" >&2
+			[ "$(jq .lost <<<"$last")" -gt 0 ]
+			continue
+		fi
 		for k in run wait; do
 			want=$(awk -v r="$runms" -v q="$waitms" -v w="$wall" -v k=$k \
 				'BEGIN { printf "%.2f\n", 100 * (k == "run" ? r : q) / w }')
