@@ -26,7 +26,7 @@ static int print_block(struct top *tp)
 	const struct top_opts *o = tp->opts;
 	struct top_view_opts vo = {.intervals = o->window, .threads = 0};
 	struct top_block b = {
-		.opts = o, .wall_ns = clock_ns(CLOCK_REALTIME), .lost = tp->sum.lost,
+		.opts = o, .wall_ns = clock_ns(CLOCK_REALTIME), .lost = tp->sum.lost + tp->sum.sched_lost,
 		.total = tp->tap.samples,
 	};
 	struct top_snapshot s;

@@ -247,7 +247,7 @@ static void draw(struct top *tp)
 	snprintf(head, sizeof(head), "prof top  %s  %" PRIu64 " Hz  window %gs (%gs)  samples %"
 		 PRIu64 "  lost %" PRIu64 "%s", tp->opts->target ? tp->opts->target : "",
 		 tp->opts->freq, secs * (double)u->window, secs * (double)u->snap.n,
-		 u->snap.prof.total, tp->sum.lost, u->paused ? "  [paused]" : "");
+		 u->snap.prof.total, tp->sum.lost + tp->sum.sched_lost, u->paused ? "  [paused]" : "");
 	attron(A_BOLD);
 	put_clean(0, 0, head);
 	attroff(A_BOLD);

@@ -96,6 +96,9 @@ last_block_rows() {
 	cpu() { awk -v n="$1" '$1 == "cpu" && $2 == n { print $3 }' "$BATS_TEST_TMPDIR/err"; }
 	cpu_all=$(awk '$1 == "cpu" { s += $3 } END { print s }' "$BATS_TEST_TMPDIR/err")
 	samples=$(jq '[.threads[] | select(.name | test("^(alpha|beta|pool-[12])$")) | .samples] | add' <<<"$last")
+	# samples lost (prof starved on a loaded machine, its rings full) leave
+	# the shares unknown: only the blocks' form is checked then
+	[ "$(jq .lost <<<"$last")" -eq 0 ] || skip "$(jq .lost <<<"$last") samples lost"
 	for t in alpha beta pool-1 pool-2; do
 		got=$(jq --arg n "$t" '[.threads[] | select(.name == $n) | .samples] | add // 0' <<<"$last")
 		share_ok "$t's share of the window" "$got" "$samples" "$(ratio "$(cpu "$t")" "$cpu_all")"
@@ -252,6 +255,9 @@ pane_threads() {
 	"$PROF" top --sched --threads --format json --window 20 -- "$EXAMPLES/sched-mix" 3 \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
 	last=$(grep '^{' "$BATS_TEST_TMPDIR/out" | tail -n 1)
+	# records lost (samples or scheduler records: prof starved on a loaded
+	# machine) leave the shares unknown
+	[ "$(jq .lost <<<"$last")" -eq 0 ] || skip "$(jq .lost <<<"$last") records lost"
 	# the program's own clock per thread: "NAME wall_ms W run_ms R wait_ms Q"
 	checked=0
 	while read -r name _ wall _ runms _ waitms; do
