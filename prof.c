@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{"symbolize", cmd_symbolize, "addresses to functions, inlines and source lines; name a recording (again)"},
 	{"check", cmd_check, "measure rules such as 'slow_path' <= 5% on a recording, for CI"},
 	{"diff", cmd_diff, "compare two recordings: folded stacks with both counts"},
+	{"jvm-inspect", cmd_jvm_inspect, NULL}, /* hidden: debugging jvm/'s HotSpot reader */
 };
 
 static void usage(FILE *out)
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: prof <command> [options]\n\n"
 		     "prof is a sampling profiler built on perf_event_open(2).\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee 'prof <command> -h' for a command's options, docs/ for its manual.\n");
 }
 

@@ -10,10 +10,16 @@
 # build) to time as well, and whose outputs must be the same bytes (the
 # SVGs once CDATA markers are removed, for a build from before the hidden
 # table became CDATA).
-# Figures: docs/BENCHMARKS-names.md.
+# Figures: docs/BENCHMARKS-names.md, docs/BENCHMARKS-svg-speed.md.
+#
+# INTERLEAVE=N runs the commands one after another N times instead (a
+# round of each, then the next round: on a shared machine, load changes
+# every command's runs alike) and prints each one's median CPU time
+# (/usr/bin/time's user + system) and its runs, sorted.
 #
 #   bench/names-speed.sh           PROF=path (default build/prof), RUNS (3)
 #   FLAMEGRAPH_PL=/path/flamegraph.pl BASE_PROF=/path/prof bench/names-speed.sh
+#   INTERLEAVE=8 FLAMEGRAPH_PL=... BASE_PROF=... bench/names-speed.sh
 set -eu
 BENCH_NAME=names-speed
 # shellcheck source=bench/lib.sh
@@ -41,16 +47,45 @@ cmds=("$PROF svg -i $TMP/distinct.folded -o $TMP/p.svg" "$PROF report -i $TMP/di
 [ -z "${FLAMEGRAPH_PL:-}" ] || cmds+=("perl $FLAMEGRAPH_PL $TMP/distinct.folded")
 [ -z "${BASE_PROF:-}" ] || cmds+=("$BASE_PROF svg -i $TMP/distinct.folded -o $TMP/b.svg"
 	"$BASE_PROF report -i $TMP/distinct.folded -o $TMP/b.txt")
-say "timing ${#cmds[@]} commands, $RUNS runs each"
-hyperfine -N --warmup 1 --runs "$RUNS" --export-csv "$TMP/t.csv" --output=null "${cmds[@]}" >&2
-echo "_$(date -u +%Y-%m-%d), $(nproc) CPUs, input $(du -m "$TMP/distinct.folded" | cut -f1) MB, $names distinct names, median of $RUNS runs (hyperfine -N)_"
-echo
-echo "| command | CPU s (user + system) | wall s | ratio to prof svg (CPU) |"
-echo "|---|---:|---:|---:|"
-# hyperfine's csv: command,mean,stddev,median,user,system,min,max
-awk -F, -v tmp="$TMP/" 'NR > 1 { c[NR] = $5 + $6; w[NR] = $4; n[NR] = $1 } END {
-	for (i = 2; i <= NR; i++) { name = n[i]; gsub(tmp, "", name)
-		printf "| `%s` | %.2f | %.2f | %.1f |\n", name, c[i], w[i], c[i] / c[2] } }' "$TMP/t.csv"
+if [ -n "${INTERLEAVE:-}" ]; then
+	say "timing ${#cmds[@]} commands, $INTERLEAVE interleaved rounds"
+	for ((r = 0; r < INTERLEAVE; r++)); do
+		for i in "${!cmds[@]}"; do
+			# shellcheck disable=SC2086 # a command line, split on purpose
+			/usr/bin/time -f "%U %S" -o "$TMP/time" ${cmds[$i]} >/dev/null 2>&1 ||
+				die "failed: ${cmds[$i]}"
+			awk -v i="$i" '{ printf "%d %d\n", i, ($1 + $2) * 1000 + 0.5 }' "$TMP/time"
+		done >>"$TMP/runs"
+	done
+	echo "_$(date -u +%Y-%m-%d), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+		"input $(du -m "$TMP/distinct.folded" | cut -f1) MB, $names distinct names," \
+		"$INTERLEAVE interleaved rounds, CPU ms (user + system)_"
+	echo
+	echo "| command | median CPU ms | ratio to prof svg | runs, sorted |"
+	echo "|---|---:|---:|---|"
+	for i in "${!cmds[@]}"; do
+		awk -v i="$i" '$1 == i { print $2 }' "$TMP/runs" | sort -n >"$TMP/sorted.$i"
+		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' \
+			"$TMP/sorted.$i" >"$TMP/median.$i"
+	done
+	for i in "${!cmds[@]}"; do
+		name=${cmds[$i]//$TMP\//}
+		printf '| `%s` | %s | %.1f | %s |\n' "$name" "$(cat "$TMP/median.$i")" \
+			"$(awk -v a="$(cat "$TMP/median.$i")" -v b="$(cat "$TMP/median.0")" 'BEGIN { print a / b }')" \
+			"$(tr '\n' ' ' <"$TMP/sorted.$i" | sed 's/ $//')"
+	done
+else
+	say "timing ${#cmds[@]} commands, $RUNS runs each"
+	hyperfine -N --warmup 1 --runs "$RUNS" --export-csv "$TMP/t.csv" --output=null "${cmds[@]}" >&2
+	echo "_$(date -u +%Y-%m-%d), $(nproc) CPUs, input $(du -m "$TMP/distinct.folded" | cut -f1) MB, $names distinct names, median of $RUNS runs (hyperfine -N)_"
+	echo
+	echo "| command | CPU s (user + system) | wall s | ratio to prof svg (CPU) |"
+	echo "|---|---:|---:|---:|"
+	# hyperfine's csv: command,mean,stddev,median,user,system,min,max
+	awk -F, -v tmp="$TMP/" 'NR > 1 { c[NR] = $5 + $6; w[NR] = $4; n[NR] = $1 } END {
+		for (i = 2; i <= NR; i++) { name = n[i]; gsub(tmp, "", name)
+			printf "| `%s` | %.2f | %.2f | %.1f |\n", name, c[i], w[i], c[i] / c[2] } }' "$TMP/t.csv"
+fi
 if [ -n "${BASE_PROF:-}" ]; then
 	same=yes
 	cmp -s "$TMP/p.svg" "$TMP/b.svg" && cmp -s "$TMP/p.txt" "$TMP/b.txt" || same=NO

@@ -158,9 +158,7 @@ void dump_holder__release(struct dump_holder *h);
 struct dump_kernel_names {
 	const char *path;    /* NULL: /proc/kallsyms */
 	int loaded;
-	struct strtab names;
-	uint64_t *addr;      /* by name id; 0: not an address */
-	size_t naddr;
+	struct kallsyms *syms; /* symbolize/kallsyms.c's table; NULL: none */
 };
 void dump_kernel_names__release(struct dump_kernel_names *k);
 /* The address of a /proc stack frame ("name+0xoff/0xlen"), or 0. */

@@ -8,6 +8,7 @@
 #include "dump/dump.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,43 @@ static void sleep_until(uint64_t when)
 			ts = (struct timespec){0, 100000000};
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* While threads are held prof should not wait for a CPU behind other
+ * work: as root, for the capture pass only (not the unwinding after), prof
+ * runs at the lowest real-time priority, SCHED_FIFO 1: on a loaded machine
+ * that halves how long a spinning thread stays held (docs/prof-dump.md).
+ * The kernel's real-time throttling (sched_rt_runtime_us) still bounds it.
+ * Where that is refused, the highest nice level instead. */
+struct boost {
+	int nice0, policy, can_nice;
+	struct sched_param param;
+};
+
+static void boost_start(struct boost *b)
+{
+	struct sched_param rt = {.sched_priority = 1};
+
+	b->policy = -1;
+	b->can_nice = 0;
+	if (geteuid() != 0)
+		return;
+	b->policy = sched_getscheduler(0);
+	if (b->policy == SCHED_OTHER && !sched_getparam(0, &b->param) &&
+	    !sched_setscheduler(0, SCHED_FIFO, &rt))
+		return;
+	b->policy = -1;
+	errno = 0;
+	b->nice0 = getpriority(PRIO_PROCESS, 0);
+	b->can_nice = !errno && b->nice0 > -20 && !setpriority(PRIO_PROCESS, 0, -20);
+}
+
+static void boost_end(const struct boost *b)
+{
+	if (b->policy >= 0)
+		sched_setscheduler(0, b->policy, &b->param);
+	else if (b->can_nice)
+		setpriority(PRIO_PROCESS, 0, b->nice0);
 }
 
 /* One snapshot of process pid, in two passes: first what /proc says of
@@ -103,28 +141,23 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 	struct dump_holder holder = {0};
 	struct dump_rec rec;
 	uint64_t start = dump_now_ns();
-	int nice0, boost, err = dump_rec__open(&rec, o->path);
+	int err = dump_rec__open(&rec, o->path);
 
 	*stopped = 0;
 	stop_requested = 0;
-	errno = 0;
-	nice0 = getpriority(PRIO_PROCESS, 0);
-	boost = !errno && geteuid() == 0 && nice0 > -20;
 	if (err) {
 		snprintf(msg, len, "cannot write '%s': %s", o->path, strerror(-err));
 		return err;
 	}
 	for (unsigned k = 0; k < o->count && !stop_requested && !err; k++) {
 		size_t first = set->n, alive = 0;
+		struct boost boost;
 
 		if (k)
 			sleep_until(start + k * o->interval_ns);
 		if (stop_requested)
 			break;
-		/* While threads are held prof should not wait for a CPU: as root,
-		 * the highest nice level for the snapshot (not for the work after) */
-		if (boost)
-			setpriority(PRIO_PROCESS, 0, -20);
+		boost_start(&boost);
 		for (size_t p = 0; p < o->npids && !err; p++) {
 			err = snapshot_of(o, &maps, &holder, o->pids[p], k, set, &alive);
 			if (err == -ESRCH)
@@ -133,8 +166,7 @@ int dump_run(const struct dump_opts *o, struct dump_set *set, int *stopped,
 				snprintf(msg, len, "cannot hold the threads of process %d: %s",
 					 (int)o->pids[p], strerror(-err));
 		}
-		if (boost)
-			setpriority(PRIO_PROCESS, 0, nice0);
+		boost_end(&boost);
 		if (!err && !alive) {
 			if (!k) {
 				err = -ESRCH;

@@ -3,9 +3,10 @@
  * then the credentials of the process listening on it), connect with the
  * JVM's credentials, send one jcmd command, read the answer. Bounded in
  * time (JVM_ATTACH_TIMEOUT_MS for the socket to appear,
- * JVM_CONNECT_TIMEOUT_MS for a connection, the caller's deadline for all)
- * and size (JVM_MAX_REPLY); every wait is non-blocking, in slices of
- * JVM_POLL_MS between looks at the caller's `cancelled`. */
+ * JVM_CONNECT_TIMEOUT_MS for a connection, JVM_STOPPED_MS of a stopped
+ * JVM, the caller's deadline for all) and size (JVM_MAX_REPLY); every wait
+ * is a poll() that also wakes on the caller's cancel fd, in slices of
+ * JVM_POLL_MS between looks at its `cancelled` and the JVM's state. */
 #include "jvm/jvm-internal.h"
 
 #include <errno.h>
@@ -31,6 +32,8 @@ struct attach {
 	char rm_hint[sizeof(((struct sockaddr_un *)0)->sun_path) + 80];
 	uint64_t deadline; /* CLOCK_MONOTONIC ms */
 	int (*cancelled)(void);
+	int cancel_fd;		/* > 0: readable when the caller wants to stop */
+	uint64_t stopped_since; /* when the JVM was first seen stopped, 0: running */
 	struct prof_error *err;
 };
 
@@ -47,52 +50,76 @@ uint64_t jvm_deadline(unsigned ms)
 	return now_ms() + ms;
 }
 
-static void sleep_ms(unsigned ms)
+/* Has the caller asked to stop: its cancel fd readable (looked at without
+ * waiting), or `cancelled`? */
+static int cancelled(const struct attach *a)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+	struct pollfd pfd = {.fd = a->cancel_fd, .events = POLLIN};
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	if (a->cancel_fd > 0 && poll(&pfd, 1, 0) > 0)
+		return 1;
+	return a->cancelled && a->cancelled();
 }
 
-/* 0 while there is time left before `until` (and the deadline) and the
- * caller has not cancelled; else -ETIMEDOUT or -EINTR. */
-static int time_left(const struct attach *a, uint64_t until)
-{
-	if (a->cancelled && a->cancelled())
-		return -EINTR;
-	return now_ms() < (until < a->deadline ? until : a->deadline) ? 0 : -ETIMEDOUT;
-}
-
-/* Sleeps ms, or less: up to the deadline, in slices of JVM_POLL_MS. */
-static void nap(const struct attach *a, unsigned ms)
+/* 0 while there is time left before `until` (and the deadline), the
+ * caller has not cancelled and the JVM has not been stopped for
+ * JVM_STOPPED_MS; else -ETIMEDOUT, -EINTR or -EHOSTDOWN. */
+static int time_left(struct attach *a, uint64_t until)
 {
 	uint64_t t = now_ms();
 
-	if (t >= a->deadline)
-		return;
-	if (ms > a->deadline - t)
-		ms = (unsigned)(a->deadline - t);
-	sleep_ms(ms < JVM_POLL_MS ? ms : JVM_POLL_MS);
+	if (cancelled(a))
+		return -EINTR;
+	if (!jvm_proc_stopped(a->pid))
+		a->stopped_since = 0;
+	else if (!a->stopped_since)
+		a->stopped_since = t;
+	else if (t - a->stopped_since >= JVM_STOPPED_MS)
+		return -EHOSTDOWN;
+	return t < (until < a->deadline ? until : a->deadline) ? 0 : -ETIMEDOUT;
 }
 
-/* Waits for `events` on fd until the deadline, looking at `cancelled`
- * every JVM_POLL_MS. 0, -ETIMEDOUT, -EINTR (cancelled) or -errno. */
-static int wait_fd(const struct attach *a, int fd, short events)
+/* Waits up to ms (at most JVM_POLL_MS, and not past the deadline) for
+ * `events` on fd (-1: none), waking at once when the caller's cancel fd
+ * turns readable. 1 fd ready, 0 not (yet), -errno. */
+static int wait_slice(const struct attach *a, int fd, short events, unsigned ms)
+{
+	struct pollfd pfd[2] = {{.fd = fd, .events = events},
+				{.fd = a->cancel_fd > 0 ? a->cancel_fd : -1, .events = POLLIN}};
+	uint64_t t = now_ms();
+	int r;
+
+	if (t >= a->deadline)
+		return 0;
+	if (ms > a->deadline - t)
+		ms = (unsigned)(a->deadline - t);
+	r = poll(pfd, 2, (int)(ms < JVM_POLL_MS ? ms : JVM_POLL_MS));
+	if (r < 0)
+		return errno == EINTR ? 0 : -errno;
+	return fd >= 0 && pfd[0].revents ? 1 : 0;
+}
+
+/* Sleeps ms, or less: up to the deadline, in slices of JVM_POLL_MS, and
+ * not past the caller's cancel fd turning readable. */
+static void nap(const struct attach *a, unsigned ms)
+{
+	wait_slice(a, -1, 0, ms);
+}
+
+/* Waits for `events` on fd until the deadline, waking at once when the
+ * caller cancels, looking at `cancelled` and at the JVM's state every
+ * JVM_POLL_MS. 0, -ETIMEDOUT, -EINTR (cancelled), -EHOSTDOWN (stopped)
+ * or -errno. */
+static int wait_fd(struct attach *a, int fd, short events)
 {
 	for (;;) {
-		struct pollfd pfd = {.fd = fd, .events = events};
-		uint64_t t = now_ms(), left;
 		int r = time_left(a, UINT64_MAX);
 
 		if (r)
 			return r;
-		left = a->deadline - t;
-		r = poll(&pfd, 1, (int)(left < JVM_POLL_MS ? left : JVM_POLL_MS));
-		if (r > 0)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -errno;
+		r = wait_slice(a, fd, events, JVM_POLL_MS);
+		if (r)
+			return r > 0 ? 0 : r;
 	}
 }
 
@@ -203,7 +230,7 @@ static int connect_as_target(struct attach *a, int *fdp)
 			wait *= 2;
 		err = -EAGAIN;
 	}
-	if (err == -ETIMEDOUT)
+	if (err == -ETIMEDOUT || err == -EHOSTDOWN)
 		err = -EBUSY; /* the JVM takes no connection: frozen or flooded */
 	if (!err)
 		err = check_peer(a, fd);
@@ -259,26 +286,24 @@ static int trigger(struct attach *a)
 	char trig[128];
 	uint64_t deadline;
 	unsigned wait = 10;
-	int err, alive = 1;
+	int err, alive = 1, listening;
 
-	/* SIGQUIT's default action kills the process: send it only to a JVM
-	 * that handles it (not -Xrs / -XX:+ReduceSignalUsage). */
-	if (!a->proc.catches_sigquit)
-		return prof_error_set(
-		    a->err, -ENOTSUP, "restart it without -Xrs (-XX:+ReduceSignalUsage)",
-		    "JVM %d does not handle SIGQUIT (-Xrs?): cannot start its attach "
-		    "listener without killing it",
-		    (int)a->pid);
-	if (jvm_option_set(a->pid, "-XX:+DisableAttachMechanism"))
-		return prof_error_set(
-		    a->err, -ENOTSUP, "restart it without -XX:+DisableAttachMechanism",
-		    "JVM %d refuses dynamic attach (-XX:+DisableAttachMechanism)", (int)a->pid);
-	err = create_trigger(a, trig, sizeof(trig));
+	/* Only a running HotSpot JVM that handles SIGQUIT and allows attach
+	 * (jvm.h): SIGQUIT kills other processes, and makes a JVM that refuses
+	 * attach print a thread dump on its output. */
+	err = jvm_may_signal(a->pid, a->err);
+	/* Its listener runs (another client just started it, or its socket
+	 * was removed): wait for the socket, without a signal. */
+	listening = err == -EALREADY;
+	if (err && !listening)
+		return err;
+	trig[0] = '\0';
+	err = listening ? 0 : create_trigger(a, trig, sizeof(trig));
 	if (err)
 		return prof_error_set(a->err, err, NULL,
 				      "cannot create the attach trigger file for JVM %d: %s",
 				      (int)a->pid, strerror(-err));
-	if (kill(a->pid, SIGQUIT)) {
+	if (!listening && kill(a->pid, SIGQUIT)) {
 		err = -errno;
 		if (trig[0])
 			unlink(trig);
@@ -287,7 +312,7 @@ static int trigger(struct attach *a)
 	}
 	deadline = now_ms() + JVM_ATTACH_TIMEOUT_MS;
 	while (!path_exists(a) && !(err = time_left(a, deadline)) &&
-	       (alive = !kill(a->pid, 0) || errno != ESRCH)) {
+	       (alive = !jvm_proc_exited(a->pid))) {
 		nap(a, wait);
 		if (wait < 200)
 			wait *= 2;
@@ -300,6 +325,13 @@ static int trigger(struct attach *a)
 		return prof_error_set(a->err, err, NULL,
 				      "stopped while waiting for JVM %d's attach socket",
 				      (int)a->pid);
+	if (err == -EHOSTDOWN)
+		return prof_error_set(a->err, err, "kill -CONT it and record again",
+				      "JVM %d was stopped (SIGSTOP or a debugger) before it opened "
+				      "its attach socket",
+				      (int)a->pid);
+	if (!path_exists(a) && listening)
+		return -ENOTSUP; /* a->err says why (jvm_may_signal) */
 	if (!path_exists(a))
 		return prof_error_set(
 		    a->err, -ETIMEDOUT,
@@ -309,7 +341,7 @@ static int trigger(struct attach *a)
 	return 0;
 }
 
-static int write_all(const struct attach *a, int fd, const char *p, size_t n)
+static int write_all(struct attach *a, int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -332,7 +364,7 @@ static int write_all(const struct attach *a, int fd, const char *p, size_t n)
 }
 
 /* Reads until EOF, the size cap or the deadline. */
-static int read_reply(const struct attach *a, int fd, char **buf, size_t *len)
+static int read_reply(struct attach *a, int fd, char **buf, size_t *len)
 {
 	size_t cap = 0, n = 0;
 	char *b = NULL;
@@ -424,6 +456,7 @@ int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char 
 	prof_error_clear(errp);
 	a.deadline = lim && lim->deadline_ms ? lim->deadline_ms : jvm_deadline(JVM_DEADLINE_MS);
 	a.cancelled = lim ? lim->cancelled : NULL;
+	a.cancel_fd = lim ? lim->cancel_fd : 0;
 	err = jvm_is_jvm(pid);
 	if (err == 0)
 		return prof_error_set(a.err, -ENOEXEC, NULL,
@@ -471,10 +504,12 @@ int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char 
 				      (int)pid);
 	if (err == -EBUSY)
 		return prof_error_set(
-		    a.err, err, "it may be stopped (SIGSTOP) or hung",
+		    a.err, err,
+		    jvm_proc_stopped(pid) ? "kill -CONT it and record again"
+					  : "it may be stopped (SIGSTOP) or hung",
 		    "JVM %d takes no connection on its attach socket (its accept queue "
-		    "stays full)",
-		    (int)pid);
+		    "stays full)%s",
+		    (int)pid, jvm_proc_stopped(pid) ? ": it is stopped (SIGSTOP or a debugger)" : "");
 	if (err == -EACCES || err == -EPERM)
 		return prof_error_set(a.err, err, "run prof as root or as the JVM's user",
 				      "not allowed to connect to JVM %d's attach socket: %s",
@@ -490,6 +525,11 @@ int jvm_jcmd(pid_t pid, const char *command, const struct jvm_limits *lim, char 
 	if (err == -ETIMEDOUT)
 		return prof_error_set(a.err, err, NULL, "JVM %d did not answer '%s' in time",
 				      (int)pid, command);
+	if (err == -EHOSTDOWN)
+		return prof_error_set(a.err, err, "kill -CONT it and record again",
+				      "JVM %d is stopped (SIGSTOP or a debugger) and did not answer "
+				      "'%s' within %d s of it",
+				      (int)pid, command, JVM_STOPPED_MS / 1000);
 	if (err == -EINTR)
 		return prof_error_set(a.err, err, NULL,
 				      "stopped while waiting for JVM %d's answer to '%s'", (int)pid,

@@ -25,6 +25,32 @@ static void hint_huge(void *p, size_t size)
 	madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+void populate_write(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+
+	/* Below this, memory is mostly the heap's pages, mapped already. */
+	if (len < ((size_t)1 << 20))
+		return;
+	start = ((uintptr_t)p + page - 1) & ~(page - 1);
+	end = ((uintptr_t)p + len) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
+
+void *calloc_populated(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p)
+		populate_write(p, n * size);
+	return p;
+}
+
 int grow_array(void **ptr, size_t *cap, size_t need, size_t elem_size)
 {
 	size_t new_cap;

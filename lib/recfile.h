@@ -94,6 +94,11 @@ struct rec_mapping {
 
 #define REC_FRAME_KERNEL 1u
 #define REC_FRAME_CALLER 2u /* address is a return address minus one */
+/* Bits 16-31: the JIT epoch of a frame in a process's JIT code (0 in files
+ * before it): frames at one address in different epochs are different
+ * frames, each named by the code there then (docs/FORMAT.md). */
+#define REC_FRAME_EPOCH_SHIFT 16
+#define REC_FRAME_EPOCH_MAX 0xffffu
 
 struct rec_frame {
 	uint64_t addr;    /* in the address space of `pid` (0: kernel) */

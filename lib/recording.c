@@ -555,27 +555,98 @@ static int truncation_of(const struct recording *r, uint32_t k, uint32_t f)
 	       !memcmp(r->strbuf + (uintptr_t)r->strs[k], r->strbuf + (uintptr_t)r->strs[f], kl);
 }
 
+/* START/NAME/EXIT events sorted by (pid, tid, time, file order). */
+static int name_event_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct rec_thread_event *t = arg;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (t[a].pid == t[b].pid && t[a].tid == t[b].tid && t[a].time != t[b].time)
+		return t[a].time < t[b].time ? -1 : 1;
+	return fullname_cmp(pa, pb, arg);
+}
+
+/* A full name names the thread as it was when it was taken (the JVM's
+ * thread list at the end of a recording): when the kernel's name then was
+ * the one the thread had when first seen (a START, not renamed since as
+ * far as the kernel reported), the full name replaces it even if it is
+ * not its truncation: the java launcher's "java" for the thread Java calls
+ * "main", or a name another thread gave it (Thread.setName from another
+ * thread does not reach the kernel). A name the kernel reported as a
+ * rename (NAME) keeps the truncation rule. Sets over[i] for such START
+ * events. */
+static int full_names_override(struct recording *r, const uint32_t *full, size_t nfull,
+			       uint32_t *over)
+{
+	uint32_t *ev;
+	size_t nev = 0, i;
+
+	for (i = 0; i < r->nthreads; i++)
+		nev += r->threads[i].kind >= REC_THREAD_START && r->threads[i].kind <= REC_THREAD_EXIT;
+	ev = malloc((nev ? nev : 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0, nev = 0; i < r->nthreads; i++)
+		if (r->threads[i].kind >= REC_THREAD_START && r->threads[i].kind <= REC_THREAD_EXIT)
+			ev[nev++] = (uint32_t)i;
+	qsort_r(ev, nev, sizeof(*ev), name_event_cmp, r->threads);
+	for (i = 0; i < nfull; i++) {
+		const struct rec_thread_event *f = &r->threads[full[i]];
+		size_t lo = 0, hi = nev;
+
+		/* The first event of the thread after f's time; the one before
+		 * it, if the thread's, was its name then. */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct rec_thread_event *e = &r->threads[ev[mid]];
+
+			if (e->pid < f->pid || (e->pid == f->pid && (e->tid < f->tid ||
+			    (e->tid == f->tid && e->time <= f->time))))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo) {
+			const struct rec_thread_event *e = &r->threads[ev[lo - 1]];
+
+			if (e->pid == f->pid && e->tid == f->tid && e->kind == REC_THREAD_START &&
+			    e->name)
+				over[ev[lo - 1]] = f->name;
+		}
+	}
+	free(ev);
+	return 0;
+}
+
 /* Gives START/NAME events the full name of their thread (recfile.h,
- * REC_THREAD_FULLNAME), so every reader shows full names. Runs before the
- * string pointers are fixed up: compares through strbuf offsets. O((n + f)
- * log f) for n thread events and f full names. */
+ * REC_THREAD_FULLNAME), so every reader shows full names: a kernel name
+ * that is the full name's truncation, and the first name of a thread the
+ * kernel saw no rename of (full_names_override). Runs before the string
+ * pointers are fixed up: compares through strbuf offsets. O((n + f) log n)
+ * for n thread events and f full names. */
 static int apply_full_names(struct recording *r)
 {
-	uint32_t *full = NULL;
+	uint32_t *full = NULL, *over;
 	size_t nfull = 0, i;
+	int err;
 
 	for (i = 0; i < r->nthreads; i++)
 		nfull += r->threads[i].kind == REC_THREAD_FULLNAME;
 	if (!nfull)
 		return 0;
 	full = malloc(nfull * sizeof(*full));
-	if (!full)
+	over = calloc(r->nthreads, sizeof(*over));
+	if (!full || !over) {
+		free(full);
+		free(over);
 		return -ENOMEM;
+	}
 	for (i = 0, nfull = 0; i < r->nthreads; i++)
 		if (r->threads[i].kind == REC_THREAD_FULLNAME && r->threads[i].name)
 			full[nfull++] = (uint32_t)i;
 	qsort_r(full, nfull, sizeof(*full), fullname_cmp, r->threads);
-	for (i = 0; i < r->nthreads; i++) {
+	err = full_names_override(r, full, nfull, over);
+	for (i = 0; !err && i < r->nthreads; i++) {
 		struct rec_thread_event *t = &r->threads[i];
 		size_t lo = 0, hi = nfull, j;
 		uint32_t kernel_name = t->name;
@@ -596,9 +667,12 @@ static int apply_full_names(struct recording *r)
 			     r->threads[full[j]].tid == t->tid; j++)
 			if (truncation_of(r, kernel_name, r->threads[full[j]].name))
 				t->name = r->threads[full[j]].name;
+		if (over[i])
+			t->name = over[i];
 	}
 	free(full);
-	return 0;
+	free(over);
+	return err;
 }
 
 /* Does a chunk start somewhere after the header at `off`, whose size runs

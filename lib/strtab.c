@@ -113,7 +113,8 @@ int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id
 static int grow_index(struct strtab *t)
 {
 	size_t cap = (t->index_mask + 1) * 2, i;
-	struct strtab_slot *index = calloc(cap, sizeof(*index));
+	/* probed before written: see calloc_populated() */
+	struct strtab_slot *index = calloc_populated(cap, sizeof(*index));
 
 	if (!index)
 		return -ENOMEM;
@@ -161,8 +162,9 @@ int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id)
 	return strtab__intern_hashed(t, s, len, hash_bytes(s, len), id);
 }
 
-int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash,
-			  uint32_t *id)
+/* Interns s, copied into the blocks, or kept where it is with `borrow`. */
+static int intern(struct strtab *t, const char *s, size_t len, uint64_t hash, int borrow,
+		  uint32_t *id)
 {
 	uint32_t h = slot_hash(hash);
 	size_t i = probe(t, h, s, len);
@@ -181,7 +183,7 @@ int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t 
 	}
 	if (GROW(t->strs, t->strs_cap, t->count + 1) || GROW(t->lens, t->lens_cap, t->count + 1))
 		return -ENOMEM;
-	p = store(t, s, len);
+	p = borrow ? (char *)s : store(t, s, len);
 	if (!p)
 		return -ENOMEM;
 	t->strs[t->count] = p;
@@ -189,4 +191,15 @@ int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t 
 	t->index[i] = (struct strtab_slot){.hash = h, .id1 = (uint32_t)t->count + 1};
 	*id = (uint32_t)t->count++;
 	return 0;
+}
+
+int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t hash, uint32_t *id)
+{
+	return intern(t, s, len, hash, 0, id);
+}
+
+int strtab__intern_borrowed(struct strtab *t, const char *s, size_t len, uint64_t hash,
+			    uint32_t *id)
+{
+	return intern(t, s, len, hash, 1, id);
 }

@@ -19,7 +19,7 @@ struct strtab_slot {
 };
 
 struct strtab {
-	char **strs;      /* id -> NUL-terminated bytes (owned, in blocks) */
+	char **strs;	  /* id -> NUL-terminated bytes (in blocks, or borrowed) */
 	uint32_t *lens;   /* id -> length */
 	size_t count, strs_cap, lens_cap;
 	struct strtab_slot *index; /* open-addressed, at most half full */
@@ -37,6 +37,11 @@ void strtab__release(struct strtab *t);
 int strtab__intern(struct strtab *t, const char *s, size_t len, uint32_t *id);
 /* The same, given h = hash_bytes(s, len). */
 int strtab__intern_hashed(struct strtab *t, const char *s, size_t len, uint64_t h, uint32_t *id);
+/* The same, but a new string is not copied: the table keeps s itself,
+ * which must stay as it is, with a NUL at s[len], until the table is
+ * released (a reader that holds its whole input saves a copy of every
+ * name: a million distinct names were 24 MB). */
+int strtab__intern_borrowed(struct strtab *t, const char *s, size_t len, uint64_t h, uint32_t *id);
 /* Returns the id of `s` if present (1) or 0. */
 int strtab__find(const struct strtab *t, const char *s, size_t len, uint32_t *id);
 

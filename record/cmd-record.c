@@ -59,6 +59,9 @@ static const char usage_text[] =
 	"                          after the recording, off the target's CPU time)\n"
 	"      --defer-limit MIB   process as they come once this many MiB of records\n"
 	"                          were written unprocessed (default 256)\n"
+	"      --jit-every SECONDS ask the JVMs for their JIT maps this often while\n"
+	"                          recording, so that code the JIT moved or freed keeps\n"
+	"                          its name (default 5; 0: only at the end)\n"
 	"\n"
 	"probes (docs/prof-probes.md; root or CAP_PERFMON):\n"
 	"  -e, --event EVENT       record this event (repeat): usdt:PROVIDER:NAME,\n"
@@ -264,7 +267,7 @@ static char *join_args(int argc, char **argv)
 }
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
-       OPT_LEAKS }; /* long options without a short one */
+       OPT_LEAKS, OPT_JIT_EVERY }; /* long options without a short one */
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
@@ -280,6 +283,7 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"leaf-fix", required_argument, NULL, OPT_LEAF_FIX},
 		{"no-defer", no_argument, NULL, OPT_NO_DEFER},
 		{"defer-limit", required_argument, NULL, OPT_DEFER_LIMIT},
+		{"jit-every", required_argument, NULL, OPT_JIT_EVERY},
 		{"sched", no_argument, NULL, 's'},
 		{"sched-stacks", required_argument, NULL, 'k'},
 		{"sched-per-thread", no_argument, NULL, 'T'},
@@ -434,6 +438,15 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 						       optarg);
 			}
 			opts.defer_limit = v << 20;
+			break;
+		case OPT_JIT_EVERY:
+			if (!strcmp(optarg, "0"))
+				opts.jit_every_ns = RECORD_JIT_END_ONLY;
+			else if (cli_parse_seconds(optarg, &opts.jit_every_ns)) {
+				free(pids);
+				return cli_usage_error("invalid --jit-every '%s' (seconds, e.g. 5 or "
+						       "0.5; 0: only at the end)", optarg);
+			}
 			break;
 		case 's':
 			opts.sched = 1;

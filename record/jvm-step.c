@@ -9,9 +9,10 @@
  *   - VM.flags: without -XX:+PreserveFramePointer, frame-pointer stacks
  *     stop at the first compiled Java frame: say so, once.
  * Sampling is stopped first, so the attach listener's work is not in the
- * profile. All three share one deadline per JVM (JVM_DEADLINE_MS), and a
- * stop signal (held back here, see session.c) ends the step at once: the
- * recording is then finished without what was not asked. A socket that is
+ * profile. All three share one deadline per JVM (JVM_DEADLINE_MS), a JVM
+ * seen stopped is given up within JVM_STOPPED_MS, and a stop signal (held
+ * back here, see session.c; a signalfd wakes the waits) ends the step at
+ * once: the recording is then finished without what was not asked. A socket that is
  * not the JVM's own is refused (jvm/attach.c): nothing is asked of it.
  * A JVM that already exited cannot be asked: its map is read if it wrote
  * one at exit (-XX:+DumpPerfMapAtExit), else a notice says how. */
@@ -23,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,11 +39,14 @@ struct jvm_step {
 	int quiet;
 	int fp_noticed;
 	int stopped; /* a stop signal came: ask no more */
+	int sigfd;   /* readable when a stop signal is pending (-1: none) */
 	uint64_t names, maps;
 };
 
 /* SIGINT, SIGTERM and SIGHUP are blocked while the recording finishes:
- * one that came meanwhile waits, pending, and is seen here. */
+ * one that came meanwhile waits, pending, and is seen here; a signalfd of
+ * them (stop_fd) wakes every wait of the attach at once (it is only
+ * polled, never read: the signal stays pending for session.c). */
 static int stop_pending(void)
 {
 	sigset_t set;
@@ -49,6 +55,25 @@ static int stop_pending(void)
 		return 0;
 	return sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1 ||
 	       sigismember(&set, SIGHUP) == 1;
+}
+
+static int stop_fd(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd == 0) { /* stdin was closed: jvm_limits takes fd 0 for "none" */
+		int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		close(fd);
+		fd = d;
+	}
+	return fd;
 }
 
 static void notice(const struct jvm_step *js, const char *fmt, ...)
@@ -72,12 +97,15 @@ static void notice(const struct jvm_step *js, const char *fmt, ...)
 
 static void fp_notice(struct jvm_step *js, pid_t pid)
 {
+	/* DWARF stacks step over compiled frames by their sizes (jvm/) */
+	if (js->rec->ustack.dwarf && jvm_frames__ready(js->rec->ustack.jvm, (uint32_t)pid))
+		return;
 	if (js->fp_noticed++ || js->quiet)
 		return;
 	fprintf(stderr, "prof record: JVM %d runs without -XX:+PreserveFramePointer: its Java "
 		"stacks stop at the first compiled frame\n", (int)pid);
 	fprintf(stderr, "hint: restart it with -XX:+PreserveFramePointer (costs it a few %%) for "
-		"whole Java stacks\n");
+		"whole Java stacks, or record with --call-graph dwarf\n");
 }
 
 /* Thread.print -> one FULLNAME event per thread still there. */
@@ -89,7 +117,8 @@ static void thread_names(struct jvm_step *js, pid_t pid, const char *dump, size_
 static void ask_jvm(struct jvm_step *js, pid_t pid)
 {
 	struct jvm_limits lim = {.deadline_ms = jvm_deadline(JVM_DEADLINE_MS),
-				 .cancelled = stop_pending};
+				 .cancelled = stop_pending,
+				 .cancel_fd = js->sigfd};
 	struct prof_error err;
 	char *out;
 	size_t len;
@@ -102,13 +131,14 @@ static void ask_jvm(struct jvm_step *js, pid_t pid)
 			 "for JDK 8 to 16, start it with -XX:+UnlockDiagnostic"
 			 "VMOptions -XX:+DumpPerfMapAtExit, or use a perf-map agent");
 	if (r) {
-		notice(js, "%s: Java frames stay unnamed and threads keep kernel names", err.msg);
+		notice(js, "%s%s", err.msg,
+		       r == -ENOEXEC ? "" : ": Java frames stay unnamed and threads keep kernel names");
 		if (err.hint[0] && !js->quiet) {
 			fputs("hint: ", stderr);
 			text_put(stderr, err.hint);
 			fputc('\n', stderr);
 		}
-		if (!jvm_option_set(pid, "-XX:+PreserveFramePointer"))
+		if (r != -ENOEXEC && !jvm_option_set(pid, "-XX:+PreserveFramePointer"))
 			fp_notice(js, pid);
 		return;
 	}
@@ -196,7 +226,7 @@ static size_t candidates(const struct recorder *rec, pid_t **out)
 
 void recorder_jvm_step(struct recorder *rec)
 {
-	struct jvm_step js = {.rec = rec, .quiet = rec->opts->quiet};
+	struct jvm_step js = {.rec = rec, .quiet = rec->opts->quiet, .sigfd = -1};
 	uint64_t t0 = monotonic_ns();
 	pid_t *pids;
 	size_t n = candidates(rec, &pids), i;
@@ -205,7 +235,8 @@ void recorder_jvm_step(struct recorder *rec)
 	for (i = 0; i < n; i++) {
 		int r = pids[i] > 0 ? jvm_is_jvm(pids[i]) : 0;
 
-		if (r == -ESRCH || (r == 0 && kill(pids[i], 0) && errno == ESRCH)) {
+		/* A zombie's maps read empty: it exited too. */
+		if (r == -ESRCH || (r == 0 && pids[i] > 0 && jvm_proc_exited(pids[i]))) {
 			exited_jvm(&js, (uint32_t)pids[i]);
 			continue;
 		}
@@ -219,6 +250,7 @@ void recorder_jvm_step(struct recorder *rec)
 		if (!stopped++) {
 			size_t k;
 
+			js.sigfd = stop_fd();
 			/* Nothing more is sampled: the attach work stays out. */
 			for (k = 0; k < rec->nfds; k++)
 				ioctl(rec->fds[k].fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -227,6 +259,8 @@ void recorder_jvm_step(struct recorder *rec)
 		ask_jvm(&js, pids[i]);
 	}
 	free(pids);
+	if (js.sigfd >= 0)
+		close(js.sigfd);
 	if (!jvms)
 		return;
 	rec_writer__stat(rec->w, "jvm-processes", (uint64_t)jvms);

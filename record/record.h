@@ -105,6 +105,10 @@ struct record_opts {
 	 * no_defer: processed as they come. */
 	uint64_t defer_limit;
 	int no_defer;
+	/* --jit-every: JVMs asked for their JIT maps this often while recording
+	 * (0: the default, JIT_SNAPSHOT_PERIOD_MS; RECORD_JIT_END_ONLY: only
+	 * at the end). */
+	uint64_t jit_every_ns;
 
 	/* prof top (top/): a second sink that follows the writer's stream
 	 * (record/sink.h), and a callback after each drain, given the
@@ -114,6 +118,8 @@ struct record_opts {
 	long (*tick)(void *ctx, uint64_t now_ns);
 	void *tick_ctx;
 };
+
+#define RECORD_JIT_END_ONLY UINT64_MAX
 
 #define RECORD_DEFAULT_DEFER_LIMIT (256ULL << 20)
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "addr-spaces.h"
+#include "jit-snapshots.h"
 #include "lib/keymap.h"
 #include "lib/rec-writer.h"
 #include "perf-events.h"
@@ -75,6 +76,7 @@ struct ustack_rec {
 	uint8_t reg_dwarf[64];  /* i-th register in a sample -> DWARF number */
 	unsigned nregs;
 	struct unwinder *unwinder;
+	struct jvm_frames *jvm; /* interpreted Java frames named (jvm/jvm.h) */
 	unsigned char *queue;   /* struct ustack_entry, chain, stack bytes; ... */
 	size_t len, cap;
 	uint64_t fail[UNWIND_NSTATUS]; /* [UNWIND_OK_ROOT]: unwound to the root */
@@ -157,6 +159,7 @@ struct recorder {
 	struct ustack_rec ustack;
 	struct probe_rec probes; /* -e probes, --alloc (probe-events.c) */
 	struct defer_rec defer;
+	struct jit_snapshots jit; /* JIT maps asked for while recording */
 
 	struct rec_writer *w;
 	/* Where decode.c and stack-intern.c put what they decode: the writer
@@ -288,6 +291,11 @@ int ustack_find_map(void *ctx, uint32_t pid, uint64_t addr, struct unwind_map *m
 /* perf's x86 register number -> the unwinder's (DWARF) number, or -1. */
 int ustack_perf_to_dwarf(int perf_reg);
 void ustack_release(struct recorder *rec);
+/* The symbolizer's options that name the frames the stack walks stored
+ * as Java Method* values (jvm/jvm.h), in *so; NULL when there are none. */
+struct symbolize_opts;
+const struct symbolize_opts *ustack_symbolize_opts(struct recorder *rec,
+						   struct symbolize_opts *so);
 
 /* sched-events.c: --sched. setup finds the tracepoints and fills the
  * attributes (0 or -errno with rec->err filled); open_thread opens the set

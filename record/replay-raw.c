@@ -107,6 +107,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 {
 	struct record_opts opts = {.quiet = 1};
 	struct symbolize_stats ss = {0};
+	struct symbolize_opts so;
 	const char *sym = recording__meta(in, "symbolize");
 	struct recorder rec;
 	int err, cerr;
@@ -138,7 +139,7 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
 	if (!err)
 		err = rec_writer__flush(rec.w);
 	if (!err && !opts.no_symbolize)
-		err = symbolize_recording(rec.w, NULL, &ss);
+		err = symbolize_recording(rec.w, ustack_symbolize_opts(&rec, &so), &ss);
 	else if (!err)
 		err = symbolize_build_ids(rec.w, NULL);
 	if (!err) {

@@ -720,6 +720,12 @@ static int run_loop(struct recorder *rec, uint64_t start)
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
+		{ /* JIT maps asked for while recording */
+			long w = jit_snapshots_tick(rec, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
 		/* Wake for the next flush, so the file lags by at most FLUSH_NS. */
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)
@@ -823,7 +829,7 @@ static void raise_fd_limit(void)
 static int finish(struct recorder *rec, uint64_t start)
 {
 	struct symbolize_stats ss = {0};
-	uint64_t t0 = monotonic_ns(), defer_ns = 0;
+	uint64_t t0 = monotonic_ns(), defer_ns = 0, jvm_ns;
 	int err = 0, deferred = rec->defer.limit != 0; /* set up to defer */
 
 	/* The samples so far become stacks: the JVM step needs the mappings,
@@ -833,7 +839,9 @@ static int finish(struct recorder *rec, uint64_t start)
 		rec->write_err = defer_process(rec);
 	if (deferred)
 		defer_ns = monotonic_ns() - t0;
+	jvm_ns = monotonic_ns();
 	recorder_jvm_step(rec); /* while the JVMs still run */
+	jvm_ns = monotonic_ns() - jvm_ns; /* not sampled: not in the duration */
 	if (rec->child) {
 		/* Duration reached or we were told to stop: end the command
 		 * as perf does, so it does not outlive an interrupted recording. */
@@ -848,12 +856,16 @@ static int finish(struct recorder *rec, uint64_t start)
 	stop_events(rec);
 	recorder_resolve_pending(rec, 0);
 	sched_finish(rec);
-	rec->sum->duration_ns = monotonic_ns() - start - defer_ns;
+	rec->sum->duration_ns = monotonic_ns() - start - defer_ns - jvm_ns;
 	rec->sum->defer_ns = defer_ns;
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
 	if (!rec->opts->no_symbolize && !rec->write_err) {
-		err = symbolize_recording(rec->w, NULL, &ss);
+		struct symbolize_opts so = {0};
+
+		ustack_symbolize_opts(rec, &so); /* leaves so as it is when no JVM */
+		so.jit_timeline = rec->jit.timeline;
+		err = symbolize_recording(rec->w, &so, &ss);
 		if (err)
 			rec->write_err = err;
 		if (ss.kernel_hidden && !rec->opts->quiet)

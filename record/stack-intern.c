@@ -100,12 +100,15 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 	int first_in_context = 1;
 	uint32_t parent = 0, frame, node;
 	uint8_t flags = 0;
+	const struct jit_proc *jp;
+	uint32_t epoch = jit_snapshots__epoch(&rec->jit, pid, time, &jp);
 
 	/* Most samples repeat a call chain seen before (off-CPU stacks nearly
 	 * always do): one lookup instead of one per frame. */
 	if (nr) {
 		chain_hash(pid, ips, nr, &ka, &kb);
 		ka ^= (uint64_t)(trunc + 1) << 62; /* the same chain, cut or not */
+		kb ^= keymap_mix64(epoch); /* its JIT frames differ per epoch */
 		if (keymap__get(&rec->chains, ka, kb, &node)) {
 			if (!keymap__get(&rec->seen_tids, tid, 0, &frame))
 				recorder_seen_thread(rec, pid, tid);
@@ -135,6 +138,9 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 			a--;
 			rec->frame_flags[nframes] |= REC_FRAME_CALLER;
 		}
+		/* JIT code: a frame per epoch (jit-snapshots.h). */
+		if (jp && context == PERF_CONTEXT_USER && a >= jp->lo && a < jp->hi)
+			rec->frame_flags[nframes] |= epoch << REC_FRAME_EPOCH_SHIFT;
 		rec->frame_addr[nframes++] = a;
 		first_in_context = 0;
 	}

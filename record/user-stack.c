@@ -35,7 +35,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "jvm/jvm.h"
 #include "lib/grow.h"
+#include "symbolize/symbolize.h"
 #include "callsite.h"
 
 struct ustack_entry {
@@ -149,7 +151,14 @@ static int ustack_start(struct recorder *rec)
 	};
 
 	u->nregs = reg_order(u->regs_mask, u->reg_dwarf);
-	u->unwinder = unwinder__new(&uo);
+	u->jvm = jvm_frames__new();
+	/* Interpreted frames are stored as their Method*, which only this
+	 * recorder can name: not for a recording symbolized later. */
+	if (!rec->opts->no_symbolize)
+		uo.frame_hook = jvm_frames__frame;
+	uo.frame_step = jvm_frames__step;
+	uo.frame_ctx = u->jvm;
+	u->unwinder = u->jvm ? unwinder__new(&uo) : NULL;
 	if (!u->unwinder || (u->callsite && keymap__init(&u->callsites, 1024))) {
 		snprintf(rec->err->msg, sizeof(rec->err->msg), "out of memory");
 		return -ENOMEM;
@@ -609,10 +618,22 @@ void ustack_write_stats(struct recorder *rec)
 	rec->sum->unwind_ns = u->ns;
 }
 
+const struct symbolize_opts *ustack_symbolize_opts(struct recorder *rec,
+						   struct symbolize_opts *so)
+{
+	if (!rec->ustack.jvm)
+		return NULL;
+	*so = (struct symbolize_opts){.frame_name = jvm_frames__name,
+				      .frame_name_arg = rec->ustack.jvm};
+	return so;
+}
+
 void ustack_release(struct recorder *rec)
 {
 	unwinder__free(rec->ustack.unwinder);
 	rec->ustack.unwinder = NULL;
+	jvm_frames__free(rec->ustack.jvm);
+	rec->ustack.jvm = NULL;
 	free(rec->ustack.queue);
 	rec->ustack.queue = NULL;
 	keymap__release(&rec->ustack.callsites);

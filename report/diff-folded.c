@@ -84,15 +84,18 @@ static struct split split_line(const char *line, size_t len)
 
 int diff_folded__is_two_column(const char *text, size_t len)
 {
-	size_t one = 0, two = 0;
+	size_t two = 0;
 
+	/* One line with a single count decides it: a one-column file is
+	 * known at its first line, not after a scan of all of it. */
 	FOR_EACH_LINE(text, len, line, llen, {
 		struct split sp = split_line(line, llen);
 
-		one += sp.counts >= 1;
+		if (sp.counts == 1)
+			return 0;
 		two += sp.counts == 2;
 	});
-	return two && two == one;
+	return two != 0;
 }
 
 int diff_folded__keep_column(const char *text, size_t len, enum diff_column col, char **out,

@@ -92,6 +92,7 @@ struct prev_frame {
 	const char *s;
 	size_t len;
 	uint32_t id;
+	int clean;     /* kept as it is (profile__frame_scan()) */
 	uint64_t hash; /* of a name to intern */
 };
 
@@ -101,9 +102,25 @@ struct reader {
 	struct prev_frame *cur, *prev;
 	uint32_t *ids;
 	size_t cur_cap, prev_cap, ids_cap, nprev;
+	int in_place; /* the text is p's to keep: names stay in it */
 };
 
 #define ID_UNKNOWN UINT32_MAX
+
+/* memcmp() == 0, the last 8 bytes compared first: distinct names of one
+ * length ("[libc.so.6+0x7f...]") differ at their end, not their start. */
+static inline int same_text(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+
+	if (len >= 8) {
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		if (x != y)
+			return 0;
+	}
+	return !memcmp(a, b, len);
+}
 
 /* Splits the stack text into r->cur; *n gets the frames' count. Frames
  * the memo knows get their id; the index slots of the others are fetched
@@ -119,13 +136,12 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 	int stop = 0;
 
 	for (start = 0; start <= len; start = i + 1) {
-		const char *end = memchr(line + start, ';', len - start);
-		size_t flen;
+		int clean;
+		size_t flen = profile__frame_scan(line + start, len - start, &clean);
 		uint32_t id = ID_UNKNOWN;
 		uint64_t h = 0;
 
-		i = end ? (size_t)(end - line) : len;
-		flen = i - start;
+		i = start + flen;
 		/* Every frame must be non-empty: no leading, trailing or
 		 * double ';'. */
 		if (!flen) {
@@ -142,11 +158,11 @@ static int split_frames(struct profile *p, struct reader *r, const char *line, s
 		 * the last name seen at this depth when the text is the same
 		 * (the text stays in memory, so the memo stays valid). */
 		if (depth < r->nprev && r->prev[depth].len == flen &&
-		    !memcmp(r->prev[depth].s, line + start, flen))
+		    same_text(r->prev[depth].s, line + start, flen))
 			id = r->prev[depth].id;
 		else
 			strtab__prefetch(&p->names, h = hash_bytes(line + start, flen));
-		r->cur[depth++] = (struct prev_frame){line + start, flen, id, h};
+		r->cur[depth++] = (struct prev_frame){line + start, flen, id, clean, h};
 		if (i == len)
 			break;
 	}
@@ -178,7 +194,16 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 		struct prev_frame *f = &r->cur[k];
 
 		if (f->id == ID_UNKNOWN) {
-			err = profile__intern_hashed(p, f->s, f->len, f->hash, &f->id);
+			/* in place, the ';' or blank after it ends it: the
+			 * lines before are done with, this one is split; a
+			 * name made safe is a copy */
+			if (f->clean && r->in_place)
+				((char *)f->s)[f->len] = '\0';
+			err =
+			    !f->clean ? profile__intern(p, f->s, f->len, &f->id)
+			    : r->in_place
+				? strtab__intern_borrowed(&p->names, f->s, f->len, f->hash, &f->id)
+				: strtab__intern_hashed(&p->names, f->s, f->len, f->hash, &f->id);
 			if (err)
 				return err;
 			r->prev[k] = *f;
@@ -199,10 +224,10 @@ static int parse_line(struct profile *p, struct reader *r, const char *line, siz
 	return err ? err : 1;
 }
 
-int profile__from_folded(struct profile *p, const char *text, size_t len,
-			 struct folded_stats *st)
+static int from_folded(struct profile *p, const char *text, size_t len, int in_place,
+		       struct folded_stats *st)
 {
-	struct reader rd = {0};
+	struct reader rd = {.in_place = in_place};
 	size_t pos = 0, lineno = 0;
 	int err = 0;
 
@@ -235,6 +260,17 @@ int profile__from_folded(struct profile *p, const char *text, size_t len,
 	free(rd.prev);
 	free(rd.ids);
 	return err;
+}
+
+int profile__from_folded(struct profile *p, const char *text, size_t len, struct folded_stats *st)
+{
+	return from_folded(p, text, len, 0, st);
+}
+
+int profile__from_folded_in_place(struct profile *p, char *text, size_t len,
+				  struct folded_stats *st)
+{
+	return from_folded(p, text, len, 1, st);
 }
 
 /* ---- sorting and merging ---- */

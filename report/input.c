@@ -377,9 +377,11 @@ static int read_folded(struct profile_input *in)
 	int err;
 
 	in->two_column = diff_folded__is_two_column((const char *)in->data, in->size);
+	/* in->data is the profile's until both are released: it keeps the
+	 * names (a one-column text is not read again) */
 	if (!in->two_column)
-		return profile__from_folded(&in->prof, (const char *)in->data, in->size,
-					    &in->folded);
+		return profile__from_folded_in_place(&in->prof, (char *)in->data, in->size,
+						     &in->folded);
 	err = diff_folded__keep_column((const char *)in->data, in->size, in->column, &text, &len);
 	if (!err)
 		err = profile__from_folded(&in->prof, text, len, &in->folded);

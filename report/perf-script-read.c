@@ -114,6 +114,8 @@ int profile_text__read_rest(int fd, unsigned char **data, size_t *size)
 
 		if (GROW(*data, cap, *size + want))
 			return -ENOMEM;
+		if (want > CHUNK) /* a file's size: all of it is filled */
+			populate_write(*data + *size, want);
 		n = read_some(fd, *data + *size, cap - *size);
 		if (n < 0)
 			return (int)n;

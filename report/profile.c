@@ -82,11 +82,27 @@ int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id)
 	return strtab__intern(&p->names, p->scratch, len, id);
 }
 
-int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id)
+size_t profile__frame_scan(const char *s, size_t len, int *clean)
 {
-	if (name_is_clean(s, len))
-		return strtab__intern_hashed(&p->names, s, len, h, id);
-	return profile__intern(p, s, len, id);
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		if (!word_is_clean(w))
+			break;
+	}
+	for (; i < len && s[i] != ';'; i++) {
+		if (text_is_control((unsigned char)s[i])) {
+			const char *semi = memchr(s + i, ';', len - i);
+
+			*clean = 0;
+			return semi ? (size_t)(semi - s) : len;
+		}
+	}
+	*clean = i > 0;
+	return i;
 }
 
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack)

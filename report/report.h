@@ -96,8 +96,10 @@ static inline const uint32_t *profile__stack_frames(const struct profile *p, uin
  * separates frames), control characters (newline, tab, ...) become '?'.
  * An empty name is stored as "?". 0 or -ENOMEM. */
 int profile__intern(struct profile *p, const char *s, size_t len, uint32_t *id);
-/* The same, given h = hash_bytes(s, len) (a reader that prefetched). */
-int profile__intern_hashed(struct profile *p, const char *s, size_t len, uint64_t h, uint32_t *id);
+/* The length of the frame at s in folded text: up to the first ';', or
+ * len. *clean says whether profile__intern() would keep it as it is (not
+ * empty, no control byte). One pass, eight bytes a step. */
+size_t profile__frame_scan(const char *s, size_t len, int *clean);
 /* Appends a stack of `depth` name ids, root first; *stack gets its index.
  * Does not deduplicate. 0 or -ENOMEM (or -EINVAL when depth is 0). */
 int profile__add_stack(struct profile *p, const uint32_t *names, size_t depth, uint32_t *stack);
@@ -297,6 +299,12 @@ struct folded_stats {
  * line of more than PROFILE_MAX_DEPTH frames. */
 int profile__from_folded(struct profile *p, const char *text, size_t len,
 			 struct folded_stats *st);
+/* The same from text that p may keep: the names stay in it (each frame's
+ * ';' or the blank before the count becomes a NUL), not copied, so text
+ * must outlive p (a reader's whole input: a million distinct names are
+ * 24 MB less to copy and hold). */
+int profile__from_folded_in_place(struct profile *p, char *text, size_t len,
+				  struct folded_stats *st);
 
 /* ---- fractional counts (count-scale.c) ---- */
 

@@ -59,7 +59,7 @@ static int rehash(struct flame_tree *t, size_t want)
 			return -ENOMEM;
 		size *= 2;
 	}
-	slots = calloc(size, sizeof(*slots));
+	slots = calloc_populated(size, sizeof(*slots)); /* probed before written */
 	if (!slots)
 		return -ENOMEM;
 	for (i = 1; i < t->n; i++) {
@@ -272,53 +272,104 @@ int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
 	return 0;
 }
 
-struct order_ctx {
-	const struct flame_tree *t;
-	const struct profile *p;
-	enum svg_sort sort;
+/* A child as sorted: what the comparison needs, gathered next to each
+ * other (through the node and the name table each comparison was three
+ * cache misses a side: 5% of `prof svg` on 30,000 siblings). Keys of
+ * 24 bytes decide nearly all comparisons without the text. */
+struct sort_kid {
+	uint64_t key[3]; /* the name's first 24 bytes, big-endian, 0-padded:
+			  * names share long prefixes ("[libc.so.6+0x7f") */
+	uint64_t total;
+	const char *s;
+	uint32_t node;
 };
 
-static int cmp_kids(const void *a, const void *b, void *arg)
+/* As strcmp() orders the names: the keys hold their bytes up to the first
+ * NUL, so a difference there is strcmp's; equal keys leave the rest to it. */
+static int cmp_alpha(const void *a, const void *b)
 {
-	const struct order_ctx *c = arg;
-	const struct flame_node *x = &c->t->nodes[*(const uint32_t *)a];
-	const struct flame_node *y = &c->t->nodes[*(const uint32_t *)b];
+	const struct sort_kid *x = a, *y = b;
 
-	if (c->sort == SVG_SORT_WEIGHT && x->total != y->total)
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? -1 : 1;
+	return strcmp(x->s, y->s);
+}
+
+static int cmp_weight(const void *a, const void *b)
+{
+	const struct sort_kid *x = a, *y = b;
+
+	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	/* Siblings have distinct names: a total order, so the result is the
-	 * same whatever qsort does with ties. */
-	return strcmp(profile__name(c->p, x->name), profile__name(c->p, y->name));
+	return cmp_alpha(a, b);
+}
+
+static void name_key(uint64_t key[3], const char *s)
+{
+	size_t i;
+
+	key[0] = key[1] = key[2] = 0;
+	for (i = 0; i < 24 && s[i]; i++)
+		key[i / 8] |= (uint64_t)(unsigned char)s[i] << (56 - 8 * (i % 8));
+}
+
+/* Siblings have distinct names: a total order, so the result is the same
+ * whatever qsort does with ties. */
+static void sort_kids(const struct flame_tree *t, const struct profile *p, enum svg_sort sort,
+		      uint32_t *kids, size_t n, struct sort_kid *tmp)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct flame_node *nd = &t->nodes[kids[i]];
+		const char *s = profile__name(p, nd->name);
+
+		name_key(tmp[i].key, s);
+		tmp[i].total = nd->total;
+		tmp[i].s = s;
+		tmp[i].node = kids[i];
+	}
+	qsort(tmp, n, sizeof(*tmp), sort == SVG_SORT_WEIGHT ? cmp_weight : cmp_alpha);
+	for (i = 0; i < n; i++)
+		kids[i] = tmp[i].node;
 }
 
 int flame_tree__order(struct flame_tree *t, const struct profile *p, enum svg_sort sort)
 {
-	struct order_ctx ctx = {t, p, sort};
-	uint32_t *fill;
+	struct sort_kid *tmp = NULL;
+	uint32_t most = 0;
 	size_t i, at = 0;
 
 	t->kids = malloc((t->n ? t->n : 1) * sizeof(*t->kids));
-	fill = malloc((t->n ? t->n : 1) * sizeof(*fill));
-	if (!t->kids || !fill) {
-		free(fill);
+	if (!t->kids)
 		return -ENOMEM;
-	}
 	for (i = 0; i < t->n; i++)
 		t->nodes[i].nkids = 0;
 	for (i = 1; i < t->n; i++)
 		t->nodes[t->nodes[i].parent].nkids++;
+	/* .kids is each group's cursor while it fills, then its start */
 	for (i = 0; i < t->n; i++) {
 		t->nodes[i].kids = (uint32_t)at;
-		fill[i] = (uint32_t)at;
 		at += t->nodes[i].nkids;
+		if (t->nodes[i].nkids > most)
+			most = t->nodes[i].nkids;
 	}
 	for (i = 1; i < t->n; i++)
-		t->kids[fill[t->nodes[i].parent]++] = (uint32_t)i;
-	free(fill);
-	for (i = 0; i < t->n && sort != SVG_SORT_INPUT; i++)
+		t->kids[t->nodes[t->nodes[i].parent].kids++] = (uint32_t)i;
+	for (i = 0; i < t->n; i++)
+		t->nodes[i].kids -= t->nodes[i].nkids;
+	if (sort == SVG_SORT_INPUT || most < 2)
+		return 0;
+	tmp = malloc(most * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	for (i = 0; i < t->n; i++)
 		if (t->nodes[i].nkids > 1)
-			qsort_r(t->kids + t->nodes[i].kids, t->nodes[i].nkids, sizeof(*t->kids),
-				cmp_kids, &ctx);
+			sort_kids(t, p, sort, t->kids + t->nodes[i].kids, t->nodes[i].nkids, tmp);
+	free(tmp);
 	return 0;
 }
 

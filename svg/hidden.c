@@ -21,9 +21,15 @@
  * count_decimals). Both are written as CDATA sections, unescaped: a
  * browser's XML parser takes a section in one piece (about 0.1 s less of
  * the first render of 1M stacks' 13.5 MB table,
- * docs/BENCHMARKS-svg-size.md). Two walks over the hidden frames (names counted, then
- * written): O(hidden frames) time, plus sorting the distinct names, and
- * the encoded bytes (about 3.7 a frame on bench/svg-speed.sh's input). */
+ * docs/BENCHMARKS-svg-size.md). The names' uses are counted in one pass
+ * over the tree's nodes in memory order, then one walk over the hidden
+ * frames writes them, giving each name its line when it first meets it
+ * (the walk's order is the order of first use): O(hidden frames + tree
+ * nodes) time, and the encoded bytes (about 3.7 a frame on
+ * bench/svg-speed.sh's input).
+ * The table's text is not held: svg_hidden__write_names() makes it from
+ * the names' ids when the page is written, 64 KB at a time (a million
+ * distinct names were 26 MB more to hold, fault in and copy). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,23 +79,31 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len)
 	return 0;
 }
 
-/* A distinct name of the hidden frames: its uses, then its line. */
-struct hidden_name {
-	uint32_t id;    /* profile name id */
-	uint32_t first; /* order of first use, for ties */
-	uint64_t uses;
+/* A node's part, as the drawn frames and the count pass set it. */
+enum {
+	NODE_OTHER,  /* neither drawn nor hidden (a count of 0, past a cut) */
+	NODE_OPEN,   /* drawn, its hidden children written */
+	NODE_CUT,    /* drawn in the last row before a cut: none written */
+	NODE_HIDDEN, /* in a hidden subtree: written */
 };
+
+/* e->line[] holds a name's uses until the walk meets it, then this and
+ * its line (uses stay below it: fewer than 2^31 nodes). */
+#define LINE_SET 0x80000000u
 
 struct encoder {
 	const struct flame_tree *t;
 	const struct profile *p;
 	const uint64_t *counts; /* per node, NULL: the tree's totals */
 	struct svg_hidden *h;
-	int emit;               /* 0: count the names' uses; 1: write */
-	uint32_t *ids;          /* profile name id -> index in names[] + 1 */
-	struct hidden_name *names;
-	size_t nnames, names_cap;
-	uint32_t *line;         /* index in names[] -> line of the table */
+	uint32_t *line; /* per profile name id: see LINE_SET */
+	/* The table's lines by uses, most first, as buckets of names with
+	 * the same uses: next[b] is the line the next name of bucket b met
+	 * gets. Bucket of u: most - u, or (vals) u's place in vals[], the
+	 * distinct uses in descending order, when they are too spread. */
+	size_t *next;
+	uint32_t *vals, most;
+	size_t nvals;
 	uint32_t prev; /* depth of the previous frame; the group's drawn one is 0 */
 	struct { uint32_t node, depth; } *todo;
 	size_t todo_cap;
@@ -100,38 +114,42 @@ static uint64_t count_of(const struct encoder *e, uint32_t node)
 	return e->counts ? e->counts[node] : e->t->nodes[node].total;
 }
 
-/* Counts a use of the node's name (first walk), or gives its line
- * (second). 0 or -ENOMEM. */
-static int name_use(struct encoder *e, uint32_t node, uint32_t *line)
+static size_t bucket(const struct encoder *e, uint32_t uses)
 {
-	uint32_t id = e->t->nodes[node].name, k = e->ids[id] - 1;
+	size_t lo = 0, hi = e->nvals;
 
-	if (!e->ids[id]) {
-		if (e->emit || GROW(e->names, e->names_cap, e->nnames + 1))
-			return -ENOMEM; /* a name the first walk did not see: cannot be */
-		k = (uint32_t)e->nnames;
-		e->ids[id] = k + 1;
-		e->names[e->nnames++] = (struct hidden_name){id, k, 0};
+	if (!e->vals)
+		return e->most - uses;
+	while (hi - lo > 1) { /* the last place whose value is >= uses */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->vals[mid] >= uses)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	if (!e->emit) {
-		e->names[k].uses++;
-		*line = 0;
-		return 0;
-	}
-	*line = e->line[k];
-	return 0;
+	return lo;
+}
+
+/* The node's name's line: given the first time the walk meets the name,
+ * the next of its bucket's (ties in order of first use). */
+static uint32_t name_line(struct encoder *e, uint32_t node)
+{
+	uint32_t id = e->t->nodes[node].name, v = e->line[id], l;
+
+	if (v & LINE_SET)
+		return v & ~LINE_SET;
+	l = (uint32_t)e->next[bucket(e, v)]++;
+	e->h->names[l] = id;
+	e->line[id] = l | LINE_SET;
+	return l;
 }
 
 /* Writes 2*UP+2 NAME COUNT, or 2*NAME+1 for a chain's frame. */
 static int put_frame(struct encoder *e, uint32_t node, uint32_t up, int chain)
 {
-	uint32_t line;
+	uint32_t line = name_line(e, node);
 
-	if (name_use(e, node, &line))
-		return -ENOMEM;
-	e->h->frames += !e->emit;
-	if (!e->emit)
-		return 0;
 	if (chain)
 		return put_vlq(&e->h->stream, 2 * (uint64_t)line + 1);
 	if (put_vlq(&e->h->stream, 2 * ((uint64_t)up + 1)) || put_vlq(&e->h->stream, line) ||
@@ -149,8 +167,6 @@ static int encode_subtree(struct encoder *e, uint32_t root)
 		return -ENOMEM;
 	e->todo[ntodo].node = root;
 	e->todo[ntodo++].depth = 1;
-	if (!e->emit)
-		e->h->count += count_of(e, root);
 	while (ntodo) {
 		uint32_t node = e->todo[--ntodo].node, depth = e->todo[ntodo].depth, k;
 		const struct flame_node *nd;
@@ -180,9 +196,9 @@ static int encode_subtree(struct encoder *e, uint32_t root)
 	return 0;
 }
 
-/* One walk over the hidden subtrees, in the drawn frames' order. */
+/* The walk over the hidden subtrees, in the drawn frames' order. */
 static int walk(struct encoder *e, const struct flame_frame *frames, size_t nframes,
-		const uint8_t *drawn, uint32_t cut_row)
+		const uint8_t *part)
 {
 	size_t i, prev = 0;
 
@@ -191,16 +207,22 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 		int open = 0;
 		uint32_t k;
 
-		/* past a cut the rows are left out whole, and the page says so */
-		if (cut_row && frames[i].depth + 1 >= cut_row)
+		if (part[frames[i].node] != NODE_OPEN)
 			continue;
 		for (k = 0; k < nd->nkids; k++) {
 			uint32_t c = e->t->kids[nd->kids + k];
 
-			if (drawn[c] || !count_of(e, c))
+			/* the hidden subtrees' roots are scattered (siblings
+			 * by name, nodes by first line): fetch ahead */
+			if (k + 8 < nd->nkids)
+				__builtin_prefetch(&e->t->nodes[e->t->kids[nd->kids + k + 8]]);
+			if (k + 4 < nd->nkids)
+				__builtin_prefetch(
+				    &e->line[e->t->nodes[e->t->kids[nd->kids + k + 4]].name]);
+			if (part[c] != NODE_HIDDEN)
 				continue;
 			if (!open) {
-				if (e->emit && put_vlq(&e->h->stream, i - prev))
+				if (put_vlq(&e->h->stream, i - prev))
 					return -ENOMEM;
 				e->prev = 0;
 				open = 1;
@@ -209,117 +231,131 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 			if (encode_subtree(e, c))
 				return -ENOMEM;
 		}
-		if (open && e->emit && put_vlq(&e->h->stream, 0))
+		if (open && put_vlq(&e->h->stream, 0))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* The most used names first; ties in order of first use. */
-static int cmp_uses(const void *a, const void *b)
+/* Which nodes are hidden frames, and their names' uses: one pass in the
+ * nodes' order (a parent before its children), the subtrees below drawn
+ * frames that are not past a cut, without frames of count 0 (nor their
+ * children: a count is never above its parent's). 0, or -ENOMEM for a
+ * tree too large for LINE_SET. */
+static int count_uses(struct encoder *e, uint8_t *part, size_t *nnames)
 {
-	const struct hidden_name *x = a, *y = b;
+	const struct flame_tree *t = e->t;
+	size_t i;
 
-	if (x->uses != y->uses)
-		return x->uses > y->uses ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/* The names go into a CDATA section (no escaping: a million distinct
- * names' escaping was a fifth of prof svg's time): a "]]>" in a name is
- * split across two sections, "]]]]><![CDATA[>", which a parser joins
- * back. Rare, so the whole table is searched once. 0 or -ENOMEM. */
-static int cdata_safe(struct svg_buf *b)
-{
-	static const char end[] = "]]>", split[] = "]]]]><![CDATA[>";
-	struct svg_buf out = {0};
-	const char *s = b->s, *e = b->s + b->len, *at;
-
-	if (!memmem(s, b->len, end, 3))
-		return 0;
-	while ((at = memmem(s, (size_t)(e - s), end, 3))) {
-		if (svg_buf__put(&out, s, (size_t)(at - s)) ||
-		    svg_buf__put(&out, split, sizeof(split) - 1)) {
-			free(out.s);
-			return -ENOMEM;
-		}
-		s = at + 3;
-	}
-	if (svg_buf__put(&out, s, (size_t)(e - s))) {
-		free(out.s);
+	if (t->n >= LINE_SET)
 		return -ENOMEM;
+	for (i = 1; i < t->n; i++) {
+		uint8_t up = part[t->nodes[i].parent];
+		uint32_t *uses;
+		uint64_t c;
+
+		if (part[i] || (up != NODE_OPEN && up != NODE_HIDDEN) || !(c = count_of(e, i)))
+			continue;
+		part[i] = NODE_HIDDEN;
+		if (up == NODE_OPEN)
+			e->h->count += c; /* a hidden subtree's root */
+		e->h->frames++;
+		uses = &e->line[t->nodes[i].name];
+		*nnames += !*uses;
+		if (++*uses > e->most)
+			e->most = *uses;
 	}
-	free(b->s);
-	*b = out;
 	return 0;
 }
 
-/* cmp_uses's order by counting: names[] is in order of first use, so a
- * stable sort by uses, most first, is that order. O(names + most uses);
- * 0, or -ENOMEM, or 1 when the uses are too spread for it (qsort then). */
-static int sort_by_uses(struct encoder *e)
+static int cmp_desc(const void *a, const void *b)
 {
-	uint64_t most = 0;
-	size_t i, *start, at = 0;
-	struct hidden_name *out;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	for (i = 0; i < e->nnames; i++)
-		if (e->names[i].uses > most)
-			most = e->names[i].uses;
-	if (most > 4 * (uint64_t)e->nnames + 1024)
-		return 1;
-	start = calloc((size_t)most + 1, sizeof(*start));
-	out = malloc(e->nnames * sizeof(*out));
-	if (!start || !out) {
-		free(start);
-		free(out);
-		return -ENOMEM;
+	return x > y ? -1 : x < y;
+}
+
+/* The buckets' first lines (see struct encoder): by counting, O(names +
+ * most uses), or when the uses are too spread for it, through the
+ * sorted distinct uses. 0 or -ENOMEM. */
+static int first_lines(struct encoder *e, size_t nnames)
+{
+	size_t nids = e->p->names.count, i, b, at = 0, nb;
+
+	if (e->most > 4 * (uint64_t)nnames + 1024) {
+		e->vals = malloc((nnames ? nnames : 1) * sizeof(*e->vals));
+		if (!e->vals)
+			return -ENOMEM;
+		for (i = 0; i < nids; i++)
+			if (e->line[i])
+				e->vals[e->nvals++] = e->line[i];
+		qsort(e->vals, e->nvals, sizeof(*e->vals), cmp_desc);
+		for (i = 0, b = 0; i < e->nvals; i++)
+			if (!b || e->vals[b - 1] != e->vals[i])
+				e->vals[b++] = e->vals[i];
+		e->nvals = b;
 	}
-	for (i = 0; i < e->nnames; i++)
-		start[e->names[i].uses]++;
-	for (i = (size_t)most + 1; i-- > 0;) {
-		size_t k = start[i];
+	nb = e->vals ? e->nvals : (size_t)e->most + 1;
+	e->next = calloc(nb ? nb : 1, sizeof(*e->next));
+	if (!e->next)
+		return -ENOMEM;
+	for (i = 0; i < nids; i++)
+		if (e->line[i])
+			e->next[bucket(e, e->line[i])]++;
+	for (b = 0; b < nb; b++) {
+		size_t k = e->next[b];
 
-		start[i] = at;
+		e->next[b] = at;
 		at += k;
 	}
-	for (i = 0; i < e->nnames; i++)
-		out[start[e->names[i].uses]++] = e->names[i];
-	free(start);
-	free(e->names);
-	e->names = out;
-	e->names_cap = e->nnames;
 	return 0;
 }
 
-/* Sorts the names, writes the table and gives each index its line. */
-static int write_names(struct encoder *e)
+/* Hands a piece of the table to put(), each "]]>" in it split across two
+ * CDATA sections, "]]]]><![CDATA[>", which a parser joins back (rare: a
+ * '>' is looked for, then the "]]" before it). 0 or put()'s error. */
+static int put_cdata(const char *s, size_t len, svg_put_fn put, void *ctx)
 {
-	size_t i, bytes = 0;
-	int r;
+	static const char split[] = "]]]]><![CDATA[>";
+	const char *e = s + len, *gt = s;
+	int err;
 
-	if (e->nnames > 1 && (r = sort_by_uses(e)) < 0)
-		return r;
-	if (e->nnames > 1 && r > 0)
-		qsort(e->names, e->nnames, sizeof(*e->names), cmp_uses);
-	e->line = malloc((e->nnames ? e->nnames : 1) * sizeof(*e->line));
-	if (!e->line)
-		return -ENOMEM;
-	/* the table's size, once: no doubling copies of a large table */
-	for (i = 0; i < e->nnames; i++)
-		bytes += strtab__len(&e->p->names, e->names[i].id) + 1;
-	if (GROW(e->h->names.s, e->h->names.cap, bytes + 1))
-		return -ENOMEM;
-	for (i = 0; i < e->nnames; i++) {
-		uint32_t id = e->names[i].id;
-
-		e->line[e->names[i].first] = (uint32_t)i;
-		if ((i && svg_buf__put(&e->h->names, "\n", 1)) ||
-		    svg_frame_name_text(&e->h->names, profile__name(e->p, id),
-					strtab__len(&e->p->names, id)))
-			return -ENOMEM;
+	while ((gt = memchr(gt, '>', (size_t)(e - gt)))) {
+		if (gt - s >= 2 && gt[-1] == ']' && gt[-2] == ']') {
+			if ((err = put(ctx, s, (size_t)(gt - 2 - s))) ||
+			    (err = put(ctx, split, sizeof(split) - 1)))
+				return err;
+			s = gt + 1;
+		}
+		gt++;
 	}
-	return cdata_safe(&e->h->names);
+	return s < e ? put(ctx, s, (size_t)(e - s)) : 0;
+}
+
+int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p, svg_put_fn put,
+			    void *ctx)
+{
+	struct svg_buf b = {0};
+	size_t i;
+	int err = 0;
+
+	/* Pieces end at a name's end: a "]]>" never spans two, as the '\n'
+	 * between names is none of its bytes. */
+	for (i = 0; i < h->nnames && !err; i++) {
+		uint32_t id = h->names[i];
+
+		if ((i && svg_buf__put(&b, "\n", 1)) ||
+		    svg_frame_name_text(&b, profile__name(p, id), strtab__len(&p->names, id))) {
+			err = -ENOMEM;
+			break;
+		}
+		if (b.len >= SVG_HIDDEN_PIECE || i + 1 == h->nnames) {
+			err = put_cdata(b.s, b.len, put, ctx);
+			b.len = 0;
+		}
+	}
+	free(b.s);
+	return err;
 }
 
 int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const struct profile *p,
@@ -327,34 +363,39 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 		       const uint64_t *counts)
 {
 	struct encoder e = {.t = t, .p = p, .counts = counts, .h = h};
-	uint8_t *drawn = calloc(t->n ? t->n : 1, 1);
-	size_t i;
+	uint8_t *part = calloc(t->n ? t->n : 1, 1);
+	size_t i, nnames = 0;
 	int err = -ENOMEM;
 
 	memset(h, 0, sizeof(*h));
-	e.ids = calloc(p->names.count ? p->names.count : 1, sizeof(*e.ids));
-	if (!drawn || !e.ids)
+	/* read before written: see calloc_populated() */
+	e.line = calloc_populated(p->names.count ? p->names.count : 1, sizeof(*e.line));
+	if (!part || !e.line)
 		goto out;
-	if (svg_buf__put(&h->names, "", 0) || svg_buf__put(&h->stream, "", 0))
+	if (svg_buf__put(&h->stream, "", 0))
 		goto out;
+	/* past a cut the rows are left out whole, and the page says so */
 	for (i = 0; i < nframes; i++)
-		drawn[frames[i].node] = 1;
-	if (walk(&e, frames, nframes, drawn, cut_row) || write_names(&e))
+		part[frames[i].node] =
+		    cut_row && frames[i].depth + 1 >= cut_row ? NODE_CUT : NODE_OPEN;
+	if (count_uses(&e, part, &nnames) || first_lines(&e, nnames))
 		goto out;
-	e.emit = 1;
+	h->names = malloc((nnames ? nnames : 1) * sizeof(*h->names));
+	h->nnames = nnames;
 	/* room for the stream at once: a frame is about 2 + the digits of its
 	 * name's line, or its count's (pages never written cost nothing) */
-	if (GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(e.nnames)) + 16))
+	if (!h->names ||
+	    GROW(h->stream.s, h->stream.cap, h->frames * (4 + vlq_digits(nnames)) + 16))
 		goto out;
-	if (walk(&e, frames, nframes, drawn, cut_row))
+	if (walk(&e, frames, nframes, part))
 		goto out;
 	err = 0;
 out:
-	free(drawn);
+	free(part);
 	free(e.todo);
-	free(e.names);
+	free(e.next);
+	free(e.vals);
 	free(e.line);
-	free(e.ids);
 	if (err)
 		svg_hidden__release(h);
 	return err;
@@ -362,7 +403,7 @@ out:
 
 void svg_hidden__release(struct svg_hidden *h)
 {
-	free(h->names.s);
+	free(h->names);
 	free(h->stream.s);
 	memset(h, 0, sizeof(*h));
 }

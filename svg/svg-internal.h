@@ -133,11 +133,18 @@ int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
 /* The frames a graph does not draw, for the page's search: see hidden.c
  * for the encoding. */
 struct svg_hidden {
-	struct svg_buf names;  /* their distinct names, one a line, as CDATA */
+	uint32_t *names; /* their distinct names' ids, by line of the table */
+	size_t nnames;
 	struct svg_buf stream; /* the subtrees, base-64 VLQ */
 	size_t frames;         /* hidden frames (paths) with a count */
 	uint64_t count;        /* their samples (the hidden subtrees' roots') */
 };
+
+/* Takes `len` bytes of output: 0 or -errno. */
+typedef int (*svg_put_fn)(void *ctx, const char *s, size_t len);
+
+/* The table's text is handed over in pieces of about this many bytes. */
+#define SVG_HIDDEN_PIECE (64 * 1024)
 
 /* Encodes the subtrees under the drawn `frames` that are not drawn, except
  * above row cut_row - 1 when the rows from cut_row were cut (0: no cut).
@@ -146,6 +153,12 @@ struct svg_hidden {
 int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const struct profile *p,
 		       const struct flame_frame *frames, size_t nframes, uint32_t cut_row,
 		       const uint64_t *counts);
+/* Hands the names' table to put(), as the content of one CDATA section:
+ * a name a line, as titles show it (svg_frame_name_text()), unescaped,
+ * each "]]>" split across two sections. Allocates a piece's buffer; 0,
+ * -ENOMEM or put()'s error. */
+int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p, svg_put_fn put,
+			    void *ctx);
 void svg_hidden__release(struct svg_hidden *h);
 
 /* ---- colors (palette.c) ---- */

@@ -115,6 +115,13 @@ long svg_text_clean(struct svg_buf *b, const char *s, size_t len)
 			chars += 8;
 			continue;
 		}
+		/* the tail: the last 8 bytes, some of them seen already */
+		if (len - i < 8 && len >= 8 && printable8(u + len - 8)) {
+			run += len - i;
+			chars += (long)(len - i);
+			i = len;
+			break;
+		}
 		n = utf8_len(u + i, len - i, &cp);
 
 		if (n && cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f) && cp != 0xfffe &&

@@ -13,7 +13,8 @@
  * than the graph can usefully show are cut at a row, with a note (see
  * FLAME_MAX_ROWS), and titles keep the first SVG_MAX_NAME_CHARS of a name.
  * The frames too narrow to draw go to a compact table for the search
- * (hidden.c), and a note says how much they hold. A fluid graph has an
+ * (hidden.c), and a note says how much they hold; its megabytes are
+ * written past libxml2, straight to the file (no escaping to do). A fluid graph has an
  * intrinsic size (SVG_LAYOUT_WIDTH wide, with a viewBox) so that an <img>
  * shows it whole; the script makes it fluid in a browser tab. */
 #include <errno.h>
@@ -46,6 +47,7 @@ struct writer {
 	size_t ncolors, colors_cap;
 	struct keymap color_ids;
 	xmlTextWriterPtr w;
+	FILE *out;	     /* under w: what write_hidden_table() writes straight to */
 	struct svg_buf a, b; /* scratch */
 
 	uint64_t total, units;
@@ -268,6 +270,18 @@ static int write_hidden_note(struct writer *wr)
 	return text_elem(wr, "hidden", NULL, "50%", 0, y, wr->a.s);
 }
 
+/* Past libxml2 (its buffer is flushed first): the table's megabytes go
+ * to the file in large writes, not through its copies of 4 KB. */
+static int put_out(void *ctx, const char *s, size_t len)
+{
+	struct writer *wr = ctx;
+
+	errno = 0;
+	if (fwrite(s, 1, len, wr->out) != len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 /* The hidden frames' table (hidden.c), in two metadata elements the
  * script reads when a search runs, each one CDATA section (hidden.c made
  * the names safe for it): no escaping, and one piece for the parser. */
@@ -283,7 +297,9 @@ static int write_hidden_table(struct writer *wr)
 	if ((err = attr(wr, "id", "hidden-names")))
 		return err;
 	X(libxml.write_raw(wr->w, S("<![CDATA[")));
-	X(libxml.write_raw(wr->w, S(wr->hidden.names.s)));
+	X(libxml.flush(wr->w));
+	if ((err = svg_hidden__write_names(&wr->hidden, wr->p, put_out, wr)))
+		return err;
 	X(libxml.write_raw(wr->w, S("]]>")));
 	X(libxml.end_element(wr->w));
 	X(libxml.write_raw(wr->w, S("\n")));
@@ -291,7 +307,9 @@ static int write_hidden_table(struct writer *wr)
 	if ((err = attr(wr, "id", "hidden-frames")) || (err = attr(wr, "data-decimals", dec)))
 		return err;
 	X(libxml.write_raw(wr->w, S("<![CDATA[")));
-	X(libxml.write_raw(wr->w, S(wr->hidden.stream.s)));
+	X(libxml.flush(wr->w));
+	if ((err = put_out(wr, wr->hidden.stream.s, wr->hidden.stream.len)))
+		return err;
 	X(libxml.write_raw(wr->w, S("]]>")));
 	X(libxml.end_element(wr->w));
 	X(libxml.write_raw(wr->w, S("\n")));
@@ -560,7 +578,7 @@ static int layout(struct writer *wr, const struct profile_line *lines, size_t nl
 int svg__write(const struct profile *p, const struct profile_line *lines, size_t nlines,
 	       const struct svg_opts *o, FILE *out, struct svg_stats *st)
 {
-	struct writer wr = {.p = p, .o = o};
+	struct writer wr = {.p = p, .o = o, .out = out};
 	struct xml_out x = {.f = out};
 	int err;
 

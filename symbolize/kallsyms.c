@@ -34,12 +34,22 @@ struct ksym {
 	uint8_t underscores;
 };
 
+/* For kallsyms__find(): a name, its address and line number. */
+struct ksym_name {
+	uint64_t addr;
+	uint32_t name, seq;
+};
+
 struct kallsyms {
 	struct ksym *syms;
 	size_t nsyms, syms_cap;
 	char *names;
 	size_t names_len, names_cap;
 	int hidden;
+	/* the aliases the address order dropped, and (built at the first
+	 * kallsyms__find) every name in name order */
+	struct ksym_name *aliases, *byname;
+	size_t naliases, aliases_cap, nbyname;
 };
 
 static int hexval(int c)
@@ -149,16 +159,22 @@ static int ksym_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void finish(struct kallsyms *k, uint64_t etext)
+static int finish(struct kallsyms *k, uint64_t etext)
 {
 	struct ksym *s = k->syms;
 	size_t i, n = 0;
 
 	if (k->nsyms)
 		qsort(s, k->nsyms, sizeof(*s), ksym_cmp);
-	for (i = 0; i < k->nsyms; i++)
-		if (!n || s[n - 1].addr != s[i].addr)
+	for (i = 0; i < k->nsyms; i++) {
+		if (!n || s[n - 1].addr != s[i].addr) {
 			s[n++] = s[i];
+			continue;
+		}
+		if (GROW(k->aliases, k->aliases_cap, k->naliases + 1))
+			return -ENOMEM;
+		k->aliases[k->naliases++] = (struct ksym_name){s[i].addr, s[i].name, s[i].seq};
+	}
 	k->nsyms = n;
 	for (i = 0; i < n; i++) {
 		uint64_t end;
@@ -179,6 +195,7 @@ static void finish(struct kallsyms *k, uint64_t etext)
 			end = UINT64_MAX;
 		s[i].end = end;
 	}
+	return 0;
 }
 
 struct kallsyms *kallsyms__load(const char *path)
@@ -230,7 +247,12 @@ struct kallsyms *kallsyms__load(const char *path)
 		k->hidden = 1;
 		k->nsyms = 0;
 	}
-	finish(k, etext);
+	err = -finish(k, etext);
+	if (err) {
+		kallsyms__free(k);
+		errno = err;
+		return NULL;
+	}
 	return k;
 }
 
@@ -240,6 +262,8 @@ void kallsyms__free(struct kallsyms *k)
 		return;
 	free(k->syms);
 	free(k->names);
+	free(k->aliases);
+	free(k->byname);
 	free(k);
 }
 
@@ -269,5 +293,62 @@ int kallsyms__lookup(const struct kallsyms *k, uint64_t addr, const char **name,
 		return 0;
 	*name = k->names + s->name;
 	*sym_off = addr - s->addr;
+	return 1;
+}
+
+/* Name order, then the file's: the first of a name's lines wins. */
+static int name_cmp(const void *pa, const void *pb, void *names)
+{
+	const struct ksym_name *a = pa, *b = pb;
+	int c = strcmp((const char *)names + a->name, (const char *)names + b->name);
+
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int build_byname(struct kallsyms *k)
+{
+	size_t n = k->nsyms + k->naliases;
+
+	k->byname = malloc((n ? n : 1) * sizeof(*k->byname));
+	if (!k->byname)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->nsyms; i++)
+		k->byname[i] = (struct ksym_name){k->syms[i].addr, k->syms[i].name, k->syms[i].seq};
+	if (k->naliases)
+		memcpy(k->byname + k->nsyms, k->aliases, k->naliases * sizeof(*k->aliases));
+	if (n)
+		qsort_r(k->byname, n, sizeof(*k->byname), name_cmp, k->names);
+	k->nbyname = n;
+	return 0;
+}
+
+/* strcmp of the len bytes at name (a NUL-free piece) against s. */
+static int piece_cmp(const char *name, size_t len, const char *s)
+{
+	int c = strncmp(name, s, len);
+
+	return c ? c : -(s[len] != '\0');
+}
+
+int kallsyms__find(struct kallsyms *k, const char *name, size_t len, uint64_t *addr)
+{
+	size_t lo = 0, hi;
+
+	if (!k->byname && build_byname(k))
+		return 0;
+	if (memchr(name, '\0', len))
+		return 0;
+	hi = k->nbyname;
+	while (lo < hi) { /* the first entry not below name */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (piece_cmp(name, len, k->names + k->byname[mid].name) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == k->nbyname || piece_cmp(name, len, k->names + k->byname[lo].name))
+		return 0;
+	*addr = k->byname[lo].addr;
 	return 1;
 }

@@ -231,6 +231,14 @@ int perf_map__lookup(const struct perf_map *m, uint64_t addr, const char **name,
 	return 1;
 }
 
+void perf_map__entry(const struct perf_map *m, size_t i, uint64_t *start, uint64_t *end,
+		     const char **name)
+{
+	*start = m->e[i].start;
+	*end = m->e[i].end;
+	*name = m->names + m->e[i].name;
+}
+
 enum perf_map_verdict perf_map__check(const struct stat *st, uid_t euid, uid_t target_uid)
 {
 	if (!S_ISREG(st->st_mode))

@@ -42,6 +42,10 @@ uint64_t perf_map__cut(const struct perf_map *m);
  * else 0. O(log n). */
 int perf_map__lookup(const struct perf_map *m, uint64_t addr, const char **name,
 		     uint64_t *off);
+/* Entry i (< perf_map__count) in address order: its range and name (owned
+ * by m). */
+void perf_map__entry(const struct perf_map *m, size_t i, uint64_t *start, uint64_t *end,
+		     const char **name);
 
 /* Why a map file was not used. */
 enum perf_map_verdict {

@@ -24,6 +24,7 @@
 
 #include "lib/grow.h"
 #include "lib/keymap.h"
+#include "symbolize/jit-timeline.h"
 #include "symbolize/perf-map.h"
 #include "symbolize/demangle.h"
 #include "symbolize/dwarf.h"
@@ -52,6 +53,8 @@ struct symbolizer {
 	const char *root_prefix; /* NULL: try /proc/PID/root first */
 	const char *debug_dirs;
 	int ids_only; /* symbolize_build_ids(): META entries only */
+	const struct symbolize_opts *opts; /* NULL: none given */
+	struct jit_timeline *timeline; /* maps read while recording, or NULL */
 	struct symbolize_stats st;
 
 	struct keymap jit_index; /* pid -> slot in jits */
@@ -162,22 +165,48 @@ static int jit_map_of(struct symbolizer *s, uint32_t pid, struct perf_map **map)
 	return 0;
 }
 
-/* A user frame outside any file: JIT code, if the process has a map. */
+/* A user frame outside any file: JIT code, if the process has a map. A
+ * frame of a JIT epoch (jit-timeline.h) is named by the snapshot that
+ * closed its epoch, the map read at the end closing the last one, then by
+ * the snapshot that opened it; the map at the end is the last resort, as
+ * for a recording without snapshots. */
 static int jit_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *f)
 {
+	uint32_t epoch = f->flags >> REC_FRAME_EPOCH_SHIFT;
+	enum jit_found found = JIT_NOT_FOUND;
 	struct perf_map *map = NULL;
-	const char *name;
-	uint64_t off;
+	const char *name, *tname = NULL;
+	uint64_t off, toff = 0;
 	int err;
 
 	if (s->ids_only)
 		return 0;
+	/* a caller's frame is stored one byte back, in its call instruction */
+	if (s->opts && s->opts->frame_name && f->pid &&
+	    s->opts->frame_name(s->opts->frame_name_arg, f->pid,
+				f->addr + ((f->flags & REC_FRAME_CALLER) ? 1 : 0), &name)) {
+		s->st.jit_resolved++;
+		return emit_flags(s, id, name, 0, REC_SYMBOL_JIT);
+	}
+	if (s->timeline && f->pid)
+		found = jit_timeline__lookup(s->timeline, f->pid, epoch, f->addr, &tname, &toff);
+	if (found == JIT_AT_END ||
+	    (found && jit_timeline__closed(s->timeline, f->pid, epoch))) {
+		s->st.jit_resolved++;
+		s->st.jit_by_epoch++;
+		return emit_flags(s, id, tname, toff, REC_SYMBOL_JIT);
+	}
 	err = f->pid ? jit_map_of(s, f->pid, &map) : 0;
 	if (err)
 		return err;
 	if (map && perf_map__lookup(map, f->addr, &name, &off)) {
 		s->st.jit_resolved++;
 		return emit_flags(s, id, name, off, REC_SYMBOL_JIT);
+	}
+	if (found) { /* freed during the last epoch */
+		s->st.jit_resolved++;
+		s->st.jit_by_epoch++;
+		return emit_flags(s, id, tname, toff, REC_SYMBOL_JIT);
 	}
 	s->st.unresolved++;
 	return 0;
@@ -513,6 +542,8 @@ static int run(struct rec_writer *w, const struct symbolize_opts *opts,
 	if (opts) {
 		s.root_prefix = opts->root_prefix;
 		s.debug_dirs = opts->debug_dirs;
+		s.opts = opts;
+		s.timeline = opts->jit_timeline;
 	}
 	s.ids_only = ids_only;
 	s.st.frames = nframes;

@@ -70,6 +70,7 @@ size_t elf_symtab__count(const struct elf_symtab *t);
 
 /* ---- the kernel's symbols ---- */
 struct kallsyms;
+struct jit_timeline;
 
 /* Loads `path` (normally /proc/kallsyms). NULL + errno. When every address is
  * 0 (kernel.kptr_restrict), the table is empty and kallsyms__hidden() is 1. */
@@ -79,6 +80,10 @@ int kallsyms__hidden(const struct kallsyms *k);
 /* Returns 1 and sets *name ("func" or "func [module]"), *sym_off; else 0. */
 int kallsyms__lookup(const struct kallsyms *k, uint64_t addr, const char **name,
 		     uint64_t *sym_off);
+/* The other way: the address of the text symbol spelt as the len bytes at
+ * name ("func" or "func [module]"), aliases included; the first in the
+ * file's order when several share it. 1, or 0 when there is none. */
+int kallsyms__find(struct kallsyms *k, const char *name, size_t len, uint64_t *addr);
 
 /* ---- a whole recording ---- */
 struct symbolize_opts {
@@ -89,6 +94,14 @@ struct symbolize_opts {
 	/* Called now and then with the frames done so far (may be NULL). */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
+	/* Names of user frames outside any file that the recorder knows
+	 * itself (jvm/'s interpreted Java frames, stored as their Method*):
+	 * 1 and *name (owned by the callee), else 0. NULL: none. */
+	int (*frame_name)(void *arg, uint32_t pid, uint64_t addr, const char **name);
+	void *frame_name_arg;
+	/* JIT maps read during the recording (jit-timeline.h): frames with a
+	 * JIT epoch are named from them first. NULL: the map at the end only. */
+	struct jit_timeline *jit_timeline;
 };
 
 struct symbolize_stats {
@@ -99,6 +112,7 @@ struct symbolize_stats {
 	int kernel_hidden; /* kernel frames present but kallsyms hid addresses */
 	size_t debuginfo;  /* binaries named through a debug file or MiniDebugInfo */
 	size_t jit_resolved, perf_maps, perf_maps_ignored; /* /tmp/perf-PID.map */
+	size_t jit_by_epoch; /* of jit_resolved: named from a map read during recording */
 	char notice[320];  /* the first perf map ignored and why, or "" */
 };
 

@@ -295,6 +295,8 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 		if (*n >= max)
 			return UNWIND_MAX_FRAMES;
 		pcs[(*n)++] = pc;
+		if (u->opts.frame_hook)
+			u->opts.frame_hook(u->opts.frame_ctx, pid, &cur, stack, &pcs[*n - 1]);
 		/* A return address is just past the call, maybe past the end
 		 * of the function (a call to a noreturn function): look up the
 		 * call instruction. */
@@ -304,7 +306,9 @@ enum unwind_status unwinder__unwind(struct unwinder *u, uint32_t pid,
 		if (!row || row->no_cfi) {
 			if (row)
 				e = UNWIND_NO_CFI;
-			if (fp_step(u, &cur, stack, &next))
+			if ((row || !u->opts.frame_step ||
+			     !u->opts.frame_step(u->opts.frame_ctx, pid, &cur, stack, &next)) &&
+			    fp_step(u, &cur, stack, &next))
 				return e;
 			exact = 0;
 		} else {

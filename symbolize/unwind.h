@@ -77,6 +77,19 @@ struct unwind_opts {
 	 * while it does not, the row found for a (pid, pc) is remembered
 	 * (samples repeat pcs: a hot loop's). NULL: no memo. */
 	const uint64_t *map_generation;
+	/* Called for each frame the walk finds, with the registers the frame
+	 * has (its pc, rsp, and rbp when known) and the stack copy; may
+	 * replace *pc, the value stored for the frame (jvm/'s interpreted
+	 * Java frames are stored as the Method* in them). The walk goes on
+	 * from the real pc. NULL: none. */
+	void (*frame_hook)(void *ctx, uint32_t pid, const struct unwind_regs *r,
+			   const struct unwind_stack *st, uint64_t *pc);
+	/* For a pc in no mapping (JIT code), before trying rbp: 1 and the
+	 * caller's registers in *next when the hook knows the frame (jvm/'s
+	 * compiled Java frames, by their frame sizes), else 0. NULL: none. */
+	int (*frame_step)(void *ctx, uint32_t pid, const struct unwind_regs *r,
+			  const struct unwind_stack *st, struct unwind_regs *next);
+	void *frame_ctx; /* both hooks' */
 };
 
 /* How an unwind ended. */

@@ -65,3 +65,43 @@ setup_file() {
 	got=$(xmllint --xpath "sum($G[starts-with(*[local-name()='title'], '$name (')]/*[local-name()='rect']/@width)" "$out")
 	[ "$got" -eq "$want" ] || { echo "$name: widths $got, folded $want" >&2; return 1; }
 }
+
+@test "distinct names: the hidden names' table holds each hidden name once, ']]>' split, in pieces" {
+	in="$BATS_TEST_TMPDIR/c.folded" out="$BATS_TEST_TMPDIR/c.svg"
+	# 3000 stacks of distinct addresses beside a heavy one, so that
+	# none is drawn; every 7th with a name holding "]]>" (split across two
+	# CDATA sections) and one with '<' and '&' (unescaped there): the
+	# table is near 1 MB, written in pieces of 64 KB, and such names
+	# fall in each.
+	awk 'function rnd() { X = (X * 16807) % 2147483647; return X / 2147483647 }
+	BEGIN {
+		X = 7
+		for (s = 0; s < 3000; s++) {
+			line = "java;start_thread"
+			d = 8 + int(rnd() * 8)
+			for (k = 0; k < d; k++) {
+				line = line sprintf(";[libjvm.so+0x7f%08x]", int(rnd() * 2147483647))
+				if (s % 7 == 0 && k == 3)
+					line = line ";odd]]>name_" s ";a<&b_" s
+			}
+			print line " " (1 + int(rnd() * 50))
+		}
+		print "java;heavy 10000000" # all else too narrow to draw
+	}' >"$in"
+	run "$PROF" svg -i "$in" -o "$out"
+	[ "$status" -eq 0 ]
+	xmllint --noout "$out"
+	xmllint --xpath "string(//*[@id='hidden-names'])" "$out" >"$BATS_TEST_TMPDIR/table"
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/table")" -gt 800000 ]
+	[ -z "$(sort "$BATS_TEST_TMPDIR/table" | uniq -d)" ]
+	# The drawn frames' names and the table's, together: every name of
+	# the input (none has a count of 0), and the table holds no other.
+	xmllint --xpath "//*[@id='frames']/*/*[local-name()='title']/text()" "$out" |
+		sed 's/ ([0-9,]* samples)$//' | grep -vx all >"$BATS_TEST_TMPDIR/drawn"
+	sed 's/ [0-9]*$//' "$in" | tr ';' '\n' | LC_ALL=C sort -u >"$BATS_TEST_TMPDIR/all"
+	cat "$BATS_TEST_TMPDIR/table" "$BATS_TEST_TMPDIR/drawn" | LC_ALL=C sort -u |
+		diff -u "$BATS_TEST_TMPDIR/all" -
+	[ -z "$(LC_ALL=C sort -u "$BATS_TEST_TMPDIR/table" | LC_ALL=C comm -23 - "$BATS_TEST_TMPDIR/all")" ]
+	[ "$(grep -c '^odd]]>name_' "$BATS_TEST_TMPDIR/table")" -eq 429 ]
+	[ "$(grep -c '^a<&b_' "$BATS_TEST_TMPDIR/table")" -eq 429 ]
+}

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "jvm/jvm-internal.h"
 #include "jvm/jvm.h"
 #include "lib/rec-writer.h"
 #include "lib/recording.h"
@@ -218,10 +220,13 @@ static void thread_names_after(struct recording *r, const char *path)
 	/* tid 11: truncated kernel name, later renamed to something else */
 	assert_int_equal(rec_writer__thread(w, REC_THREAD_START, 100, 10, 11, id[1]), 0);
 	assert_int_equal(rec_writer__thread(w, REC_THREAD_NAME, 200, 10, 11, id[2]), 0);
-	/* tid 10: "java" is not a truncation of "main" */
+	/* tid 10: "java" is not a truncation of "main", but the kernel saw no
+	 * rename: the JVM's end-of-recording name wins (the launcher's name
+	 * for the thread Java calls main) */
 	assert_int_equal(rec_writer__thread(w, REC_THREAD_START, 100, 10, 10, id[3]), 0);
 	/* tid 12: a short kernel name, a full name it is a prefix of but not
-	 * the 15-byte truncation */
+	 * the 15-byte truncation, no rename the kernel saw: renamed by another
+	 * thread, the full name wins */
 	assert_int_equal(rec_writer__thread(w, REC_THREAD_START, 100, 10, 12, id[6]), 0);
 	/* tid 11 in another process: not renamed by pid 10's full name */
 	assert_int_equal(rec_writer__thread(w, REC_THREAD_START, 100, 20, 11, id[1]), 0);
@@ -256,9 +261,9 @@ static void test_full_names(void **state)
 		else if (t->pid == 10 && t->tid == 11)
 			assert_string_equal(name, "renamed");
 		else if (t->tid == 10)
-			assert_string_equal(name, "java");
+			assert_string_equal(name, "main");
 		else if (t->tid == 12)
-			assert_string_equal(name, "short");
+			assert_string_equal(name, "shorter-than-15");
 		else
 			assert_string_equal(name, "AsyncAppender-W");
 	}
@@ -289,9 +294,14 @@ static void test_not_a_jvm(void **state)
 #define S(x) ((char *)(x)) /* argv and envp want char *, -Wwrite-strings */
 
 /* A process whose command line and environment hold JVM options (a shell
- * that sleeps: it is never signalled). */
+ * that sleeps: it is never signalled). "sh -s OPTIONS..." reads its script
+ * ("sleep 5") from stdin, so that its arguments are all options, as the
+ * java launcher reads them up to the main class. */
 static pid_t spawn_with(char *const argv[], char *const envp[])
 {
+	posix_spawn_file_actions_t fa;
+	char script[] = "/tmp/test-jvm-sh.XXXXXX";
+	int sfd = mkstemp(script);
 	pid_t pid;
 
 	char path[64], buf[8] = "";
@@ -303,11 +313,17 @@ static pid_t spawn_with(char *const argv[], char *const envp[])
 	 * sleep, which would otherwise hold our stdout open for 5 s. */
 	assert_int_equal(posix_spawnattr_init(&at), 0);
 	assert_int_equal(posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP), 0);
-	assert_int_equal(posix_spawn(&pid, "/bin/sh", NULL, &at, argv, envp), 0);
+	assert_true(sfd >= 0);
+	assert_int_equal(write(sfd, "sleep 5\n", 8), 8);
+	close(sfd);
+	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+	assert_int_equal(posix_spawn_file_actions_addopen(&fa, 0, script, O_RDONLY, 0), 0);
+	assert_int_equal(posix_spawn(&pid, "/bin/sh", &fa, &at, argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
-	/* Until it has exec'ed (its command line is "sh\0-c..."), up to 10 s. */
+	/* Until it has exec'ed (its command line is "sh\0-s..."), up to 10 s. */
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	for (i = 0; i < 1000 && memcmp(buf, "sh\0-c", 5); i++) {
+	for (i = 0; i < 1000 && memcmp(buf, "sh\0-s", 5); i++) {
 		FILE *f = fopen(path, "r");
 
 		memset(buf, 0, sizeof(buf));
@@ -316,16 +332,70 @@ static pid_t spawn_with(char *const argv[], char *const envp[])
 				buf[0] = '\0';
 			fclose(f);
 		}
-		if (memcmp(buf, "sh\0-c", 5))
+		if (memcmp(buf, "sh\0-s", 5))
 			usleep(10000);
 	}
+	unlink(script); /* open as its stdin */
 	return pid;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Options in files: an @argfile (quotes, a comment), a -XX:Flags= file
+ * (applied first: overridden), a -XX:VMOptionsFile=, JDK_JAVA_OPTIONS's
+ * @argfile; options after the main class are the program's; a named file
+ * that cannot be read makes the answer unknown. */
+static void test_option_files(void **state)
+{
+	char *a1[] = {S("sh"), S("-s"), S("--"), S("@/tmp/test-jvm-opts.args"), NULL};
+	char *a2[] = {S("sh"), S("-s"), S("--"), S("-XX:Flags=/tmp/test-jvm-opts.flags"), NULL};
+	char *a3[] = {S("sh"), S("-s"), S("--"), S("-XX:Flags=/tmp/test-jvm-opts.flags"),
+		      S("-XX:VMOptionsFile=/tmp/test-jvm-opts.vm"), NULL};
+	char *a4[] = {S("sh"), S("-s"), S("--"), S("-cp"), S("@x"), S("Main"),
+		      S("-XX:+DisableAttachMechanism"), NULL};
+	char *a5[] = {S("sh"), S("-s"), S("--"), S("@/tmp/test-jvm-opts.missing"), NULL};
+	char *a6[] = {S("sh"), S("-s"), S("--"), NULL};
+	char *env[] = {S("JDK_JAVA_OPTIONS='@/tmp/test-jvm-opts.args'"), NULL};
+	char *none[] = {NULL};
+	pid_t p[6];
+	int i;
+
+	(void)state;
+	write_text("/tmp/test-jvm-opts.args", "# a comment\n-Xmx1g \"-XX:+DisableAttachMechanism\"\n");
+	write_text("/tmp/test-jvm-opts.flags", "# HotSpot's flags file\n+DisableAttachMechanism\n");
+	write_text("/tmp/test-jvm-opts.vm", "-XX:-DisableAttachMechanism -Xss1m\n");
+	p[0] = spawn_with(a1, none);
+	p[1] = spawn_with(a2, none);
+	p[2] = spawn_with(a3, none);
+	p[3] = spawn_with(a4, none);
+	p[4] = spawn_with(a5, none);
+	p[5] = spawn_with(a6, env);
+	assert_int_equal(jvm_option_refuses_attach(p[0]), 1);
+	assert_int_equal(jvm_option_refuses_attach(p[1]), 1);
+	assert_int_equal(jvm_option_refuses_attach(p[2]), 0);
+	assert_int_equal(jvm_option_refuses_attach(p[3]), 0);
+	assert_int_equal(jvm_option_refuses_attach(p[4]), -EIO);
+	assert_int_equal(jvm_option_refuses_attach(p[5]), 1);
+	for (i = 0; i < 6; i++) {
+		kill(-p[i], SIGKILL);
+		waitpid(p[i], NULL, 0);
+	}
+	unlink("/tmp/test-jvm-opts.args");
+	unlink("/tmp/test-jvm-opts.flags");
+	unlink("/tmp/test-jvm-opts.vm");
 }
 
 static void test_option_set(void **state)
 {
-	char *a1[] = {S("sh"), S("-c"), S("sleep 5; :"), S("x"), S("-XX:+PreserveFramePointer"), NULL};
-	char *a2[] = {S("sh"), S("-c"), S("sleep 5; :"), S("x"), S("-XX:+PreserveFramePointer"),
+	char *a1[] = {S("sh"), S("-s"), S("--"), S("-XX:+PreserveFramePointer"), NULL};
+	char *a2[] = {S("sh"), S("-s"), S("--"), S("-XX:+PreserveFramePointer"),
 		      S("-XX:-PreserveFramePointer"), NULL};
 	char *env[] = {S("JAVA_TOOL_OPTIONS=-Xmx1g -XX:+DisableAttachMechanism"),
 		       S("_JAVA_OPTIONS=-XX:-PreserveFramePointer"), NULL};
@@ -385,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_full_names),
 		cmocka_unit_test(test_not_a_jvm),
 		cmocka_unit_test(test_option_set),
+	    cmocka_unit_test(test_option_files),
 		cmocka_unit_test(test_tid_map_self),
 		cmocka_unit_test(test_interpreter_colour),
 	};

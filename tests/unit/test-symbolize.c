@@ -555,6 +555,55 @@ static void test_kallsyms(void **state)
 	kallsyms__free(k);
 }
 
+static void expect_kaddr(struct kallsyms *k, const char *name, uint64_t want)
+{
+	uint64_t addr = 0;
+	int found = kallsyms__find(k, name, strlen(name), &addr);
+
+	if (!want) {
+		if (found)
+			fail_msg("%s found at %#llx", name, (unsigned long long)addr);
+		return;
+	}
+	assert_int_equal(found, 1);
+	assert_int_equal(addr, want);
+}
+
+/* Names to addresses (what prof dump does with /proc/PID/stack), aliases,
+ * module spellings and pieces of names included. */
+static void test_kallsyms_find(void **state)
+{
+	struct kallsyms *k = load_kallsyms_text("kallsyms-find", kallsyms_text);
+	uint64_t addr;
+
+	(void)state;
+	expect_kaddr(k, "local_func", 0xffffffff81000100);
+	expect_kaddr(k, "weak_func", 0xffffffff81000400);
+	/* both names of one address, the one address order dropped too */
+	expect_kaddr(k, "__alias_b", 0xffffffff81000800);
+	expect_kaddr(k, "alias_a", 0xffffffff81000800);
+	expect_kaddr(k, "mod_func [mymod]", 0xffffffffc0001000);
+	expect_kaddr(k, "other_func [othermod]", 0xffffffffc0020000);
+	expect_kaddr(k, "mod_func", 0);        /* a module's needs its module */
+	expect_kaddr(k, "some_data", 0);       /* not text */
+	expect_kaddr(k, "local", 0);           /* a prefix is not a name */
+	expect_kaddr(k, "local_func_more", 0);
+	expect_kaddr(k, "", 0);
+	/* the len bytes only, whatever follows them */
+	assert_int_equal(kallsyms__find(k, "init_func+0x10/0x20", 9, &addr), 1);
+	assert_int_equal(addr, 0xffffffff82000000);
+	assert_int_equal(kallsyms__find(k, "init_func\0x", 11, &addr), 0);
+	kallsyms__free(k);
+	k = load_kallsyms_text("kallsyms-find-dup", "ffffffff81000300 t dup\n"
+						    "ffffffff81000100 t dup\n"
+						    "ffffffff81000200 T other\n");
+	expect_kaddr(k, "dup", 0xffffffff81000300); /* the file's first */
+	kallsyms__free(k);
+	k = load_kallsyms_text("kallsyms-find-empty", "");
+	expect_kaddr(k, "dup", 0);
+	kallsyms__free(k);
+}
+
 static void test_kallsyms_hidden(void **state)
 {
 	struct kallsyms *k = load_kallsyms_text("kallsyms-hidden",
@@ -813,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_find),
 		cmocka_unit_test(test_kallsyms_hidden),
 		cmocka_unit_test(test_kallsyms_errors),
 		cmocka_unit_test(test_kallsyms_proc),
