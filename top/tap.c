@@ -64,8 +64,23 @@ static int tap_thread(void *ctx, uint32_t kind, uint64_t time, uint32_t pid, uin
 			sched_queue(t, time, tid, SCHED_EXIT, 0);
 		return t->err;
 	}
-	if (keymap__set(&t->thread_name, tid, 0, str_of(t, name)) ||
-	    keymap__set(&t->thread_pid, tid, 0, pid))
+	/* Each CPU's ring is read in turn: a new thread's name (COMM) can come
+	 * before its start (FORK, with its creator's name). The latest by
+	 * time wins, as readers of a recording order them. */
+	{
+		uint32_t i;
+		int r = keymap__put(&t->thread_name, tid, 0, (uint32_t)t->nthreads, &i);
+
+		if (r < 0 || (r == 1 && GROW(t->threads, t->threads_cap, t->nthreads + 1)))
+			return fail(t, -ENOMEM);
+		if (r == 1)
+			t->threads[i = (uint32_t)t->nthreads++] = (struct tap_thread){.time = time};
+		if (time >= t->threads[i].time) {
+			t->threads[i].time = time;
+			t->threads[i].name = str_of(t, name);
+		}
+	}
+	if (keymap__set(&t->thread_pid, tid, 0, pid))
 		return fail(t, -ENOMEM);
 	return 0;
 }
@@ -296,6 +311,7 @@ void top_tap__release(struct top_tap *t)
 	keymap__release(&t->sched_index);
 	free(t->sched);
 	free(t->queue);
+	free(t->threads);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -306,9 +322,10 @@ const char *top_tap__str(const struct top_tap *t, uint32_t strs_id)
 
 const char *top_tap__thread_name(const struct top_tap *t, uint32_t tid)
 {
-	uint32_t id = 0;
+	uint32_t i, id = 0;
 
-	keymap__get(&t->thread_name, tid, 0, &id);
+	if (keymap__get(&t->thread_name, tid, 0, &i) && i < t->nthreads)
+		id = t->threads[i].name;
 	return id ? strtab__str(&t->strs, id) : "?";
 }
 

@@ -51,7 +51,12 @@ struct top_tap {
 	size_t frame_names_cap;
 	struct rec_stack_node *nodes; /* by writer id (0: the empty stack) */
 	size_t nnodes, nodes_cap;
-	struct keymap thread_name; /* tid -> strs id */
+	struct keymap thread_name; /* tid -> index in threads */
+	struct tap_thread {
+		uint64_t time;     /* of the name */
+		uint32_t name;     /* strs id */
+	} *threads;
+	size_t nthreads, threads_cap;
 	struct keymap thread_pid;  /* tid -> pid */
 	uint64_t samples;          /* samples counted into the window */
 	/* --sched: each thread's bucket since `since` (sched records) */
