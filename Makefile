@@ -24,10 +24,10 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -fno-omit-frame-pointer $(SANFLAGS)
 # capstone and libxml2 are not linked: prof loads them when a command needs
 # them (lib/dynlib.h); their headers are still needed. The unit tests parse
 # SVG with libxml2 themselves.
-LDLIBS := -lelf -ldw -liberty -lz -ldeflate -llzma -lm -ltraceevent
+LDLIBS := -lelf -ldw -liberty -lz -ldeflate -llzma -lm -ltraceevent -lncursesw
 ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 
-MODULES := lib record symbolize report svg jvm dump
+MODULES := lib record symbolize report svg jvm dump top
 SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 # svg/js/*.js go into the binary as one C string (see below).
 GEN_OBJS := $(BUILD)/svg/flamegraph-js.o

@@ -24,5 +24,6 @@ int cmd_diff(int argc, char **argv, const struct prof_env *env);
 int cmd_probes(int argc, char **argv, const struct prof_env *env);
 int cmd_dump(int argc, char **argv, const struct prof_env *env);
 int cmd_jvm_inspect(int argc, char **argv, const struct prof_env *env);
+int cmd_top(int argc, char **argv, const struct prof_env *env);
 
 #endif

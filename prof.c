@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"record", cmd_record, "sample the stacks of a process or command into a recording"},
 	{"report", cmd_report, "print folded stacks or a top table, filtered like grep"},
 	{"svg", cmd_svg, "draw an interactive flamegraph SVG"},
+	{"top", cmd_top, "a live view of the hottest functions and threads over a rolling window"},
 	{"dump", cmd_dump, "print every thread's stack now, and who holds the locks they wait for"},
 	{"sched", cmd_sched, "chart where threads' time went: on CPU, runnable, sleeping, I/O"},
 	{"annotate", cmd_annotate, "show where a function spends its samples, instruction by instruction"},

@@ -28,7 +28,7 @@ static uint32_t intern(struct recorder *rec, const char *s, size_t len)
 {
 	uint32_t id = 0;
 
-	recorder_note_err(rec, rec_writer__string(rec->w, s, len, &id));
+	recorder_note_err(rec, rec_sink__string(rec->sink, s, len, &id));
 	return id;
 }
 
@@ -38,7 +38,7 @@ int recorder_thread_start(struct recorder *rec, uint64_t time, uint32_t pid, uin
 	uint32_t id = intern(rec, name, strlen(name));
 
 	recorder_note_err(rec, keymap__set(&rec->names, tid, 0, id));
-	recorder_note_err(rec, rec_writer__thread(rec->w, REC_THREAD_START, time, pid, tid, id));
+	recorder_note_err(rec, rec_sink__thread(rec->sink, REC_THREAD_START, time, pid, tid, id));
 	recorder_seen_thread(rec, pid, tid);
 	return rec->write_err;
 }
@@ -53,7 +53,7 @@ int recorder_add_mapping(struct recorder *rec, uint64_t time, uint32_t pid, uint
 	int err;
 
 	m.path = intern(rec, path, strlen(path));
-	err = rec_writer__mapping(rec->w, &m, &id);
+	err = rec_sink__mapping(rec->sink, &m, &id);
 	if (!err)
 		err = addr_spaces__add(&rec->spaces, pid, start, end, id);
 	recorder_note_err(rec, err);
@@ -113,7 +113,7 @@ static void handle_comm(struct recorder *rec, const struct perf_event_header *h)
 	}
 	recorder_note_err(rec, keymap__set(&rec->names, tid, 0, id));
 	recorder_note_err(
-	    rec, rec_writer__thread(rec->w, REC_THREAD_NAME, record_time(h), pid, tid, id));
+	    rec, rec_sink__thread(rec->sink, REC_THREAD_NAME, record_time(h), pid, tid, id));
 	recorder_seen_thread(rec, pid, tid);
 }
 
@@ -134,7 +134,7 @@ static void handle_task(struct recorder *rec, const struct perf_event_header *h)
 		return;
 	if (h->type == PERF_RECORD_EXIT) {
 		recorder_note_err(
-		    rec, rec_writer__thread(rec->w, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
+		    rec, rec_sink__thread(rec->sink, REC_THREAD_EXIT, t.time, t.pid, t.tid, 0));
 		return;
 	}
 	if (t.pid != t.ppid) {
@@ -147,7 +147,7 @@ static void handle_task(struct recorder *rec, const struct perf_event_header *h)
 	recorder_note_err(rec, keymap__set(&rec->names, t.tid, 0, name));
 	recorder_note_err(rec, keymap__set(&rec->forked_tids, t.tid, 0, 1));
 	recorder_note_err(rec,
-			  rec_writer__thread(rec->w, REC_THREAD_START, t.time, t.pid, t.tid, name));
+			  rec_sink__thread(rec->sink, REC_THREAD_START, t.time, t.pid, t.tid, name));
 	recorder_seen_thread(rec, t.pid, t.tid);
 }
 

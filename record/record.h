@@ -13,6 +13,8 @@
 
 #include "lib/prof-error.h"
 
+struct rec_sink;
+
 #define RECORD_DEFAULT_FREQ 99     /* Hz: off the 100 Hz beat of timers */
 #define RECORD_DEFAULT_OUTPUT "prof.data"
 #define RECORD_DEFAULT_RING_PAGES 256 /* 1 MiB per CPU */
@@ -107,6 +109,14 @@ struct record_opts {
 	 * (0: the default, JIT_SNAPSHOT_PERIOD_MS; RECORD_JIT_END_ONLY: only
 	 * at the end). */
 	uint64_t jit_every_ns;
+
+	/* prof top (top/): a second sink that follows the writer's stream
+	 * (record/sink.h), and a callback after each drain, given the
+	 * monotonic time, that returns how soon (ms) it wants to run again
+	 * (-1: no hurry). NULL: none. */
+	const struct rec_sink *tap;
+	long (*tick)(void *ctx, uint64_t now_ns);
+	void *tick_ctx;
 };
 
 #define RECORD_JIT_END_ONLY UINT64_MAX

@@ -22,6 +22,12 @@ int recorder_init(struct recorder *rec, const struct record_opts *opts,
 	rec->sum = sum;
 	rec->err = err;
 	rec->max_stack = 127; /* the kernel's default perf_event_max_stack */
+	rec->writer_sink = rec_sink__writer(&rec->w);
+	rec->sink = &rec->writer_sink;
+	if (opts->tap) {
+		rec_sink_tee__init(&rec->tee, &rec->writer_sink, opts->tap);
+		rec->sink = &rec->tee.sink;
+	}
 	if (addr_spaces__init(&rec->spaces) || keymap__init(&rec->opened_tids, 64) ||
 	    keymap__init(&rec->forked_tids, 64) || keymap__init(&rec->target_pids, 16) ||
 	    keymap__init(&rec->names, 64) || keymap__init(&rec->seen_tids, 64) ||

@@ -16,6 +16,7 @@
 #include "probes.h"
 #include "record.h"
 #include "ring.h"
+#include "sink.h"
 #include "symbolize/unwind.h"
 #include "tracefs.h"
 
@@ -163,6 +164,11 @@ struct recorder {
 	struct jit_snapshots jit; /* JIT maps asked for while recording */
 
 	struct rec_writer *w;
+	/* Where decode.c and stack-intern.c put what they decode: the writer
+	 * (writer_sink), or a tee of it and opts->tap (recorder_init). */
+	const struct rec_sink *sink;
+	struct rec_sink writer_sink;
+	struct rec_sink_tee tee;
 	struct addr_spaces spaces;
 	struct keymap names;       /* tid -> current name string id */
 	struct keymap seen_tids;   /* tid -> 1 */

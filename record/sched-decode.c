@@ -88,7 +88,7 @@ static void name_task(struct recorder *rec, uint64_t time, uint32_t tid, const c
 	if (keymap__get(&rec->sched.task_names, tid, 0, &old) && old == id)
 		return;
 	recorder_note_err(rec, keymap__set(&rec->sched.task_names, tid, 0, id));
-	recorder_note_err(rec, rec_writer__sched(rec->w, time, tid, id, 0, REC_SCHED_TASK, 0));
+	recorder_note_err(rec, rec_sink__sched(rec->sink, time, tid, id, 0, REC_SCHED_TASK, 0));
 }
 
 static void on_switch(struct recorder *rec, const struct sched_head *s, const unsigned char *raw,
@@ -107,7 +107,7 @@ static void on_switch(struct recorder *rec, const struct sched_head *s, const un
 	rec->sched.tp_out[rec->sched.cur] = (struct tp_out){.tid = s->tid, .time = s->time};
 	if (comm.offset + comm.size <= len)
 		name_task(rec, s->time, next, (const char *)raw + comm.offset, comm.size);
-	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, s->tid, next, (uint16_t)s->cpu,
+	recorder_note_err(rec, rec_sink__sched(rec->sink, s->time, s->tid, next, (uint16_t)s->cpu,
 				       REC_SCHED_OUT, state));
 }
 
@@ -136,7 +136,7 @@ static void on_wake(struct recorder *rec, const struct sched_head *s, const unsi
 	if (waker && !keymap__get(&sr->task_names, waker, 0, &dummy) &&
 	    !keymap__get(&rec->names, waker, 0, &dummy))
 		recorder_note_err(rec, keymap__set(&sr->unnamed, waker, 0, 1));
-	recorder_note_err(rec, rec_writer__sched(rec->w, s->time, wakee, waker, (uint16_t)cpu,
+	recorder_note_err(rec, rec_sink__sched(rec->sink, s->time, wakee, waker, (uint16_t)cpu,
 				       REC_SCHED_WAKE, 0));
 }
 
@@ -213,12 +213,12 @@ static void on_switch_record(struct recorder *rec, const struct perf_event_heade
 		if (paired)
 			return;
 		rec->sum->switches++;
-		recorder_note_err(rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu,
+		recorder_note_err(rec, rec_sink__sched(rec->sink, t.time, t.tid, 0, (uint16_t)t.cpu,
 					       REC_SCHED_OUT, REC_STATE_SLEEPING));
 		return;
 	}
 	recorder_note_err(
-	    rec, rec_writer__sched(rec->w, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
+	    rec, rec_sink__sched(rec->sink, t.time, t.tid, 0, (uint16_t)t.cpu, REC_SCHED_IN, 0));
 }
 
 void sched_handle_record(void *ctx, const struct perf_event_header *h)

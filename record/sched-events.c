@@ -531,7 +531,7 @@ void sched_init_state(struct recorder *rec, uint64_t time, pid_t pid, pid_t tid)
 		if (p && p[1] == ' ' && p[2])
 			state = state_of_letter(p[2]);
 	}
-	if (rec_writer__sched(rec->w, time, (uint32_t)tid, 0, 0, REC_SCHED_INIT, state) &&
+	if (rec_sink__sched(rec->sink, time, (uint32_t)tid, 0, 0, REC_SCHED_INIT, state) &&
 	    !rec->write_err)
 		rec->write_err = -ENOMEM;
 }
@@ -554,7 +554,7 @@ static void name_waker(struct recorder *rec, uint64_t tid)
 	if (fgets(name, sizeof(name), f)) {
 		name[strcspn(name, "\n")] = '\0';
 		if (!rec_writer__string(rec->w, name, strlen(name), &id))
-			rec_writer__sched(rec->w, monotonic_ns(), (uint32_t)tid, id, 0,
+			rec_sink__sched(rec->sink, monotonic_ns(), (uint32_t)tid, id, 0,
 					  REC_SCHED_TASK, 0);
 	}
 	fclose(f);

@@ -269,7 +269,7 @@ void sched_snapshot_process(struct recorder *rec, pid_t pid, uint64_t time)
 			continue;
 		s->asleep++;
 		recorder_note_err(
-		    rec, rec_writer__sched(rec->w, time, (uint32_t)tids[i], (uint32_t)tids[i],
+		    rec, rec_sink__sched(rec->sink, time, (uint32_t)tids[i], (uint32_t)tids[i],
 					   (uint16_t)cpu, REC_SCHED_OUT,
 					   state == 'S' ? REC_STATE_SLEEPING : REC_STATE_DISK));
 		add_stack(rec, s, pid, tids[i], time, cpu);

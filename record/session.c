@@ -464,6 +464,13 @@ static int run_loop(struct recorder *rec, uint64_t start, const struct record_ho
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
+		/* Wake when the caller's tick wants to run (prof top). */
+		if (rec->opts->tick) {
+			long w = rec->opts->tick(rec->opts->tick_ctx, now);
+
+			if (w >= 0 && w < timeout_ms)
+				timeout_ms = w;
+		}
 		{ /* JIT maps asked for while recording */
 			long w = jit_snapshots_tick(rec, now);
 

@@ -37,7 +37,7 @@ void recorder_resolve_pending(struct recorder *rec, int flushed)
 		uint32_t m = addr_spaces__find(&rec->spaces, f->pid, f->addr);
 
 		if (m != REC_NO_MAPPING) {
-			rec_writer__frame_set_mapping(rec->w, pf.frame, m);
+			rec_sink__frame_set_mapping(rec->sink, pf.frame, m);
 			continue;
 		}
 		pf.flushes += flushed ? 1 : 0;
@@ -113,7 +113,7 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 			if (!keymap__get(&rec->seen_tids, tid, 0, &frame))
 				recorder_seen_thread(rec, pid, tid);
 			flags = (node & CACHED_TRUNCATED) ? REC_SAMPLE_TRUNCATED : 0;
-			recorder_note_err(rec, rec_writer__sample(rec->w, time, tid,
+			recorder_note_err(rec, rec_sink__sample(rec->sink, time, tid,
 								  node & ~CACHED_TRUNCATED,
 								  (uint16_t)cpu, event, flags));
 			return;
@@ -174,16 +174,16 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 		uint32_t space = (fl & REC_FRAME_KERNEL) ? 0 : pid;
 		uint64_t addr = rec->frame_addr[i];
 
-		if (!rec_writer__frame_lookup(rec->w, space, addr, fl, &frame)) {
+		if (!rec_sink__frame_lookup(rec->sink, space, addr, fl, &frame)) {
 			uint32_t mapping = space ? addr_spaces__find(&rec->spaces, space, addr)
 						 : REC_NO_MAPPING;
 
 			recorder_note_err(
-			    rec, rec_writer__frame(rec->w, space, addr, fl, mapping, &frame));
+			    rec, rec_sink__frame(rec->sink, space, addr, fl, mapping, &frame));
 			if (space && mapping == REC_NO_MAPPING && !rec->write_err)
 				add_pending(rec, frame);
 		}
-		recorder_note_err(rec, rec_writer__stack(rec->w, parent, frame, &node));
+		recorder_note_err(rec, rec_sink__stack(rec->sink, parent, frame, &node));
 		parent = node;
 		rec->last.addr[rec->last.n] = addr;
 		rec->last.flags[rec->last.n] = fl;
@@ -197,5 +197,5 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
 	if (!keymap__get(&rec->seen_tids, tid, 0, &node))
 		recorder_seen_thread(rec, pid, tid);
 	recorder_note_err(
-	    rec, rec_writer__sample(rec->w, time, tid, parent, (uint16_t)cpu, event, flags));
+	    rec, rec_sink__sample(rec->sink, time, tid, parent, (uint16_t)cpu, event, flags));
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-includes.sh: keeps module dependencies pointing one way (docs/STYLE.md,
 # "Modules and the one-way rule"):
-#   lib <- symbolize <- jvm <- record, report <- svg <- commands
+#   lib <- symbolize <- jvm <- record, report <- svg, top <- commands
 # (record/ asks jvm/ for JIT maps and thread names at the end of a recording)
 # and each external library inside the one module that owns it.
 set -eu
@@ -15,7 +15,8 @@ record:lib record symbolize jvm
 jvm:lib symbolize jvm
 report:lib symbolize jvm report
 svg:lib report svg
-dump:lib symbolize jvm report dump"
+dump:lib symbolize jvm report dump
+top:lib symbolize jvm record report top"
 
 echo "$rules" | while IFS=: read -r mod allowed; do
 	[ -d "$mod" ] || continue
@@ -52,5 +53,7 @@ check_lib 'libdeflate.h' symbolize
 check_lib 'libxml' svg
 check_lib 'linux/perf_event.h' record
 check_lib 'traceevent/' record
+check_lib 'curses.h' top
+check_lib 'ncurses' top
 [ $status -eq 0 ] && echo "check-includes: ok"
 exit $status

@@ -12,7 +12,8 @@ libelf-dev libdw-dev libiberty-dev zlib1g-dev libdeflate-dev libtraceevent-dev l
 libcmocka-dev bats perl hyperfine linux-perf elfutils gdb binutils libxml2-utils
 chromium time llvm libc6-dbg golang-go golang-github-google-pprof-dev jq
 systemtap-sdt-dev openjdk-17-jdk-headless rustc redis-server redis-tools
-libjemalloc2 libgoogle-perftools4"
+libjemalloc2 libgoogle-perftools4
+libncurses-dev tmux"
 
 missing=""
 for p in $PACKAGES; do

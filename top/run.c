@@ -1,0 +1,116 @@
+/* run.c: a prof top session (top-internal.h): record/'s engine sampling
+ * the targets, its writer writing to /dev/null (prof top keeps no file),
+ * the tap following it; the engine's tick, after each drain, moves the
+ * window on and prints a block (or drives the terminal view) each
+ * interval, and a last one at the end for the samples since. A block for
+ * interval k is made GRACE_NS after it ends, after
+ * a drain: the samples of its last moments are in. */
+#include "top-internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#define GRACE_NS 20000000ULL /* 20 ms */
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int print_block(struct top *tp)
+{
+	const struct top_opts *o = tp->opts;
+	struct top_view_opts vo = {.intervals = o->window, .threads = 0};
+	struct top_block b = {
+		.opts = o, .wall_ns = clock_ns(CLOCK_REALTIME), .lost = tp->sum.lost + tp->sum.sched_lost,
+		.total = tp->tap.samples,
+	};
+	struct top_snapshot s;
+	int err = top_snapshot__build(&s, &tp->tap, tp->names, &vo, o->freq);
+
+	b.start_ns = tp->tap.win.start_ns + s.first * tp->tap.win.interval_ns;
+	if (!err)
+		err = top_print_block(tp->out, &b, &s);
+	top_snapshot__release(&s);
+	return err;
+}
+
+static long tick(void *ctx, uint64_t now)
+{
+	struct top *tp = ctx;
+	struct window *w = &tp->tap.win;
+	uint64_t idx = now > GRACE_NS ? window__index(w, now - GRACE_NS) : 0;
+	uint64_t next = w->start_ns + (idx + 1) * w->interval_ns + GRACE_NS;
+	int new_interval = idx > tp->last_block;
+	long ms = next > now ? (long)((next - now) / 1000000) + 1 : 1;
+
+	if (tp->tap.err) {
+		record_request_stop();
+		return 0;
+	}
+	top_tap__sched_flush(&tp->tap, 0);
+	if (new_interval) {
+		top_tap__sched_flush(&tp->tap, w->start_ns + idx * w->interval_ns);
+		window__advance(w, idx);
+		tp->last_block = idx;
+	}
+	if (tp->tui) {
+		long t = top_tui__tick(tp, now, new_interval);
+
+		return t < ms ? t : ms;
+	}
+	if (new_interval && !tp->out_err) {
+		tp->out_err = print_block(tp);
+		if (tp->out_err)
+			record_request_stop(); /* the reader went away (EPIPE) */
+	}
+	return ms;
+}
+
+int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
+{
+	int rc;
+
+	tp->names = top_names__new();
+	if (!tp->names || top_tap__init(&tp->tap, clock_ns(CLOCK_MONOTONIC), tp->opts->interval_ns)) {
+		top_names__free(tp->names);
+		top_tap__release(&tp->tap);
+		return prof_error_set(err, -ENOMEM, NULL, "out of memory");
+	}
+	ro->output = "/dev/null";
+	ro->no_symbolize = 1;
+	ro->no_defer = 1;
+	ro->quiet = 1;
+	ro->tap = &tp->tap.sink;
+	ro->tick = tick;
+	ro->tick_ctx = tp;
+	if (tp->want_tui && (rc = top_tui__start(tp))) {
+		top_names__free(tp->names);
+		top_tap__release(&tp->tap);
+		return prof_error_set(err, rc, NULL, "cannot start the terminal view: %s",
+				      strerror(-rc));
+	}
+	rc = record_run(ro, &tp->sum, err);
+	if (tp->tui)
+		top_tui__stop(tp);
+	/* The samples since the last block: a last block, its interval cut
+	 * short by the end. */
+	if (!rc && !tp->want_tui && !tp->out_err && !tp->tap.err) {
+		const struct window_slot *cur = window__slot(&tp->tap.win, tp->tap.win.cur);
+
+		top_tap__sched_flush(&tp->tap, 0);
+		if (cur && (cur->samples || cur->nthreads)) { /* samples, or --sched time */
+			window__advance(&tp->tap.win, tp->tap.win.cur + 1);
+			tp->out_err = print_block(tp);
+		}
+	}
+	if (!rc && tp->tap.err)
+		rc = prof_error_set(err, tp->tap.err, NULL, "out of memory");
+	top_names__free(tp->names);
+	top_tap__release(&tp->tap);
+	return rc;
+}
