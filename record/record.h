@@ -111,12 +111,8 @@ struct record_opts {
 	uint64_t jit_every_ns;
 
 	/* prof top (top/): a second sink that follows the writer's stream
-	 * (record/sink.h), and a callback after each drain, given the
-	 * monotonic time, that returns how soon (ms) it wants to run again
-	 * (-1: no hurry). NULL: none. */
+	 * (record/sink.h). NULL: none. */
 	const struct rec_sink *tap;
-	long (*tick)(void *ctx, uint64_t now_ns);
-	void *tick_ctx;
 };
 
 #define RECORD_JIT_END_ONLY UINT64_MAX
@@ -184,6 +180,10 @@ struct record_tick {
 struct record_hooks {
 	int (*tick)(void *ctx, const struct record_tick *t);
 	int (*stop)(void *ctx);
+	/* Before each wait, given the monotonic time: how soon (ms) the
+	 * caller wants the loop to run again (-1: no hurry); prof top moves
+	 * its window on and draws from here. NULL: none. */
+	long (*next_ms)(void *ctx, uint64_t now_ns);
 	void *ctx;
 	uint32_t interval_ms;
 };

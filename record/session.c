@@ -464,9 +464,9 @@ static int run_loop(struct recorder *rec, uint64_t start, const struct record_ho
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
-		/* Wake when the caller's tick wants to run (prof top). */
-		if (rec->opts->tick) {
-			long w = rec->opts->tick(rec->opts->tick_ctx, now);
+		/* Wake when the caller wants to run (prof top). */
+		if (hooks && hooks->next_ms) {
+			long w = hooks->next_ms(hooks->ctx, now);
 
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;

@@ -1,10 +1,10 @@
 /* run.c: a prof top session (top-internal.h): record/'s engine sampling
  * the targets, its writer writing to /dev/null (prof top keeps no file),
- * the tap following it; the engine's tick, after each drain, moves the
- * window on and prints a block (or drives the terminal view) each
- * interval, and a last one at the end for the samples since. A block for
- * interval k is made GRACE_NS after it ends, after
- * a drain: the samples of its last moments are in. */
+ * the tap following it; the loop's next_ms hook (record_run_hooks), before
+ * each wait, moves the window on and prints a block (or drives the
+ * terminal view) each interval, and a last one at the end for the samples
+ * since. A block for interval k is made GRACE_NS after it ends, after a
+ * drain: the samples of its last moments are in. */
 #include "top-internal.h"
 
 #include <errno.h>
@@ -86,15 +86,13 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 	ro->no_defer = 1;
 	ro->quiet = 1;
 	ro->tap = &tp->tap.sink;
-	ro->tick = tick;
-	ro->tick_ctx = tp;
 	if (tp->want_tui && (rc = top_tui__start(tp))) {
 		top_names__free(tp->names);
 		top_tap__release(&tp->tap);
 		return prof_error_set(err, rc, NULL, "cannot start the terminal view: %s",
 				      strerror(-rc));
 	}
-	rc = record_run(ro, &tp->sum, err);
+	rc = record_run_hooks(ro, &(struct record_hooks){.next_ms = tick, .ctx = tp}, &tp->sum, err);
 	if (tp->tui)
 		top_tui__stop(tp);
 	/* The samples since the last block: a last block, its interval cut
