@@ -99,6 +99,9 @@ last_block_rows() {
 	# samples lost (prof starved on a loaded machine, its rings full) leave
 	# the shares unknown: only the blocks' form is checked then
 	[ "$(jq .lost <<<"$last")" -eq 0 ] || skip "$(jq .lost <<<"$last") samples lost"
+	# what a failure is judged on (bats prints it only then)
+	jq -c '[.samples, [.threads[] | {name, tid, samples}]]' <<<"$last"
+	grep '^cpu ' "$BATS_TEST_TMPDIR/err"
 	for t in alpha beta pool-1 pool-2; do
 		got=$(jq --arg n "$t" '[.threads[] | select(.name == $n) | .samples] | add // 0' <<<"$last")
 		share_ok "$t's share of the window" "$got" "$samples" "$(ratio "$(cpu "$t")" "$cpu_all")"
