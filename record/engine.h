@@ -81,6 +81,7 @@ static inline int rec_engine_on(const struct recorder *rec, size_t k)
 extern const struct rec_engine rec_engine_cpu;
 extern const struct rec_engine rec_engine_probes;
 extern const struct rec_engine rec_engine_sched;
+extern const struct rec_engine rec_engine_jit;
 extern const struct rec_engine rec_engine_defer;
 
 /* perf-limits.c: what the kernel's perf settings allow. read_sysctl: the

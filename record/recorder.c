@@ -45,7 +45,6 @@ void recorder_write_stats(struct recorder *rec, const struct symbolize_stats *ss
 	rec_writer__stat(rec->w, "throttled", s->throttled);
 	rec_writer__stat(rec->w, "threads", s->threads);
 	rec_writer__stat(rec->w, "processes", s->processes);
-	jit_snapshots_write_stats(rec);
 	rec_writer__stat(rec->w, "duration-ns", s->duration_ns);
 	if (s->defer_ns)
 		rec_writer__stat(rec->w, "deferred-processing-ns", s->defer_ns);
@@ -81,7 +80,6 @@ void recorder_release(struct recorder *rec)
 	free(rec->cpus);
 	free(rec->scratch);
 	free(rec->pending);
-	jit_snapshots_release(&rec->jit);
 	for (size_t k = 0; k < rec_nengines; k++)
 		if (rec_engines[k]->release)
 			rec_engines[k]->release(rec);

@@ -471,12 +471,6 @@ static int run_loop(struct recorder *rec, uint64_t start, const struct record_ho
 			if (w >= 0 && w < timeout_ms)
 				timeout_ms = w;
 		}
-		{ /* JIT maps asked for while recording */
-			long w = jit_snapshots_tick(rec, now);
-
-			if (w >= 0 && w < timeout_ms)
-				timeout_ms = w;
-		}
 		/* Wake for the next flush, so the file lags by at most FLUSH_NS. */
 		if (last_flush + FLUSH_NS > now &&
 		    (last_flush + FLUSH_NS - now) / 1000000 < (uint64_t)timeout_ms)
