@@ -91,8 +91,10 @@ static int read_blob(struct window *w, const struct hs_layout *l, uint64_t addr,
 	b->frame_size = i32_at(raw, l->blob_frame_size);
 	b->frame_complete = i32_at(raw, l->blob_frame_complete);
 	if (size <= 0 || (uint64_t)size > room || b->code_begin < addr ||
-	    b->code_end < b->code_begin || b->code_end > addr + (uint64_t)size)
-		return -EBADMSG;
+	    b->code_end < b->code_begin || b->code_end > addr + (uint64_t)size ||
+	    b->frame_size < 0 || b->frame_size > HS_MAX_FRAME_WORDS ||
+	    b->frame_complete < -1 || b->frame_complete > size)
+		return -EBADMSG; /* not a blob, or one being built or freed meanwhile */
 	if (jvm_mem__string(w->m, u64_at(raw, l->blob_name), b->name, sizeof(b->name)) == -EFAULT)
 		return -EBADMSG;
 	if (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod")) {

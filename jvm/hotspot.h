@@ -153,6 +153,7 @@ struct hs_blob {
  * (freed meanwhile) are skipped and counted in *skipped. */
 #define HS_MAX_HEAPS 8
 #define HS_MAX_BLOBS (1u << 22)
+#define HS_MAX_FRAME_WORDS (1 << 16) /* a larger frame size is garbage, not a frame */
 int hs_codecache__each(struct jvm_mem *m, const struct hs_layout *l,
 		       int (*fn)(void *ctx, const struct hs_blob *b), void *ctx, uint64_t *skipped);
 

@@ -295,7 +295,7 @@ int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
 	}
 	if (!e || e->kind == HS_CODE_INTERPRETER || e->frame_size <= 0 ||
-	    e->frame_size > (1 << 16) || compiled_caller(p, e, r, st, &csp, &ra, &fp))
+	    e->frame_size > HS_MAX_FRAME_WORDS || compiled_caller(p, e, r, st, &csp, &ra, &fp))
 		return 0;
 	memset(next, 0, sizeof(*next));
 	next->r[UNWIND_RSP] = csp;
