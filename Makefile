@@ -30,7 +30,7 @@ ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
 MODULES := lib record symbolize report svg jvm dump top
 SRCS := prof.c $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 # svg/js/*.js go into the binary as one C string (see below).
-GEN_OBJS := $(BUILD)/svg/flamegraph-js.o
+GEN_OBJS := $(BUILD)/svg/flamegraph-js.o $(BUILD)/svg/timeline-js.o
 OBJS := $(SRCS:%.c=$(BUILD)/%.o) $(GEN_OBJS)
 LIB_OBJS := $(filter-out $(BUILD)/prof.o,$(OBJS))
 
@@ -65,6 +65,16 @@ $(BUILD)/svg/flamegraph-js.c: $(FLAMEGRAPH_JS) svg/embed-js.awk
 	cat $(FLAMEGRAPH_JS) | awk -f svg/embed-js.awk > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/svg/flamegraph-js.o: $(BUILD)/svg/flamegraph-js.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The timeline page's script (prof svg --timeline), the same way.
+TIMELINE_JS := $(sort $(wildcard svg/timeline-js/*.js))
+$(BUILD)/svg/timeline-js.c: $(TIMELINE_JS) svg/embed-js.awk
+	@mkdir -p $(dir $@)
+	@if grep -l ']]>' $(TIMELINE_JS); then echo "must not contain ]]>" >&2; exit 1; fi
+	cat $(TIMELINE_JS) | awk -v name=svg_timeline_js -f svg/embed-js.awk > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/svg/timeline-js.o: $(BUILD)/svg/timeline-js.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # Example workloads: plain -O1 with frame pointers, never sanitized, so the

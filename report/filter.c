@@ -183,6 +183,8 @@ int profile__filter(struct profile *p, struct profile_filter *f)
 			p->alloc_objects[j] = p->alloc_objects[i];
 			p->alloc_bytes[j] = p->alloc_bytes[i];
 		}
+		if (p->cells)
+			p->cells[j] = p->cells[i];
 		p->entries[j++] = *e;
 		total = total > UINT64_MAX - e->count ? UINT64_MAX : total + e->count;
 	}

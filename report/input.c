@@ -313,6 +313,7 @@ static int build_from_recording(struct profile_input *in)
 	struct profile_build_opts opts = {
 		.by = PROFILE_BY_STACK, .weight = in->weight, .lines = in->lines,
 		.java_signatures = in->java_signatures, .time_order = in->time_order,
+		.cell_ns = in->cell_ns,
 	};
 	uint64_t lost;
 	int err;

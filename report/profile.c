@@ -27,6 +27,7 @@ void profile__release(struct profile *p)
 	free(p->origin);
 	free(p->alloc_objects);
 	free(p->alloc_bytes);
+	free(p->cells);
 	memset(p, 0, sizeof(*p));
 }
 

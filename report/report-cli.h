@@ -141,6 +141,7 @@ struct profile_input {
 	int perf_pids;   /* --pids: roots "comm-PID" */
 	int want_threads; /* the command's output needs threads (pprof, speedscope) */
 	int time_order;   /* --flamechart: a recording in time order (profile_build_opts) */
+	uint64_t cell_ns; /* with time_order: time cells of this many ns (--timeline) */
 	uint64_t loaded_total; /* samples before the filters */
 	struct profile prof;
 	struct profile_filter filter;

@@ -75,6 +75,16 @@ struct profile {
 	 * step with the entries by the filters. NULL otherwise. */
 	uint64_t *alloc_objects, *alloc_bytes;
 	size_t alloc_cap;
+	/* Built with time_order and cell_ns (a timeline, svg/timeline.c): per
+	 * entry, its time cell, (time - cells_origin) / cell_ns, where
+	 * cells_origin is the recording's first CPU sample's time (ns). Kept
+	 * in step with the entries by the filters. NULL otherwise. ncells:
+	 * the cells the recording's CPU samples span, filtered or not (the
+	 * last one's cell + 1). */
+	uint32_t *cells;
+	size_t cells_cap;
+	uint64_t cells_origin;
+	uint32_t ncells;
 };
 
 /* 0 or -ENOMEM. profile__release() frees everything; on a zeroed or
@@ -214,6 +224,10 @@ struct profile_build_opts {
 	 * threads one after the other by their first sample. CPU samples
 	 * only: -EINVAL with another weight or a probe event. */
 	int time_order;
+	/* With time_order: runs are also cut where a sample falls in
+	 * another cell of cell_ns nanoseconds, and each entry's cell is kept
+	 * (profile.cells). 0: no cells. */
+	uint64_t cell_ns;
 };
 
 /* Leaf frames of off-CPU stacks: the state the thread switched out in

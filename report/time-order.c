@@ -7,6 +7,9 @@
  * entries' lines in order, consecutive identical lines merged, as
  * flamegraph.pl --flamechart reads them.
  *
+ * With cell_ns (`prof svg --timeline`), a run also ends where its next
+ * sample is in another time cell, and each entry keeps its cell.
+ *
  * Work: one sort of the CPU samples by (thread, time), O(n log n), 16 bytes
  * a sample; then the builder renders each unique stack once (builder.c). */
 #include "report.h"
@@ -57,12 +60,36 @@ static uint64_t stack2_of(const struct rec_sample_full *s)
 	return (uint64_t)s->stack * 2 + !!(s->flags & REC_SAMPLE_TRUNCATED);
 }
 
+/* A run's cell (profile.cells; 0 without cells). */
+static uint32_t cell_of(const struct builder *b, uint64_t cell_ns, uint64_t time)
+{
+	uint64_t c;
+
+	if (!cell_ns)
+		return 0;
+	c = (time - b->p->cells_origin) / cell_ns;
+	return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+/* Adds a run as an entry, with its cell when cells are kept. */
+static int add_run(struct builder *b, uint64_t cell_ns, uint64_t stack2, uint32_t tkey,
+		   uint64_t count, uint32_t cell)
+{
+	struct profile *p = b->p;
+
+	if (cell_ns && GROW(p->cells, p->cells_cap, p->nentries + 1))
+		return -ENOMEM;
+	if (cell_ns)
+		p->cells[p->nentries] = cell;
+	return builder__add_entry(b, stack2, 0, tkey, count);
+}
+
 /* One lane: an entry per run of samples with the same thread key (the
- * thread's name at the time) and stack. */
-static int walk_lane(struct builder *b, const struct timed *t, size_t n)
+ * thread's name at the time), stack and cell. */
+static int walk_lane(struct builder *b, const struct timed *t, size_t n, uint64_t cell_ns)
 {
 	const struct rec_sample_full *s = b->r->samples;
-	uint32_t tkey = 0, k;
+	uint32_t tkey = 0, k, cell = 0, c;
 	uint64_t stack2 = 0, count = 0;
 	size_t i;
 	int err = 0;
@@ -71,22 +98,24 @@ static int walk_lane(struct builder *b, const struct timed *t, size_t n)
 		err = builder__sample_tkey(b, t[i].tid, t[i].time, &k);
 		if (err)
 			break;
-		if (count && k == tkey && stack2_of(&s[t[i].idx]) == stack2) {
+		c = cell_of(b, cell_ns, t[i].time);
+		if (count && k == tkey && stack2_of(&s[t[i].idx]) == stack2 && c == cell) {
 			count++;
 			continue;
 		}
 		if (count)
-			err = builder__add_entry(b, stack2, 0, tkey, count);
+			err = add_run(b, cell_ns, stack2, tkey, count, cell);
 		tkey = k;
 		stack2 = stack2_of(&s[t[i].idx]);
+		cell = c;
 		count = 1;
 	}
 	if (!err && count)
-		err = builder__add_entry(b, stack2, 0, tkey, count);
+		err = add_run(b, cell_ns, stack2, tkey, count, cell);
 	return err;
 }
 
-static int build(struct builder *b)
+static int build(struct builder *b, uint64_t cell_ns)
 {
 	const struct recording *r = b->r;
 	struct timed *t = malloc((r->nsamples ? r->nsamples : 1) * sizeof(*t));
@@ -99,6 +128,16 @@ static int build(struct builder *b)
 	for (i = 0; i < r->nsamples; i++)
 		if (recording__event_is_cpu(r, r->samples[i].event))
 			t[n++] = (struct timed){r->samples[i].time, r->samples[i].tid, (uint32_t)i};
+	b->p->cells_origin = UINT64_MAX;
+	for (i = 0; i < n; i++)
+		if (t[i].time < b->p->cells_origin)
+			b->p->cells_origin = t[i].time;
+	for (i = 0; i < n && cell_ns; i++) {
+		uint32_t c = cell_of(b, cell_ns, t[i].time);
+
+		if (c >= b->p->ncells)
+			b->p->ncells = c == UINT32_MAX ? c : c + 1;
+	}
 	qsort(t, n, sizeof(*t), cmp_timed);
 	for (i = 0; i < n; i++) {
 		if (i && t[i].tid == t[i - 1].tid) {
@@ -112,7 +151,7 @@ static int build(struct builder *b)
 	qsort(lanes, nlanes, sizeof(*lanes), cmp_lane);
 	err = 0;
 	for (i = 0; i < nlanes && !err; i++)
-		err = walk_lane(b, t + lanes[i].first, lanes[i].n);
+		err = walk_lane(b, t + lanes[i].first, lanes[i].n, cell_ns);
 out:
 	free(lanes);
 	free(t);
@@ -131,7 +170,7 @@ int profile__from_recording_in_time(struct profile *p, const struct recording *r
 	o.by = PROFILE_BY_THREAD; /* a lane per thread */
 	err = builder__init(&b, p, r, &o);
 	if (!err)
-		err = build(&b);
+		err = build(&b, o.cell_ns);
 	builder__release(&b);
 	return err;
 }

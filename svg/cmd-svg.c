@@ -30,6 +30,7 @@ static const char usage_head[] =
 	"                [--include RE]... [--exclude RE]... [--grep RE]...\n"
 	"                [--thread RE]... [--pid N]... [--tid N]... [--ignore-case]\n"
 	"                [--diff [--negate] [--diff-colors self|inclusive] [OLD NEW]]\n"
+	"       prof svg --timeline [-i FILE] [-o OUT.svg] [--threads | --tids] [filters]\n"
 	"\n"
 	"Draws the stacks of a recording or of folded text as a flamegraph: one\n"
 	"self-contained SVG to hover, zoom and search in a browser.\n"
@@ -80,6 +81,9 @@ static const char usage_head[] =
 	"                     before); of a recording, a lane per thread (by first\n"
 	"                     sample), each in its samples' time order; of folded\n"
 	"                     text, the lines as given\n"
+	"  --timeline         a heatmap of a recording's samples, a column per second\n"
+	"                     and a row per fraction of it; drag across cells to see\n"
+	"                     that time range's flamegraph in the page\n"
 	"\n"
 	"differential flamegraph:\n"
 	"  --diff OLD NEW     what changed from OLD to NEW (recordings or folded\n"
@@ -116,6 +120,7 @@ enum {
 	OPT_NEGATE,
 	OPT_DIFF_COLORS,
 	OPT_FLAMECHART,
+	OPT_TIMELINE,
 };
 
 static const struct option long_options[] = {
@@ -140,6 +145,7 @@ static const struct option long_options[] = {
 	{"negate", no_argument, NULL, OPT_NEGATE},
 	{"diff-colors", required_argument, NULL, OPT_DIFF_COLORS},
 	{"flamechart", no_argument, NULL, OPT_FLAMECHART},
+	{"timeline", no_argument, NULL, OPT_TIMELINE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -150,6 +156,7 @@ struct svg_cmd {
 	const char *output;       /* NULL or "-": standard output */
 	const char *palette_file; /* NULL: none */
 	int colors_given;         /* --colors: not the default of the weight */
+	int timeline;             /* --timeline: the heatmap page (timeline.c) */
 	struct svg_palette_map *palette;
 	struct profile_line *lines;
 	size_t nlines;
@@ -264,6 +271,9 @@ static int own_option(void *cmd, int opt, const char *arg)
 	case OPT_FLAMECHART:
 		o->flamechart = 1;
 		break;
+	case OPT_TIMELINE:
+		c->timeline = 1;
+		break;
 	case OPT_COUNTNAME:
 		if (!countname_ok(arg))
 			return cli_usage_error("--countname needs a short name without '(', ')' or "
@@ -352,6 +362,33 @@ static void diff_defaults(struct svg_cmd *c)
 					: "widths: NEW; red: more in NEW, blue: less";
 }
 
+/* --timeline: CPU samples by time, with their cells; the flamegraph
+ * options that shape a single graph do not apply. */
+static int timeline_options(struct svg_cmd *c)
+{
+	const struct svg_opts *o = &c->opts;
+	const char *opt = c->is_diff				? "--diff"
+			  : o->flamechart			? "--flamechart"
+			  : c->in.weight == PROFILE_WEIGHT_OFF_CPU ? "--off-cpu"
+			  : c->in.weight == PROFILE_WEIGHT_WALL	? "--wall"
+			  : c->in.probe.alloc || c->in.probe.malloc ? "--alloc"
+			  : c->in.event_name			? "--event"
+			  : o->inverted				? "--inverted"
+			  : o->reverse				? "--reverse"
+			  : c->palette_file			? "--palette-file"
+			  : o->width				? "--width"
+			  : o->minwidth_unit			? "--minwidth"
+			  : o->sort				? "--sort"
+			  : c->in.lines				? "--lines"
+								: NULL;
+
+	if (opt)
+		return cli_usage_error("--timeline draws CPU samples over time: not with %s", opt);
+	c->in.time_order = 1;
+	c->in.cell_ns = SVG_TIMELINE_CELL_NS;
+	return 0;
+}
+
 static int parse_options(struct svg_cmd *c, int argc, char **argv,
 			 recording_replay_fn replay)
 {
@@ -386,6 +423,8 @@ static int parse_options(struct svg_cmd *c, int argc, char **argv,
 				       "colors show the change");
 	profile_input__options_done(&c->in);
 	if (c->opts.flamechart && (rc = profile_input__flamechart(&c->in)))
+		return rc;
+	if (c->timeline && (rc = timeline_options(c)))
 		return rc;
 	weight_defaults(c);
 	diff_defaults(c);
@@ -563,6 +602,43 @@ static int draw(struct svg_cmd *c)
 	return EXIT_FAIL;
 }
 
+/* --timeline: the heatmap page of a recording. */
+static int draw_timeline(struct svg_cmd *c)
+{
+	const char *freq = recording__meta(&c->in.rec, "frequency");
+	const char *shown = c->output ? c->output : "standard output";
+	struct svg_timeline_stats st;
+	int err;
+
+	if (!c->in.is_recording) {
+		cli_error("--timeline needs a recording (its samples' times); %s is not one",
+			  c->in.shown);
+		return EXIT_FAIL;
+	}
+	err = profile_output__open(&c->out, c->output);
+	if (err) {
+		cli_error("cannot create '%s': %s", c->output, strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = svg__write_timeline(&c->in.prof, c->in.roots, freq ? atof(freq) : 0, &c->opts,
+				  c->out.fp, &st);
+	err = profile_output__close(&c->out, err);
+	if (!err)
+		return 0;
+	if (err == -ENOMEM)
+		cli_error("out of memory drawing the timeline");
+	else if (err == -EINVAL)
+		cli_error("nothing to draw in %s", c->in.shown);
+	else if (err == -E2BIG)
+		cli_error("%s spans more than 1,000,000 seconds, more columns than a timeline "
+			  "draws",
+			  c->in.shown);
+	else
+		cli_error("cannot write the SVG to %s%s%s: %s", c->output ? "'" : "", shown,
+			  c->output ? "'" : "", strerror(-err));
+	return EXIT_FAIL;
+}
+
 static int run(struct svg_cmd *c, int argc, char **argv, const struct prof_env *env)
 {
 	int rc;
@@ -580,6 +656,8 @@ static int run(struct svg_cmd *c, int argc, char **argv, const struct prof_env *
 	rc = check_not_empty(c);
 	if (rc)
 		return rc;
+	if (c->timeline)
+		return draw_timeline(c);
 	chart_subtitle(c);
 	rc = draw(c);
 	if (rc)

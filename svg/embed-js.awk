@@ -3,10 +3,13 @@
 # it), smaller on the way: indentation, empty lines, and comments on lines
 # of their own are dropped (every SVG carries the script). Backslashes,
 # quotes and '?' (no trigraphs) are escaped; one literal per line.
+# -v name=C_NAME (default svg_flamegraph_js) names the string.
 BEGIN {
+	if (name == "")
+		name = "svg_flamegraph_js"
 	print "/* generated from the files of svg/js/ by svg/embed-js.awk: do not edit */"
-	print "extern const char svg_flamegraph_js[];"
-	print "const char svg_flamegraph_js[] ="
+	print "extern const char " name "[];"
+	print "const char " name "[] ="
 }
 { sub(/^[ \t]+/, "") }
 incomment { if (index($0, "*/")) incomment = 0; next }

@@ -39,7 +39,7 @@
 
 static const char VLQ_DIGITS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static int put_vlq(struct svg_buf *b, uint64_t v)
+int svg_buf__vlq(struct svg_buf *b, uint64_t v)
 {
 	char d[16];
 	size_t n = 0;
@@ -151,9 +151,9 @@ static int put_frame(struct encoder *e, uint32_t node, uint32_t up, int chain)
 	uint32_t line = name_line(e, node);
 
 	if (chain)
-		return put_vlq(&e->h->stream, 2 * (uint64_t)line + 1);
-	if (put_vlq(&e->h->stream, 2 * ((uint64_t)up + 1)) || put_vlq(&e->h->stream, line) ||
-	    put_vlq(&e->h->stream, count_of(e, node)))
+		return svg_buf__vlq(&e->h->stream, 2 * (uint64_t)line + 1);
+	if (svg_buf__vlq(&e->h->stream, 2 * ((uint64_t)up + 1)) || svg_buf__vlq(&e->h->stream, line) ||
+	    svg_buf__vlq(&e->h->stream, count_of(e, node)))
 		return -ENOMEM;
 	return 0;
 }
@@ -222,7 +222,7 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 			if (part[c] != NODE_HIDDEN)
 				continue;
 			if (!open) {
-				if (put_vlq(&e->h->stream, i - prev))
+				if (svg_buf__vlq(&e->h->stream, i - prev))
 					return -ENOMEM;
 				e->prev = 0;
 				open = 1;
@@ -231,7 +231,7 @@ static int walk(struct encoder *e, const struct flame_frame *frames, size_t nfra
 			if (encode_subtree(e, c))
 				return -ENOMEM;
 		}
-		if (open && put_vlq(&e->h->stream, 0))
+		if (open && svg_buf__vlq(&e->h->stream, 0))
 			return -ENOMEM;
 	}
 	return 0;

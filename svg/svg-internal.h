@@ -57,6 +57,10 @@ int flame_tree__build_chart(struct flame_tree *t, const struct profile *p,
 int flame_tree__accumulate(const struct flame_tree *t, const struct profile *p,
 			   const struct profile_line *lines, size_t nlines, int reverse,
 			   const uint64_t *counts, uint64_t *sums);
+/* The node of the line's last frame (the deepest of its path in the
+ * tree, not reversed) into *node. 0 or -ENOMEM. */
+int flame_tree__leaf(const struct flame_tree *t, const struct profile *p,
+		     const struct profile_line *line, uint32_t *node);
 /* Groups and sorts every node's children (SVG_SORT_ALPHA: bytewise by
  * name; SVG_SORT_WEIGHT: total descending, then name; SVG_SORT_INPUT: in
  * the order they were made). 0 or -ENOMEM. */
@@ -126,6 +130,10 @@ int svg_buf__num(struct svg_buf *b, double v, int decimals);
  * larger for each (the folded text and `prof report` keep it whole). */
 #define SVG_MAX_NAME_CHARS 4096
 
+/* Appends v as base-64 VLQ digits (source maps' A-Za-z0-9+/, 5 bits
+ * each, 32 set when more follow). 0 or -ENOMEM. */
+int svg_buf__vlq(struct svg_buf *b, uint64_t v);
+
 /* Appends a frame's name as titles show it: made safe (svg_text_clean())
  * and cut to SVG_MAX_NAME_CHARS. 0 or -ENOMEM. */
 int svg_frame_name_text(struct svg_buf *b, const char *name, size_t len);
@@ -160,6 +168,41 @@ int svg_hidden__encode(struct svg_hidden *h, const struct flame_tree *t, const s
 int svg_hidden__write_names(const struct svg_hidden *h, const struct profile *p, svg_put_fn put,
 			    void *ctx);
 void svg_hidden__release(struct svg_hidden *h);
+
+/* ---- the timeline (timeline-model.c, timeline.c) ---- */
+
+/* The profile's cells are 1/TL_FINE_PER_SEC s (profile_build_opts.cell_ns);
+ * the heatmap's rows are whole numbers of them. */
+#define TL_FINE_PER_SEC 100
+#define TL_MAX_ROWS 50       /* rows of a column at most (FlameScope's 20 ms) */
+#define TL_MAX_CELLS 1000000 /* columns x rows: fewer rows for long recordings */
+#define TL_MAX_FRAMES 250000 /* frames of the merged tree (deepest rows cut) */
+#define TL_MAX_PAIRS 2500000 /* (group, frame) pairs: wider groups past it */
+
+struct tl_model {
+	uint32_t columns, rows, cell_ms; /* a column is a second */
+	uint64_t *counts; /* per cell (column * rows + row): samples */
+	uint64_t total, max;
+	uint32_t group, ngroups; /* cells per group of the stack table; groups */
+	struct flame_tree tree;
+	struct flame_frame *frames; /* every frame, depth-first; [0] is "all" */
+	size_t nframes;
+	struct flame_cut cut;
+	struct svg_hidden names;    /* only names/nnames: the frames' names, a line each */
+	struct svg_buf frames_vlq;  /* per frame after the root: UP, name line */
+	struct svg_buf groups_vlq;  /* per group: N, then N times frame delta, count */
+	size_t npairs;
+};
+
+/* Aggregates `p` (built with time_order and cell_ns = 1 s /
+ * TL_FINE_PER_SEC, filtered) for the page; roots: the thread root frames
+ * (profile__lines()); hz: the sampling rate (0: unknown), which sets the
+ * rows (FlameScope's 50 at 99 Hz and up, fewer below). Allocates; 0,
+ * -ENOMEM, -EINVAL (no cells or no samples), -E2BIG (longer than
+ * TL_MAX_CELLS seconds). tl_model__release() either way. */
+int tl_model__build(struct tl_model *m, struct profile *p, enum profile_thread_root roots,
+		    double hz);
+void tl_model__release(struct tl_model *m);
 
 /* ---- colors (palette.c) ---- */
 
@@ -209,5 +252,6 @@ int svg_diff_frames__describe(const struct svg_diff_frames *df, uint32_t node, s
 /* ---- the script (generated from the files of svg/js/) ---- */
 
 extern const char svg_flamegraph_js[];
+extern const char svg_timeline_js[]; /* svg/timeline-js/, the timeline page's */
 
 #endif

@@ -105,6 +105,28 @@ struct svg_stats {
 int svg__write(const struct profile *p, const struct profile_line *lines, size_t nlines,
 	       const struct svg_opts *o, FILE *out, struct svg_stats *st);
 
+/* ---- the timeline (timeline.c) ---- */
+
+/* The profile's cells for svg__write_timeline(): profile_build_opts.cell_ns. */
+#define SVG_TIMELINE_CELL_NS 10000000ull
+
+struct svg_timeline_stats {
+	uint32_t columns, rows, cell_ms;
+	uint32_t group_ms; /* the flamegraph's time resolution */
+	size_t frames, pairs;
+	uint64_t total, max;
+};
+
+/* Writes the timeline page of `p` (built in time order with cells of
+ * SVG_TIMELINE_CELL_NS, filtered): a heatmap of samples, a column per
+ * second and a row per fraction of it, whose selected ranges the page's
+ * script draws as flamegraphs (docs/prof-svg.md, Timeline). Uses o's
+ * title, subtitle, font, font size, countname. roots: thread root frames;
+ * hz: the sampling rate (0: unknown). 0, -ENOMEM, -EINVAL (nothing to
+ * draw), -E2BIG (over 1,000,000 s), or -errno of the failed write. */
+int svg__write_timeline(struct profile *p, enum profile_thread_root roots, double hz,
+			const struct svg_opts *o, FILE *out, struct svg_timeline_stats *st);
+
 /* ---- differential flamegraphs (diff-lines.c) ---- */
 
 struct profile_diff;
