@@ -181,6 +181,7 @@ void svg_hidden__release(struct svg_hidden *h);
 
 struct tl_model {
 	uint32_t columns, rows, cell_ms; /* a column is a second */
+	uint64_t origin_ns; /* the time of cell 0's start (profile.cells_origin) */
 	uint64_t *counts; /* per cell (column * rows + row): samples */
 	uint64_t total, max;
 	uint32_t group, ngroups; /* cells per group of the stack table; groups */

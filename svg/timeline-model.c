@@ -342,6 +342,7 @@ int tl_model__build(struct tl_model *m, struct profile *p, enum profile_thread_r
 	if (seconds > TL_MAX_CELLS)
 		return -E2BIG;
 	m->columns = (uint32_t)seconds;
+	m->origin_ns = p->cells_origin;
 	m->rows = pick_rows(m->columns, hz);
 	m->cell_ms = 1000 / m->rows;
 	err = profile__lines(p, &fo, &lines, &nlines);

@@ -199,6 +199,7 @@ static int write_head(struct tl_writer *tw)
 	    (err = attr_u64(tw, "data-columns", m->columns)) ||
 	    (err = attr_u64(tw, "data-rows", m->rows)) ||
 	    (err = attr_u64(tw, "data-cell-ms", m->cell_ms)) ||
+	    (err = attr_u64(tw, "data-origin-ns", m->origin_ns)) ||
 	    (err = attr_u64(tw, "data-group", m->group)) ||
 	    (err = attr_u64(tw, "data-total", m->total)) ||
 	    (err = attr_u64(tw, "data-max", m->max)) ||

@@ -25,7 +25,7 @@ command -v node >/dev/null 2>&1 || bail "node not found (make deps)"
 	bail "tests/browser/node_modules missing (make deps runs npm ci --prefix tests/browser)"
 # node's TAP reporter (node >= 18.15); no --test-timeout (node 20.11+ only):
 # every browser action has playwright's own 30 s timeout.
-[ $# -gt 0 ] || set -- "$here/flamegraph.test.mjs"
+[ $# -gt 0 ] || set -- "$here/flamegraph.test.mjs" "$here/timeline.test.mjs"
 # Node's YAML diagnostics (a failure's message, its stack) become "#" lines:
 # prove's YAML reader refuses some of node's (a stack line stopped it once,
 # and with it every test after), and comments reach the console filter.
