@@ -28,14 +28,6 @@ const enum sched_bucket sched_sw_bucket[SCHED_SW_N] = {
 
 const char *const sched_sw_key[SCHED_SW_N] = {"R", "S", "D", "other"};
 
-#define X(call)                                                                                    \
-	do {                                                                                       \
-		if ((call) < 0)                                                                    \
-			return -EIO;                                                               \
-	} while (0)
-
-#define S(str) ((const xmlChar *)(str))
-
 int ch_start(struct chart *c, const char *elem)
 {
 	X(libxml.start_element(c->w, S(elem)));

@@ -25,14 +25,6 @@
 #include "svg/svg-internal.h"
 #include "svg/xml-out.h"
 
-#define X(call)                                                                                    \
-	do {                                                                                       \
-		if ((call) < 0)                                                                    \
-			return -EIO;                                                               \
-	} while (0)
-
-#define S(str) ((const xmlChar *)(str))
-
 /* The heatmap's colors: no samples, then from one sample to the most of
  * a cell, linearly (the script uses the same ends; the legend is the
  * gradient between them). */
@@ -100,26 +92,9 @@ static int put_out(void *ctx, const char *s, size_t len)
 	return 0;
 }
 
-/* <metadata id=ID><![CDATA[ what `body` writes ]]></metadata> */
-static int metadata(struct tl_writer *tw, const char *id, int (*body)(struct tl_writer *tw))
+static int cells_body(void *ctx)
 {
-	int err;
-
-	X(libxml.start_element(tw->w, S("metadata")));
-	if ((err = attr(tw, "id", id)))
-		return err;
-	X(libxml.write_raw(tw->w, S("<![CDATA[")));
-	X(libxml.flush(tw->w));
-	if ((err = body(tw)))
-		return err;
-	X(libxml.write_raw(tw->w, S("]]>")));
-	X(libxml.end_element(tw->w));
-	X(libxml.write_raw(tw->w, S("\n")));
-	return 0;
-}
-
-static int cells_body(struct tl_writer *tw)
-{
+	struct tl_writer *tw = ctx;
 	const struct tl_model *m = tw->m;
 	uint32_t col, row;
 	int err;
@@ -146,18 +121,24 @@ static int cells_body(struct tl_writer *tw)
 	return 0;
 }
 
-static int names_body(struct tl_writer *tw)
+static int names_body(void *ctx)
 {
+	struct tl_writer *tw = ctx;
+
 	return svg_hidden__write_names(&tw->m->names, tw->p, put_out, tw);
 }
 
-static int frames_body(struct tl_writer *tw)
+static int frames_body(void *ctx)
 {
+	struct tl_writer *tw = ctx;
+
 	return put_out(tw, tw->m->frames_vlq.s, tw->m->frames_vlq.len);
 }
 
-static int groups_body(struct tl_writer *tw)
+static int groups_body(void *ctx)
 {
+	struct tl_writer *tw = ctx;
+
 	return put_out(tw, tw->m->groups_vlq.s, tw->m->groups_vlq.len);
 }
 
@@ -261,10 +242,11 @@ static int write_page(struct tl_writer *tw)
 {
 	int err;
 
-	if ((err = write_head(tw)) || (err = metadata(tw, "tl-cells", cells_body)) ||
-	    (err = metadata(tw, "tl-names", names_body)) ||
-	    (err = metadata(tw, "tl-frames", frames_body)) ||
-	    (err = metadata(tw, "tl-groups", groups_body)))
+	if ((err = write_head(tw)) ||
+	    (err = xml_out__cdata_metadata(tw->w, "tl-cells", NULL, NULL, cells_body, tw)) ||
+	    (err = xml_out__cdata_metadata(tw->w, "tl-names", NULL, NULL, names_body, tw)) ||
+	    (err = xml_out__cdata_metadata(tw->w, "tl-frames", NULL, NULL, frames_body, tw)) ||
+	    (err = xml_out__cdata_metadata(tw->w, "tl-groups", NULL, NULL, groups_body, tw)))
 		return err;
 	X(libxml.end_element(tw->w));
 	X(libxml.end_document(tw->w));

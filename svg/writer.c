@@ -138,15 +138,6 @@ static int assign_colors(struct writer *wr)
 	return 0;
 }
 
-/* Every libxml2 writer call returns < 0 on failure. */
-#define X(call)                                                                                    \
-	do {                                                                                       \
-		if ((call) < 0)                                                                    \
-			return -EIO;                                                               \
-	} while (0)
-
-#define S(str) ((const xmlChar *)(str))
-
 static int attr(struct writer *wr, const char *name, const char *value)
 {
 	X(libxml.write_attribute(wr->w, S(name), S(value)));
@@ -282,6 +273,20 @@ static int put_out(void *ctx, const char *s, size_t len)
 	return 0;
 }
 
+static int hidden_names_body(void *ctx)
+{
+	struct writer *wr = ctx;
+
+	return svg_hidden__write_names(&wr->hidden, wr->p, put_out, wr);
+}
+
+static int hidden_frames_body(void *ctx)
+{
+	struct writer *wr = ctx;
+
+	return put_out(wr, wr->hidden.stream.s, wr->hidden.stream.len);
+}
+
 /* The hidden frames' table (hidden.c), in two metadata elements the
  * script reads when a search runs, each one CDATA section (hidden.c made
  * the names safe for it): no escaping, and one piece for the parser. */
@@ -293,27 +298,11 @@ static int write_hidden_table(struct writer *wr)
 	snprintf(dec, sizeof(dec), "%u", wr->p->count_decimals);
 	if (!wr->hidden.frames)
 		return 0;
-	X(libxml.start_element(wr->w, S("metadata")));
-	if ((err = attr(wr, "id", "hidden-names")))
-		return err;
-	X(libxml.write_raw(wr->w, S("<![CDATA[")));
-	X(libxml.flush(wr->w));
-	if ((err = svg_hidden__write_names(&wr->hidden, wr->p, put_out, wr)))
-		return err;
-	X(libxml.write_raw(wr->w, S("]]>")));
-	X(libxml.end_element(wr->w));
-	X(libxml.write_raw(wr->w, S("\n")));
-	X(libxml.start_element(wr->w, S("metadata")));
-	if ((err = attr(wr, "id", "hidden-frames")) || (err = attr(wr, "data-decimals", dec)))
-		return err;
-	X(libxml.write_raw(wr->w, S("<![CDATA[")));
-	X(libxml.flush(wr->w));
-	if ((err = put_out(wr, wr->hidden.stream.s, wr->hidden.stream.len)))
-		return err;
-	X(libxml.write_raw(wr->w, S("]]>")));
-	X(libxml.end_element(wr->w));
-	X(libxml.write_raw(wr->w, S("\n")));
-	return 0;
+	err = xml_out__cdata_metadata(wr->w, "hidden-names", NULL, NULL, hidden_names_body, wr);
+	if (!err)
+		err = xml_out__cdata_metadata(wr->w, "hidden-frames", "data-decimals", dec,
+					      hidden_frames_body, wr);
+	return err;
 }
 
 static int write_head(struct writer *wr)

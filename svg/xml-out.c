@@ -123,3 +123,22 @@ int xml_out__close(struct xml_out *x, int err)
 		own.set_generic_error_func(x->saved_ctx, x->saved_handler);
 	return err;
 }
+
+int xml_out__cdata_metadata(xmlTextWriterPtr w, const char *id, const char *name,
+			    const char *value, int (*body)(void *ctx), void *ctx)
+{
+	int err;
+
+	X(libxml.start_element(w, S("metadata")));
+	X(libxml.write_attribute(w, S("id"), S(id)));
+	if (name)
+		X(libxml.write_attribute(w, S(name), S(value)));
+	X(libxml.write_raw(w, S("<![CDATA[")));
+	X(libxml.flush(w));
+	if ((err = body(ctx)))
+		return err;
+	X(libxml.write_raw(w, S("]]>")));
+	X(libxml.end_element(w));
+	X(libxml.write_raw(w, S("\n")));
+	return 0;
+}

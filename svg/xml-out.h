@@ -38,6 +38,25 @@ struct libxml_writer {
 
 extern struct libxml_writer libxml;
 
+/* For the writers: every libxml2 writer call returns < 0 on failure; X()
+ * returns -EIO from the calling function then. S() makes a C string the
+ * writer's type. */
+#define X(call)                                                                                    \
+	do {                                                                                       \
+		if ((call) < 0)                                                                    \
+			return -EIO;                                                               \
+	} while (0)
+
+#define S(str) ((const xmlChar *)(str))
+
+/* Writes <metadata id=ID [NAME=VALUE]><![CDATA[...]]></metadata> and a
+ * newline with w, the section's content from body(ctx), which writes it
+ * past libxml2 (flushed first) straight to the file: tables of megabytes,
+ * no escaping (the body keeps "]]>" out). name NULL: no second attribute.
+ * 0, -EIO, or body's error. */
+int xml_out__cdata_metadata(xmlTextWriterPtr w, const char *id, const char *name,
+			    const char *value, int (*body)(void *ctx), void *ctx);
+
 /* -ENOTSUP when libxml2 cannot be loaded (said on stderr). */
 int xml_out__open(struct xml_out *x, FILE *f);
 int xml_out__close(struct xml_out *x, int err);
