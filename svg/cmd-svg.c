@@ -550,10 +550,31 @@ static void chart_subtitle(struct svg_cmd *c)
 				   : "Time-ordered: the input's lines left to right as given";
 }
 
+/* After the output was closed with err (a failure leaves no partial
+ * file, and an old one as it was): 0, or EXIT_FAIL after saying why. */
+static int written(struct svg_cmd *c, int err, const char *what)
+{
+	const char *shown = c->output ? c->output : "standard output";
+
+	if (!err)
+		return 0;
+	if (err == -ENOMEM)
+		cli_error("out of memory drawing the %s", what);
+	else if (err == -EINVAL)
+		cli_error("nothing to draw in %s", c->in.shown);
+	else if (err == -E2BIG)
+		cli_error("%s spans more than 1,000,000 seconds, more columns than a timeline "
+			  "draws",
+			  c->in.shown);
+	else
+		cli_error("cannot write the SVG to %s%s%s: %s", c->output ? "'" : "", shown,
+			  c->output ? "'" : "", strerror(-err));
+	return EXIT_FAIL;
+}
+
 static int draw(struct svg_cmd *c)
 {
 	struct folded_opts fo = {.thread_root = c->in.roots};
-	const char *shown = c->output ? c->output : "standard output";
 	struct svg_stats st = {0};
 	int err;
 
@@ -588,25 +609,13 @@ static int draw(struct svg_cmd *c)
 	if (!err && st.cut_row)
 		cli_warn("stacks cut at depth %zu (the page says so): no real profile is that "
 			 "deep", st.cut_row);
-	/* A failure leaves no partial file, and an old one as it was. */
-	err = profile_output__close(&c->out, err);
-	if (!err)
-		return 0;
-	if (err == -ENOMEM)
-		cli_error("out of memory drawing the flamegraph");
-	else if (err == -EINVAL)
-		cli_error("nothing to draw in %s", c->in.shown);
-	else
-		cli_error("cannot write the SVG to %s%s%s: %s", c->output ? "'" : "", shown,
-			  c->output ? "'" : "", strerror(-err));
-	return EXIT_FAIL;
+	return written(c, profile_output__close(&c->out, err), "flamegraph");
 }
 
 /* --timeline: the heatmap page of a recording. */
 static int draw_timeline(struct svg_cmd *c)
 {
 	const char *freq = recording__meta(&c->in.rec, "frequency");
-	const char *shown = c->output ? c->output : "standard output";
 	struct svg_timeline_stats st;
 	int err;
 
@@ -622,21 +631,7 @@ static int draw_timeline(struct svg_cmd *c)
 	}
 	err = svg__write_timeline(&c->in.prof, c->in.roots, freq ? atof(freq) : 0, &c->opts,
 				  c->out.fp, &st);
-	err = profile_output__close(&c->out, err);
-	if (!err)
-		return 0;
-	if (err == -ENOMEM)
-		cli_error("out of memory drawing the timeline");
-	else if (err == -EINVAL)
-		cli_error("nothing to draw in %s", c->in.shown);
-	else if (err == -E2BIG)
-		cli_error("%s spans more than 1,000,000 seconds, more columns than a timeline "
-			  "draws",
-			  c->in.shown);
-	else
-		cli_error("cannot write the SVG to %s%s%s: %s", c->output ? "'" : "", shown,
-			  c->output ? "'" : "", strerror(-err));
-	return EXIT_FAIL;
+	return written(c, profile_output__close(&c->out, err), "timeline");
 }
 
 static int run(struct svg_cmd *c, int argc, char **argv, const struct prof_env *env)
