@@ -74,9 +74,14 @@ function isSelected(c) {
 	return sel && c >= sel.c0 && c <= sel.c1;
 }
 
-function paint() {
-	var col = [0, 0, 0];
-	for (var t = 0; t < L.tiles.length; t++) {
+// Repaints the tiles holding cells c0..c1 (all of them without).
+function paint(c0, c1) {
+	var col = [0, 0, 0], t0 = 0, t1 = L.tiles.length - 1;
+	if (c0 !== undefined) {
+		t0 = Math.floor(c0 / T.rows / TILE);
+		t1 = Math.min(t1, Math.floor(c1 / T.rows / TILE));
+	}
+	for (var t = t0; t <= t1; t++) {
 		var cv = L.tiles[t], first = Number(cv.dataset.first), ctx = cv.getContext('2d');
 		var img = ctx.createImageData(cv.width, T.rows), px = img.data;
 		for (var x = 0; x < cv.width; x++)
@@ -146,8 +151,10 @@ function onUp(ev) {
 
 // Marks cells c0..c1; with `flame`, draws their flamegraph too.
 function showSelection(c0, c1, flame) {
+	var old = sel;
 	sel = { c0: c0, c1: c1 };
-	paint();
+	// only the tiles whose cells changed: a day is 22 canvases
+	paint(old ? Math.min(old.c0, c0) : c0, old ? Math.max(old.c1, c1) : c1);
 	if (flame)
 		drawRange(c0, c1);
 }
