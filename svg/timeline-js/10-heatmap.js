@@ -155,6 +155,8 @@ function showSelection(c0, c1, flame) {
 	sel = { c0: c0, c1: c1 };
 	// only the tiles whose cells changed: a day is 22 canvases
 	paint(old ? Math.min(old.c0, c0) : c0, old ? Math.max(old.c1, c1) : c1);
-	if (flame)
+	if (flame) {
+		zoom = 0;
 		drawRange(c0, c1);
+	}
 }

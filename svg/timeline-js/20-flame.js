@@ -2,8 +2,11 @@
 // per frame its samples in the range (rangeTotals), laid out as
 // flamegraph.pl does (siblings by name, as the table lists them; the root
 // at the bottom; frames under 0.1 px left out with what is above them),
-// at most MAX_DRAWN frames. Hover shows a frame's name and count.
+// at most MAX_DRAWN frames. Hover shows a frame's name and count; a click
+// zooms into a frame (its callers stay below it, full width, greyed), a
+// click on one of them or on "all" zooms back out.
 var FH = 16, MAX_DRAWN = 20000;
+var zoom = 0;     // the zoomed frame (0: the root, not zoomed)
 var drawn = [];   // the frames drawn: {i, name, count, depth}
 var lastTotals = null;
 
@@ -49,42 +52,53 @@ function drawRange(c0, c1) {
 		svg.setAttribute('height', 0);
 		return layoutPage();
 	}
-	var minTot = all * 0.1 / width, x = new Float64Array(T.nframes);
+	if (!tot[zoom])
+		zoom = 0;
+	var zt = tot[zoom], minTot = zt * 0.1 / width, x = new Float64Array(T.nframes);
 	var next = new Float64Array(T.nframes), on = new Uint8Array(T.nframes), maxDepth = 0;
-	on[0] = 1;
+	var anc = new Uint8Array(T.nframes), inside = new Uint8Array(T.nframes);
+	for (var a = zoom; a >= 0; a = parent[a])
+		anc[a] = 1;
+	inside[zoom] = 1;
 	for (var i = 0; i < T.nframes && drawn.length < MAX_DRAWN; i++) {
 		if (i) {
 			var p = parent[i];
-			if (!on[p] || !tot[i] || tot[i] < minTot)
+			if (!tot[i])
 				continue;
 			x[i] = next[p];
 			next[p] += tot[i];
-			on[i] = 1;
+			inside[i] = inside[i] || inside[p];
 		}
 		next[i] = x[i];
-		drawn.push({ i: i, name: nameOf[i], count: tot[i], depth: depth[i] });
+		if (!(anc[i] || inside[i]) || (i && !on[parent[i]]) || tot[i] < minTot)
+			continue;
+		on[i] = 1;
+		drawn.push({ i: i, name: nameOf[i], count: tot[i], depth: depth[i], caller: anc[i] && i !== zoom });
 		if (depth[i] > maxDepth)
 			maxDepth = depth[i];
 	}
-	var frag = document.createDocumentFragment(), scale = width / all;
+	var frag = document.createDocumentFragment(), scale = width / zt;
 	for (var k = 0; k < drawn.length; k++) {
-		var f = drawn[k], w = tot[f.i] * scale;
+		var f = drawn[k], w = f.caller ? width : tot[f.i] * scale;
+		var fx = f.caller ? 0 : (x[f.i] - x[zoom]) * scale;
 		var g = document.createElementNS(SVGNS, 'g');
 		var t = document.createElementNS(SVGNS, 'title');
 		t.textContent = f.name + ' (' + fmt(f.count) + ' ' + T.countname + ', ' +
 			(100 * f.count / all).toFixed(2) + '%)';
 		g.appendChild(t);
 		var r = document.createElementNS(SVGNS, 'rect');
-		r.setAttribute('x', (x[f.i] * scale).toFixed(2));
+		r.setAttribute('x', fx.toFixed(2));
 		r.setAttribute('y', (maxDepth - f.depth) * FH);
 		r.setAttribute('width', w.toFixed(2));
 		r.setAttribute('height', FH - 1);
 		r.setAttribute('fill', f.i ? frameColor(f.name) : 'rgb(230,120,60)');
+		if (f.caller)
+			r.setAttribute('opacity', '0.5');
 		g.appendChild(r);
 		var chars = Math.floor((w - 6) / 6.5);
 		if (chars >= 3) {
 			var tx = document.createElementNS(SVGNS, 'text');
-			tx.setAttribute('x', (x[f.i] * scale + 3).toFixed(2));
+			tx.setAttribute('x', (fx + 3).toFixed(2));
 			tx.setAttribute('y', (maxDepth - f.depth) * FH + FH - 4);
 			tx.textContent = f.name.length > chars ? f.name.slice(0, chars - 2) + '..' : f.name;
 			g.appendChild(tx);
@@ -104,4 +118,18 @@ function onFlameHover(ev) {
 	var i = Number(g.getAttribute('data-i'));
 	setStatus(nameOf[i] + ' (' + fmt(lastTotals[i]) + ' ' + T.countname + ', ' +
 		(100 * lastTotals[i] / lastTotals[0]).toFixed(2) + '%)');
+}
+
+function onFlameClick(ev) {
+	var g = ev.target.closest ? ev.target.closest('g[data-i]') : null;
+	if (!g || !sel)
+		return;
+	zoomTo(Number(g.getAttribute('data-i')));
+}
+
+// Zooms the flamegraph into frame i (0: out).
+function zoomTo(i) {
+	zoom = i === zoom ? parent[i] < 0 ? 0 : parent[i] : i;
+	if (sel)
+		drawRange(sel.c0, sel.c1);
 }

@@ -70,16 +70,20 @@ window.timeline = {
 		return { c0: sel.c0, c1: sel.c1, startMs: ms[0], endMs: ms[1],
 			total: lastTotals ? lastTotals[0] : 0 };
 	},
-	// Every frame with samples in the last selection: {name, count, depth, parent}.
+	// Every frame with samples in the last selection: {i, name, count,
+	// depth, parent}.
 	flame: function () {
 		var out = [];
 		for (var i = 0; lastTotals && i < T.nframes; i++)
 			if (lastTotals[i])
-				out.push({ name: nameOf[i], count: lastTotals[i], depth: depth[i],
+				out.push({ i: i, name: nameOf[i], count: lastTotals[i], depth: depth[i],
 					parent: parent[i] });
 		return out;
 	},
 	drawn: function () { return drawn.slice(); },
+	// Zooms into frame i of flame()'s parent numbering (0: out); the frame
+	// zoomed now.
+	zoom: function (i) { if (i !== undefined) { zoom = 0; zoomTo(i); } return zoom; },
 	cellBox: cellBox,
 	status: function () { return byId('details').textContent; },
 };
@@ -92,6 +96,7 @@ function start() {
 	layoutHeatmap();
 	layoutPage();
 	byId('flame').addEventListener('mousemove', onFlameHover);
+	byId('flame').addEventListener('click', onFlameClick);
 	window.addEventListener('hashchange', fromHash);
 	window.addEventListener('resize', function () {
 		layoutHeatmap();

@@ -147,6 +147,25 @@ test('the URL keeps the range: a reload with #range= draws the first phase_a', a
 	await page.close();
 });
 
+test('a click on a frame zooms into it, a click on a caller zooms back out', async () => {
+	const [c0, c1] = phaseCells('phase_b', 5);
+	const page = await open(`${url}#range=${c0 * cellMs}-${(c1 + 1) * cellMs}`);
+	const i = await page.evaluate(() => timeline.flame().find((f) => f.name === 'phase_b').i);
+	await page.click(`#flame g[data-i="${i}"] rect`);
+	const z = await page.evaluate(() => ({ zoom: timeline.zoom(), drawn: timeline.drawn().map((f) => f.name),
+		w: document.querySelector('#flame').getBoundingClientRect().width }));
+	assert.equal(z.zoom, i);
+	assert.ok(z.drawn.includes('burn_b') && !z.drawn.includes('burn_c') && !z.drawn.includes('phase_c'),
+		JSON.stringify(z.drawn));
+	const rw = await page.evaluate((k) => Number(document.querySelector(`#flame g[data-i="${k}"] rect`).getAttribute('width')), i);
+	assert.ok(Math.abs(rw - z.w) < 2, `${rw} vs ${z.w}`);
+	await page.click('#flame g[data-i="0"] rect');
+	assert.equal(await page.evaluate(() => timeline.zoom()), 0);
+	assert.ok((await page.evaluate(() => timeline.drawn().map((f) => f.name))).includes('burn_c'));
+	assert.deepEqual(page.problems, []);
+	await page.close();
+});
+
 test('click, then shift-click selects the range between', async () => {
 	const page = await open();
 	const [c0, c1] = phaseCells('phase_b', 8);
