@@ -214,6 +214,7 @@ bench: all
 	@PROF=$(BUILD)/prof bash bench/lost.sh
 	@PROF=$(BUILD)/prof bash bench/svg-speed.sh
 	@PROF=$(BUILD)/prof bash bench/svg-browser.sh
+	@PROF=$(BUILD)/prof bash bench/timeline.sh
 	@PROF=$(BUILD)/prof bash bench/unwind-speed.sh
 	@PROF=$(BUILD)/prof bash bench/sched-overhead.sh
 	@PROF=$(BUILD)/prof bash bench/symbolize-speed.sh
