@@ -376,6 +376,8 @@ static int timeline_options(struct svg_cmd *c)
 			  : o->inverted				? "--inverted"
 			  : o->reverse				? "--reverse"
 			  : c->palette_file			? "--palette-file"
+			  : c->colors_given			? "--colors"
+			  : o->frame_height			? "--height"
 			  : o->width				? "--width"
 			  : o->minwidth_unit			? "--minwidth"
 			  : o->sort				? "--sort"

@@ -124,7 +124,7 @@ cells_sum() { # SVG FIRST LAST INSIDE
 	run sh -c "printf 'a;b 3\n' | '$PROF' svg --timeline -o '$BATS_TEST_TMPDIR/x.svg'"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--timeline needs a recording"* ]]
-	for opt in --flamechart --off-cpu --inverted "--width 800"; do
+	for opt in --flamechart --off-cpu --inverted "--width 800" "--colors mem"; do
 		# shellcheck disable=SC2086
 		run "$PROF" svg --timeline $opt -i "$REC" -o "$BATS_TEST_TMPDIR/x.svg"
 		[ "$status" -eq 2 ]
