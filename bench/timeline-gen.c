@@ -45,8 +45,9 @@ static int die(const char *what)
 
 int main(int argc, char **argv)
 {
-	static const char *kinds[] = {"svc::handle_", "json::parse_", "db::query_", "net::send_",
-				      "cache::get_", "log::write_", "auth::check_", "tpl::render_"};
+	static const char *kinds[] = {"svc::handle_", "json::parse_", "db::query_",
+				      "net::send_",   "cache::get_",  "log::write_",
+				      "auth::check_", "tpl::render_"};
 	struct rec_mapping map = {.start = 0x400000, .end = 0x4000000, .pid = 1000};
 	uint32_t *frames, stacks[NSTACKS + 1], mid, tid0 = 1001;
 	double hours, hz, busy;

@@ -310,7 +310,7 @@ static int sort_items(struct tl_model *m, const struct profile *p, const uint32_
 			continue;
 		c = p->cells[i] / factor;
 		(*items)[(*start)[c]++] = (struct tl_item){
-			uframe[lu[j++]], e->count > UINT32_MAX ? UINT32_MAX : (uint32_t)e->count};
+		    uframe[lu[j++]], e->count > UINT32_MAX ? UINT32_MAX : (uint32_t)e->count};
 		m->counts[c] += e->count;
 		m->total += e->count;
 		if (m->counts[c] > m->max)

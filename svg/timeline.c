@@ -29,7 +29,7 @@
  * a cell, linearly (the script uses the same ends; the legend is the
  * gradient between them). */
 #define TL_COLOR_ZERO "#f2f2f2"
-#define TL_COLOR_LOW "#ffe6a8"
+#define TL_COLOR_LOW  "#ffe6a8"
 #define TL_COLOR_HIGH "#b00000"
 
 struct tl_writer {
@@ -187,27 +187,28 @@ static int write_head(struct tl_writer *tw)
 	    (err = attr_u64(tw, "data-frames", m->nframes)) ||
 	    (err = clean(tw, o->countname ? o->countname : "samples")) ||
 	    (err = attr(tw, "data-countname", tw->b.s)) ||
-	    (err = attr(tw, "data-zero", TL_COLOR_ZERO)) || (err = attr(tw, "data-low", TL_COLOR_LOW)) ||
+	    (err = attr(tw, "data-zero", TL_COLOR_ZERO)) ||
+	    (err = attr(tw, "data-low", TL_COLOR_LOW)) ||
 	    (err = attr(tw, "data-high", TL_COLOR_HIGH)))
 		return err;
 	X(libxml.write_raw(tw->w, S("\n<defs><linearGradient id=\"ramp\">"
-				     "<stop offset=\"0\" stop-color=\"" TL_COLOR_LOW "\"/>"
-				     "<stop offset=\"1\" stop-color=\"" TL_COLOR_HIGH "\"/>"
-				     "</linearGradient></defs>\n"
-				     "<style>"
-				     "text{fill:#000}#title{font-size:17px;text-anchor:middle}"
-				     "#subtitle{fill:#555;text-anchor:middle}"
-				     "#details{fill:#333}#legend text{font-size:11px}"
-				     "#flame text{font-size:11px;pointer-events:none}"
-				     "#flame rect{stroke:#fff;stroke-width:.5}"
-				     "#flame g:hover rect{stroke:#000}"
-				     "#cut{fill:#a00}"
-				     "</style>\n")));
+				    "<stop offset=\"0\" stop-color=\"" TL_COLOR_LOW "\"/>"
+				    "<stop offset=\"1\" stop-color=\"" TL_COLOR_HIGH "\"/>"
+				    "</linearGradient></defs>\n"
+				    "<style>"
+				    "text{fill:#000}#title{font-size:17px;text-anchor:middle}"
+				    "#subtitle{fill:#555;text-anchor:middle}"
+				    "#details{fill:#333}#legend text{font-size:11px}"
+				    "#flame text{font-size:11px;pointer-events:none}"
+				    "#flame rect{stroke:#fff;stroke-width:.5}"
+				    "#flame g:hover rect{stroke:#000}"
+				    "#cut{fill:#a00}"
+				    "</style>\n")));
 	X(libxml.start_element(tw->w, S("script")));
 	X(libxml.write_cdata(tw->w, S(svg_timeline_js)));
 	X(libxml.end_element(tw->w));
 	X(libxml.write_raw(tw->w, S("\n<rect class=\"bg\" width=\"100%\" height=\"100%\" "
-				     "fill=\"#ffffff\"/>\n")));
+				    "fill=\"#ffffff\"/>\n")));
 	if ((err = text_elem(tw, "title", o->title ? o->title : "Timeline")))
 		return err;
 	if (!o->subtitle)
@@ -223,9 +224,9 @@ static int write_head(struct tl_writer *tw)
 			return err;
 	}
 	X(libxml.write_raw(tw->w, S("<g id=\"legend\"><rect id=\"legend-zero\" width=\"14\" "
-				     "height=\"10\" fill=\"" TL_COLOR_ZERO "\"/>"
-				     "<rect id=\"legend-ramp\" width=\"120\" height=\"10\" "
-				     "fill=\"url(#ramp)\"/>")));
+				    "height=\"10\" fill=\"" TL_COLOR_ZERO "\"/>"
+				    "<rect id=\"legend-ramp\" width=\"120\" height=\"10\" "
+				    "fill=\"url(#ramp)\"/>")));
 	snprintf(sub, sizeof(sub), "0, 1 to %" PRIu64 " %s a cell", m->max,
 		 o->countname ? o->countname : "samples");
 	if ((err = text_elem(tw, "legend-max", sub)))
@@ -234,7 +235,7 @@ static int write_head(struct tl_writer *tw)
 	if ((err = text_elem(tw, "details", NULL)))
 		return err;
 	X(libxml.write_raw(tw->w, S("<g id=\"heatmap\"/>\n<svg id=\"flame\" width=\"100%\" "
-				     "height=\"0\"/>\n")));
+				    "height=\"0\"/>\n")));
 	return 0;
 }
 
@@ -264,9 +265,14 @@ int svg__write_timeline(struct profile *p, enum profile_thread_root roots, doubl
 	err = tl_model__build(&m, p, roots, hz);
 	if (!err && st)
 		*st = (struct svg_timeline_stats){
-			.columns = m.columns, .rows = m.rows, .cell_ms = m.cell_ms,
-			.group_ms = m.group * m.cell_ms, .frames = m.nframes, .pairs = m.npairs,
-			.total = m.total, .max = m.max,
+		    .columns = m.columns,
+		    .rows = m.rows,
+		    .cell_ms = m.cell_ms,
+		    .group_ms = m.group * m.cell_ms,
+		    .frames = m.nframes,
+		    .pairs = m.npairs,
+		    .total = m.total,
+		    .max = m.max,
 		};
 	if (!err) {
 		err = xml_out__open(&x, out);

@@ -81,8 +81,8 @@ static void write_recording(void)
 
 static void load(struct recording *r, struct profile *p, const char *include)
 {
-	struct profile_build_opts o = {.by = PROFILE_BY_THREAD, .time_order = 1,
-				       .cell_ns = 1000000000ull / TL_FINE_PER_SEC};
+	struct profile_build_opts o = {
+	    .by = PROFILE_BY_THREAD, .time_order = 1, .cell_ns = 1000000000ull / TL_FINE_PER_SEC};
 	unsigned char *data;
 	size_t size;
 	char err[256];
@@ -100,7 +100,8 @@ static void load(struct recording *r, struct profile *p, const char *include)
 		struct profile_filter f;
 
 		assert_int_equal(profile_filter__init(&f, 0), 0);
-		assert_int_equal(profile_filter__add_regex(&f, PROFILE_INCLUDE, include, err, sizeof(err)), 0);
+		assert_int_equal(
+		    profile_filter__add_regex(&f, PROFILE_INCLUDE, include, err, sizeof(err)), 0);
 		assert_int_equal(profile__filter(p, &f), 0);
 		profile_filter__release(&f);
 	}
@@ -120,7 +121,7 @@ static int frame_named(const struct tl_model *m, const struct profile *p, const 
 static uint64_t vlq(const char *s, size_t *at)
 {
 	static const char digits[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	uint64_t v = 0;
 	unsigned shift = 0;
 	int d;
@@ -218,8 +219,8 @@ static void test_filter_keeps_cells_in_step(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cells_rows_and_pairs),
-		cmocka_unit_test(test_filter_keeps_cells_in_step),
+	    cmocka_unit_test(test_cells_rows_and_pairs),
+	    cmocka_unit_test(test_filter_keeps_cells_in_step),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
