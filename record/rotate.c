@@ -263,12 +263,19 @@ int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 		  const struct rotate_keep *keep, struct prof_error *errp)
 {
 	struct rotation r = {.opts = opts, .period = period_ns, .keep = keep, .dirfd = -1};
+	char dir[4096];
+	size_t len;
 	struct sigaction sa, old[3];
 	const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 	int err;
 
 	memset(errp, 0, sizeof(*errp));
-	r.dir = opts->output;
+	/* DIR/ is shown DIR: the files DIR/NAME */
+	len = strlen(opts->output);
+	while (len > 1 && opts->output[len - 1] == '/')
+		len--;
+	snprintf(dir, sizeof(dir), "%.*s", (int)len, opts->output);
+	r.dir = dir;
 	err = rotate_dir_open(r.dir, &r.dirfd);
 	if (err == -ELOOP)
 		return prof_error_set(errp, err, "give a directory of yours with -o",
