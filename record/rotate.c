@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,6 +111,7 @@ static void run_child(struct rotation *r, struct period *p, int first)
 	struct record_summary sum;
 	struct prof_error err;
 	char path[4200];
+	struct stat st;
 	int rc;
 
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -119,7 +122,11 @@ static void run_child(struct rotation *r, struct period *p, int first)
 	o.window_since_ns = p->since;
 	o.window_until_ns = p->until;
 	rc = record_run_hooks(&o, &hooks, &sum, &err);
-	if (rc) {
+	if (rc && !fstatat(r->dirfd, p->name, &st, AT_SYMLINK_NOFOLLOW) && !st.st_size)
+		unlinkat(r->dirfd, p->name, 0); /* the claimed name, never written */
+	if (rc == -ESRCH && !first) {
+		/* the targets ended before it began: nothing to say */
+	} else if (rc) {
 		fprintf(stderr, "prof record: %s\n", err.msg);
 		if (err.hint[0])
 			fprintf(stderr, "hint: %s\n", err.hint);
@@ -128,7 +135,7 @@ static void run_child(struct rotation *r, struct period *p, int first)
 			(unsigned long long)sum.samples, (unsigned long long)sum.lost,
 			(double)sum.bytes / 1024.0);
 	}
-	exit(rc ? (rc == -ESRCH ? 3 : 1) : 0);
+	exit(!rc ? 0 : rc == -ESRCH ? 3 : rc == -ENOSPC || rc == -EDQUOT || rc == -EIO ? 4 : 1);
 }
 
 static int start_period(struct rotation *r, struct period *p, uint64_t since, uint64_t until,
@@ -170,6 +177,19 @@ static int busy_slots(const struct rotation *r)
 	return n;
 }
 
+/* --keep: the oldest files go, never one a recorder still writes. */
+static void prune(struct rotation *r)
+{
+	const char *busy[NSLOTS];
+	size_t removed;
+
+	if (!r->keep->seconds && !r->keep->bytes)
+		return;
+	for (int i = 0; i < NSLOTS; i++)
+		busy[i] = r->slot[i].pid ? r->slot[i].name : NULL;
+	rotate_dir_prune(r->dirfd, r->keep, busy, NSLOTS, &removed);
+}
+
 /* Reaps the recorders that ended (block: waits for the one at `only`,
  * else -1: any that ended); prunes after each. */
 static void reap(struct rotation *r, int only)
@@ -187,8 +207,8 @@ static void reap(struct rotation *r, int only)
 		p->pid = 0;
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			r->failed++;
-			if (!p->since) /* the first: its error was said */
-				r->done = r->first_failed = 1;
+			if (!p->since && WIFEXITED(status) && WEXITSTATUS(status) == 1)
+				r->done = r->first_failed = 1; /* the first: it said why */
 			else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 				r->done = 1; /* nothing left to attach to */
 			else
@@ -197,14 +217,7 @@ static void reap(struct rotation *r, int only)
 		}
 		if (clock_ns(CLOCK_MONOTONIC) < p->until && !targets_alive(r->opts))
 			r->done = 1;
-		if (r->keep->seconds || r->keep->bytes) {
-			const char *busy[NSLOTS];
-			size_t removed;
-
-			for (int i = 0; i < NSLOTS; i++)
-				busy[i] = r->slot[i].pid ? r->slot[i].name : NULL;
-			rotate_dir_prune(r->dirfd, r->keep, busy, NSLOTS, &removed);
-		}
+		prune(r);
 	}
 }
 
@@ -248,6 +261,7 @@ static int rotate_loop(struct rotation *r)
 				fprintf(stderr, "prof record: warning: cannot start the next file in %s: "
 					"%s; trying again next period\n", r->dir, strerror(-err));
 			next += r->period;
+			prune(r);
 		}
 		nanosleep(&ts, NULL);
 	}

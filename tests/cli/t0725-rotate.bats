@@ -262,3 +262,27 @@ phase_range() {
 	[[ $stderr == *"skipped"*"corrupt"* ]]
 	[ "$(echo "$output" | folded_total)" -eq "$good" ]
 }
+
+@test "--rotate on a full disk: the period's failure is said, recording goes on" {
+	local d="$BATS_TEST_TMPDIR/full" rec
+	mkdir -m 700 "$d"
+	mount -t tmpfs -o size=256k,mode=0700 tmpfs "$d" || skip "cannot mount a tmpfs"
+	dd if=/dev/zero of="$d/filler" bs=4k count=1000 2>/dev/null || true
+	"$EXAMPLES/hotloop" 30 2>/dev/null &
+	BG=$!
+	"$PROF" record -p "$BG" --rotate 1 -d 4 -o "$d" 2>"$BATS_TEST_TMPDIR/err" &
+	rec=$!
+	# room again once a period has failed
+	wait_until 30 grep -q 'recording goes on' "$BATS_TEST_TMPDIR/err" || true
+	rm -f "$d/filler"
+	wait "$rec" || { cat "$BATS_TEST_TMPDIR/err"; umount "$d"; false; }
+	cat "$BATS_TEST_TMPDIR/err" >&2
+	ls -la "$d" >&2
+	local ok n
+	grep -q 'No space left on device' "$BATS_TEST_TMPDIR/err" &&
+		grep -q 'recording goes on' "$BATS_TEST_TMPDIR/err" && ok=1
+	n=$("$PROF" report -i "$d" 2>/dev/null | folded_total)
+	umount "$d"
+	[ "${ok:-0}" = 1 ]
+	((n > 0))
+}
