@@ -79,7 +79,7 @@ static int list_dir(struct many *m, const char *dir)
 		err = add_path(m, dir, e->d_name);
 	}
 	closedir(d);
-	if (!err)
+	if (!err && m->npaths > first)
 		qsort(m->paths + first, m->npaths - first, sizeof(*m->paths), by_name);
 	return err;
 }
