@@ -27,8 +27,11 @@
 #define NS 1000000000ULL
 /* How long before its period a recorder starts: attaching, reading the
  * targets' maps and choosing the stack mode take tens of ms for a small
- * target; this leaves room for big ones. */
-#define LEAD_MAX_NS (2 * NS)
+ * target. Half a period, at most LEAD_NS, to begin with; each recorder
+ * tells how long it took to start sampling (a pipe), and the lead grows
+ * to twice the longest seen, up to a period or LEAD_MAX_NS. */
+#define LEAD_NS (2 * NS)
+#define LEAD_MAX_NS (10 * NS)
 /* A recorder stops this long after its period, so the samples of the
  * period's last moment are in its rings when it drains them last. */
 #define TAIL_NS 20000000ULL
@@ -59,6 +62,8 @@ struct period {
 	uint64_t since, until;
 	char name[64];
 	int late_said; /* the child: its late start was reported */
+	uint64_t forked; /* when it was started (monotonic) */
+	int fd;          /* the parent: the start-up time's pipe (-1: none); the child: its end */
 };
 
 struct rotation {
@@ -68,6 +73,7 @@ struct rotation {
 	uint64_t period, t0, w0, end;
 	const struct rotate_keep *keep;
 	struct period slot[NSLOTS];
+	uint64_t lead;
 	int failed; /* periods that failed */
 	int first_failed; /* the first one: nothing was ever recorded */
 	int done;   /* the targets exited: no more periods */
@@ -79,6 +85,13 @@ static int child_tick(void *ctx, const struct record_tick *t)
 {
 	struct period *p = ctx;
 
+	if (!p->late_said && p->fd >= 0) {
+		uint64_t took = t->start_ns > p->forked ? t->start_ns - p->forked : 0;
+
+		if (write(p->fd, &took, sizeof(took)) < 0) {
+			/* the parent learns nothing: it keeps its lead */
+		}
+	}
 	if (!p->late_said && p->since && t->start_ns > p->since) {
 		fprintf(stderr, "prof record: warning: %s began sampling %.0f ms into its period: "
 			"samples of that time are missing\n", p->name,
@@ -146,17 +159,37 @@ static int start_period(struct rotation *r, struct period *p, uint64_t since, ui
 
 	if (err)
 		return err;
+	int pfd[2];
+
 	p->since = first ? 0 : since;
 	p->until = until;
+	if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK))
+		pfd[0] = pfd[1] = -1;
 	fflush(NULL);
+	p->forked = clock_ns(CLOCK_MONOTONIC);
 	p->pid = fork();
 	if (p->pid < 0) {
+		err = -errno;
 		p->pid = 0;
+		close(pfd[0]);
+		close(pfd[1]);
 		unlinkat(r->dirfd, p->name, 0);
-		return -errno;
+		return err;
 	}
-	if (!p->pid)
+	if (!p->pid) {
+		for (int k = 0; k < NSLOTS; k++)
+			if (r->slot[k].fd >= 0 && &r->slot[k] != p)
+				close(r->slot[k].fd);
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		p->fd = pfd[1];
 		run_child(r, p, first);
+	}
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = pfd[0];
 	return 0;
 }
 
@@ -188,6 +221,22 @@ static void prune(struct rotation *r)
 	for (int i = 0; i < NSLOTS; i++)
 		busy[i] = r->slot[i].pid ? r->slot[i].name : NULL;
 	rotate_dir_prune(r->dirfd, r->keep, busy, NSLOTS, &removed);
+}
+
+/* The start-up times the recorders sent: the lead follows the longest. */
+static void learn_lead(struct rotation *r)
+{
+	uint64_t cap = r->period < LEAD_MAX_NS ? r->period : LEAD_MAX_NS;
+
+	for (int k = 0; k < NSLOTS; k++) {
+		uint64_t took;
+
+		if (r->slot[k].fd < 0 || read(r->slot[k].fd, &took, sizeof(took)) != sizeof(took))
+			continue;
+		took = 2 * took < cap ? 2 * took : cap;
+		if (took > r->lead)
+			r->lead = took;
+	}
 }
 
 /* Reaps the recorders that ended (block: waits for the one at `only`,
@@ -231,9 +280,9 @@ static void signal_children(struct rotation *r)
 static int rotate_loop(struct rotation *r)
 {
 	uint64_t next = r->t0 + r->period; /* the next boundary */
-	uint64_t lead = r->period / 2 < LEAD_MAX_NS ? r->period / 2 : LEAD_MAX_NS;
 	int err;
 
+	r->lead = r->period / 2 < LEAD_NS ? r->period / 2 : LEAD_NS;
 	err = start_period(r, &r->slot[0], r->t0, next < r->end ? next : r->end, 1);
 	if (err)
 		return err;
@@ -241,11 +290,12 @@ static int rotate_loop(struct rotation *r)
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		struct timespec ts = {0, POLL_NS};
 
+		learn_lead(r);
 		reap(r, -1);
 		if (r->done || next >= r->end) {
 			if (!busy_slots(r))
 				break;
-		} else if (now + lead >= next) {
+		} else if (now + r->lead >= next) {
 			uint64_t until = next + r->period < r->end ? next + r->period : r->end;
 			int k, oldest = 0;
 
@@ -290,6 +340,8 @@ int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 		len--;
 	snprintf(dir, sizeof(dir), "%.*s", (int)len, opts->output);
 	r.dir = dir;
+	for (int k = 0; k < NSLOTS; k++)
+		r.slot[k].fd = -1;
 	err = rotate_dir_open(r.dir, &r.dirfd);
 	if (err == -ELOOP)
 		return prof_error_set(errp, err, "give a directory of yours with -o",
@@ -312,6 +364,9 @@ int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 	err = rotate_loop(&r);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	for (int k = 0; k < NSLOTS; k++)
+		if (r.slot[k].fd >= 0)
+			close(r.slot[k].fd);
 	close(r.dirfd);
 	if (!err && r.first_failed)
 		return -ECANCELED; /* the recorder said why */

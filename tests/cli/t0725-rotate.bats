@@ -14,9 +14,9 @@ setup_file() {
 	export PH="$BATS_FILE_TMPDIR/phases.data" PHOUT="$BATS_FILE_TMPDIR/phases.out"
 	"$EXAMPLES/hotloop" 60 2>/dev/null &
 	local pid=$! one
-	"$PROF" record -q -p "$pid" -d 5 -o "$ONE" 2>"$BATS_FILE_TMPDIR/one.err" &
+	"$PROF" record -q -F 499 -p "$pid" -d 5 -o "$ONE" 2>"$BATS_FILE_TMPDIR/one.err" &
 	one=$!
-	"$PROF" record -p "$pid" --rotate 1 -d 5 -o "$ROT/" 2>"$BATS_FILE_TMPDIR/rot.err"
+	"$PROF" record -F 499 -p "$pid" --rotate 1 -d 5 -o "$ROT/" 2>"$BATS_FILE_TMPDIR/rot.err"
 	wait "$one"
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
@@ -72,7 +72,11 @@ leaves() {
 	done
 	total=$("$PROF" report -i "$ONE" | folded_total)
 	echo "rotated $sum, unrotated $total" >&2
-	assert_between "rotated / unrotated samples" "$(ratio "$sum" "$total")" 0.75 1.25
+	# two recorders' independent samples of the same CPU time: within 15%
+	# and three standard deviations of counting noise (few samples when
+	# the machine starves the workload)
+	awk -v a="$sum" -v b="$total" 'BEGIN { d = a - b; if (d < 0) d = -d
+		exit !(b > 0 && d <= 0.15 * b + 3 * sqrt(a + b)) }'
 }
 
 @test "report -i DIR: the merged report equals the sum of the per-file reports, stack by stack" {
