@@ -210,7 +210,8 @@ static int copy_symbols(struct rec_writer *w, const struct recording *r,
 	return 0;
 }
 
-/* Adds r's counters (the last value of each key) into *st. */
+/* Adds r's counters (the last value of each key) into *st (keys copied:
+ * r may go before the merge ends). */
 static int add_stats(const struct recording *r, struct merge_stat **st, size_t *n, size_t *cap)
 {
 	for (size_t i = 0; i < r->nstats; i++) {
@@ -223,89 +224,145 @@ static int add_stats(const struct recording *r, struct merge_stat **st, size_t *
 			if (!strcmp((*st)[k].key, key))
 				break;
 		if (k == *n) {
-			if (GROW(*st, *cap, *n + 1))
+			char *copy;
+
+			if (GROW(*st, *cap, *n + 1) || !(copy = strdup(key)))
 				return -ENOMEM;
-			(*st)[(*n)++] = (struct merge_stat){key, 0};
+			(*st)[(*n)++] = (struct merge_stat){copy, 0};
 		}
 		(*st)[k].value += r->stats[i].value;
 	}
 	return 0;
 }
 
-static int merge_into(struct rec_writer *w, const struct recording *const *recs, size_t n,
-		      uint64_t since, uint64_t until, uint64_t *kept)
+struct rec_merge {
+	struct rec_writer *w;
+	struct rec_event_desc *evs;
+	size_t nevs, evcap;
+	struct merge_stat *st;
+	size_t nst, stcap;
+	unsigned char *named; /* output frame -> named by an earlier input */
+	size_t nnamed;
+	size_t n; /* recordings added */
+};
+
+struct rec_merge *rec_merge__new(const char *path)
 {
-	struct rec_event_desc *evs = NULL;
-	struct merge_stat *st = NULL;
-	size_t nevs = 0, evcap = 0, nst = 0, stcap = 0, i;
-	unsigned char *named = NULL;
-	size_t nnamed = 0;
-	char buf[32];
+	struct rec_merge *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->w = rec_writer__create(path, 0600);
+	if (!m->w) {
+		int err = errno;
+
+		free(m);
+		errno = err;
+		return NULL;
+	}
+	return m;
+}
+
+/* Room in m->named for every frame the output has. */
+static int grow_named(struct rec_merge *m)
+{
+	size_t nf = rec_writer__nframes(m->w);
+	unsigned char *p;
+
+	if (nf <= m->nnamed)
+		return 0;
+	p = realloc(m->named, nf);
+	if (!p)
+		return -ENOMEM;
+	memset(p + m->nnamed, 0, nf - m->nnamed);
+	m->named = p;
+	m->nnamed = nf;
+	return 0;
+}
+
+int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since,
+		   uint64_t until, uint64_t *kept)
+{
+	struct merge_maps maps = {0};
 	int err = 0;
 
-	for (i = 0; i < recs[0]->nmeta; i++)
-		if ((err = rec_writer__meta(w, recs[0]->meta[i].key, recs[0]->meta[i].value)))
-			return err;
-	snprintf(buf, sizeof(buf), "%zu", n);
-	if ((err = rec_writer__meta(w, "merged-recordings", buf)))
-		return err;
-	for (i = 0; i < n && !err; i++) {
-		const struct recording *r = recs[i];
-		struct merge_maps m = {0};
-		size_t nf;
-
-		err = maps_alloc(&m, r);
-		if (!err)
-			err = map_tables(w, r, &m, &evs, &nevs, &evcap);
-		if (!err)
-			err = copy_timed(w, r, &m, since, until, kept);
-		nf = rec_writer__nframes(w);
-		if (!err && nf > nnamed) {
-			unsigned char *p = realloc(named, nf);
-
-			if (!p)
-				err = -ENOMEM;
-			else {
-				memset(p + nnamed, 0, nf - nnamed);
-				named = p;
-				nnamed = nf;
-			}
-		}
-		if (!err)
-			err = rec_writer__flush(w); /* symbols after their frames */
-		if (!err)
-			err = copy_symbols(w, r, &m, named, nnamed);
-		if (!err)
-			err = add_stats(r, &st, &nst, &stcap);
-		maps_free(&m);
-	}
-	for (i = 0; i < nst && !err; i++)
-		err = rec_writer__stat(w, st[i].key, st[i].value);
-	free(evs);
-	free(st);
-	free(named);
+	for (size_t i = 0; !m->n && i < r->nmeta && !err; i++)
+		err = rec_writer__meta(m->w, r->meta[i].key, r->meta[i].value);
+	if (!err)
+		err = maps_alloc(&maps, r);
+	if (!err)
+		err = map_tables(m->w, r, &maps, &m->evs, &m->nevs, &m->evcap);
+	if (!err)
+		err = copy_timed(m->w, r, &maps, since, until, kept);
+	if (!err)
+		err = grow_named(m);
+	if (!err)
+		err = rec_writer__flush(m->w); /* symbols after their frames */
+	if (!err)
+		err = copy_symbols(m->w, r, &maps, m->named, m->nnamed);
+	if (!err)
+		err = add_stats(r, &m->st, &m->nst, &m->stcap);
+	if (!err)
+		err = rec_writer__flush(m->w); /* the tables of r go now */
+	maps_free(&maps);
+	m->n++;
 	return err;
+}
+
+static void merge_free(struct rec_merge *m)
+{
+	for (size_t i = 0; i < m->nst; i++)
+		free((char *)m->st[i].key);
+	free(m->st);
+	free(m->evs);
+	free(m->named);
+	free(m);
+}
+
+int rec_merge__finish(struct rec_merge *m)
+{
+	char buf[32];
+	int err;
+
+	snprintf(buf, sizeof(buf), "%zu", m->n);
+	err = rec_writer__meta(m->w, "merged-recordings", buf);
+	for (size_t i = 0; i < m->nst && !err; i++)
+		err = rec_writer__stat(m->w, m->st[i].key, m->st[i].value);
+	if (err)
+		rec_writer__discard(m->w);
+	else
+		err = rec_writer__close(m->w);
+	merge_free(m);
+	return err;
+}
+
+void rec_merge__discard(struct rec_merge *m)
+{
+	if (!m)
+		return;
+	rec_writer__discard(m->w);
+	merge_free(m);
 }
 
 int rec_merge__write(const struct recording *const *recs, size_t n, uint64_t since,
 		     uint64_t until, const char *path, uint64_t *kept)
 {
-	struct rec_writer *w;
-	int err, cerr;
+	struct rec_merge *m;
+	int err = 0;
 
 	*kept = 0;
 	if (!n)
 		return -EINVAL;
-	w = rec_writer__create(path, 0600);
-	if (!w)
+	m = rec_merge__new(path);
+	if (!m)
 		return -errno;
-	err = merge_into(w, recs, n, since, until, kept);
+	for (size_t i = 0; i < n && !err; i++)
+		err = rec_merge__add(m, recs[i], since, until, kept);
 	if (err) {
-		rec_writer__discard(w);
+		rec_merge__discard(m);
 		return err;
 	}
-	cerr = rec_writer__close(w);
-	return cerr;
+	return rec_merge__finish(m);
 }
 
 uint64_t rec_merge__start_mono(const struct recording *r)

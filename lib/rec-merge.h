@@ -16,6 +16,20 @@
 
 #include "recording.h"
 
+/* One recording at a time, so that only one input is in memory at once:
+ * new: the output `path` (0600; NULL + errno); add: r's records (the META
+ * of the first added), its samples and scheduler records in [since,
+ * until) (*kept counts the samples kept); r may be released after; finish:
+ * the summed STATS, the file closed (0 or -errno); discard: removed. Both
+ * free m. Tables of the output (strings, frames, stacks) grow with the
+ * distinct ones of all inputs. */
+struct rec_merge;
+struct rec_merge *rec_merge__new(const char *path);
+int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since,
+		   uint64_t until, uint64_t *kept);
+int rec_merge__finish(struct rec_merge *m);
+void rec_merge__discard(struct rec_merge *m);
+
 /* Writes recs[0 .. n) to a new recording `path` (mode 0600), keeping the
  * samples (and scheduler records) whose time is in [since, until); *kept
  * gets how many samples were kept. Blocks on writing; allocates tables

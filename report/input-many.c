@@ -1,9 +1,11 @@
 /* input-many.c: several recordings as one input, or one cut to a time
  * range (see report-cli.h): -i given more than once, -i DIR (its *.data
  * recordings, such as `prof record --rotate` writes), --since and --until.
- * The recordings are read, sorted by start, merged and cut
+ * The recordings are read once to learn their starts (and which read at
+ * all), sorted by start, then read again one at a time, merged and cut
  * (lib/rec-merge.h) into a recording the rest of input.c reads as if it
- * were the input. A corrupt file among several is skipped with a warning.
+ * were the input: one input file in memory at a time, whatever their
+ * number. A corrupt file among several is skipped with a warning.
  * Like input.c, it prints its errors and returns exit statuses. */
 #include <dirent.h>
 #include <errno.h>
@@ -25,11 +27,18 @@
 /* Bounds what one command reads: a day of one-minute files is 1440. */
 #define MANY_MAX_FILES 100000
 
+/* A recording that read well in the first pass. */
+struct many_file {
+	const char *path;
+	uint64_t mono, wall;   /* its start (rec_merge__start_*) */
+	uint64_t first, last;  /* its samples' times (first > last: none) */
+};
+
 struct many {
 	char **paths;
 	size_t npaths, paths_cap;
-	struct recording **recs;
-	size_t nrecs, recs_cap;
+	struct many_file *files;
+	size_t nfiles, files_cap;
 };
 
 static int is_dir(const char *path)
@@ -84,10 +93,10 @@ static int list_dir(struct many *m, const char *dir)
 	return err;
 }
 
-/* Reads and parses one file; 1 when skipped (warned), 0, or an exit status. */
-static int read_one(struct many *m, const char *path, recording_replay_fn replay)
+/* Reads and parses path into r (RAW chunks processed when `replay`); 1
+ * when skipped (warned), 0, or an exit status. */
+static int read_one(const char *path, struct recording *r, recording_replay_fn replay)
 {
-	struct recording *r;
 	unsigned char *data;
 	size_t size;
 	char shown[PROFILE_SHOWN_MAX], msg[512];
@@ -105,17 +114,11 @@ static int read_one(struct many *m, const char *path, recording_replay_fn replay
 		cli_warn("skipped %s: not a recording", shown);
 		return 1;
 	}
-	if (GROW(m->recs, m->recs_cap, m->nrecs + 1) || !(r = calloc(1, sizeof(*r)))) {
-		free(data);
-		cli_error("out of memory");
-		return EXIT_FAIL;
-	}
 	err = recording__parse(r, data, size, msg, sizeof(msg));
-	if (!err && r->nraw)
+	if (!err && r->nraw && replay)
 		err = recording__replay(r, replay, &samples, msg, sizeof(msg));
 	if (err) {
 		recording__release(r);
-		free(r);
 		if (err == -ENOMEM) {
 			cli_error("out of memory reading %s", shown);
 			return EXIT_FAIL;
@@ -123,17 +126,46 @@ static int read_one(struct many *m, const char *path, recording_replay_fn replay
 		cli_warn("skipped %s: it is corrupt: %s", shown, msg);
 		return 1;
 	}
-	if (!r->complete)
+	if (!r->complete && !replay)
 		cli_warn("%s is incomplete (its recorder stopped at byte %zu before finishing); "
 			 "reading what it holds", shown, r->cut_at);
-	m->recs[m->nrecs++] = r;
+	return 0;
+}
+
+/* The first pass: which files read, their starts and sample times; one
+ * file in memory at a time. 0 or an exit status. */
+static int survey(struct many *m)
+{
+	for (size_t i = 0; i < m->npaths; i++) {
+		struct recording r;
+		struct many_file f = {.path = m->paths[i], .first = UINT64_MAX};
+		int rc;
+
+		memset(&r, 0, sizeof(r));
+		rc = read_one(m->paths[i], &r, NULL);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
+		f.mono = rec_merge__start_mono(&r);
+		f.wall = rec_merge__start_wall(&r);
+		for (size_t k = 0; k < r.nsamples; k++) {
+			f.first = r.samples[k].time < f.first ? r.samples[k].time : f.first;
+			f.last = r.samples[k].time > f.last ? r.samples[k].time : f.last;
+		}
+		recording__release(&r);
+		if (GROW(m->files, m->files_cap, m->nfiles + 1)) {
+			cli_error("out of memory");
+			return EXIT_FAIL;
+		}
+		m->files[m->nfiles++] = f;
+	}
 	return 0;
 }
 
 static int by_start(const void *a, const void *b)
 {
-	uint64_t x = rec_merge__start_mono(*(struct recording *const *)a);
-	uint64_t y = rec_merge__start_mono(*(struct recording *const *)b);
+	uint64_t x = ((const struct many_file *)a)->mono, y = ((const struct many_file *)b)->mono;
 
 	return x < y ? -1 : x > y;
 }
@@ -142,19 +174,15 @@ static void many_release(struct many *m)
 {
 	for (size_t i = 0; i < m->npaths; i++)
 		free(m->paths[i]);
-	for (size_t i = 0; i < m->nrecs; i++) {
-		recording__release(m->recs[i]);
-		free(m->recs[i]);
-	}
 	free(m->paths);
-	free(m->recs);
+	free(m->files);
 }
 
 /* --since / --until of in against the earliest recording. */
-static int parse_range(struct profile_input *in, const struct recording *first, uint64_t *since,
+static int parse_range(struct profile_input *in, const struct many_file *first, uint64_t *since,
 		       uint64_t *until)
 {
-	uint64_t mono = rec_merge__start_mono(first), wall = rec_merge__start_wall(first);
+	uint64_t mono = first->mono, wall = first->wall;
 	const char *arg[2] = {in->since, in->until};
 	uint64_t *out[2] = {since, until};
 
@@ -183,15 +211,36 @@ static void span(const struct many *m, uint64_t base, double *lo, double *hi)
 {
 	uint64_t a = UINT64_MAX, b = 0;
 
-	for (size_t i = 0; i < m->nrecs; i++)
-		for (size_t k = 0; k < m->recs[i]->nsamples; k++) {
-			uint64_t t = m->recs[i]->samples[k].time;
-
-			a = t < a ? t : a;
-			b = t > b ? t : b;
-		}
+	for (size_t i = 0; i < m->nfiles; i++) {
+		a = m->files[i].first < a ? m->files[i].first : a;
+		b = m->files[i].last > b ? m->files[i].last : b;
+	}
 	*lo = a == UINT64_MAX || a < base ? 0 : (double)(a - base) / 1e9;
 	*hi = b < base ? 0 : (double)(b - base) / 1e9;
+}
+
+/* The second pass: each file read again and added, then released. */
+static int add_all(struct profile_input *in, struct many *m, struct rec_merge *mg, uint64_t since,
+		   uint64_t until, uint64_t *kept)
+{
+	for (size_t i = 0; i < m->nfiles; i++) {
+		struct recording r;
+		int rc, err;
+
+		memset(&r, 0, sizeof(r));
+		rc = read_one(m->files[i].path, &r, in->replay);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
+		err = rec_merge__add(mg, &r, since, until, kept);
+		recording__release(&r);
+		if (err) {
+			cli_error("cannot merge the recordings of %s: %s", in->shown, strerror(-err));
+			return EXIT_FAIL;
+		}
+	}
+	return 0;
 }
 
 /* Merges m's recordings into in->data through a private temporary file. */
@@ -199,8 +248,9 @@ static int merge(struct profile_input *in, struct many *m, uint64_t since, uint6
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_BUF], path[PATH_BUF + 16];
+	struct rec_merge *mg;
 	uint64_t kept = 0;
-	int err;
+	int rc, err = 0;
 
 	snprintf(dir, sizeof(dir), "%s/prof-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -209,21 +259,28 @@ static int merge(struct profile_input *in, struct many *m, uint64_t since, uint6
 		return EXIT_FAIL;
 	}
 	snprintf(path, sizeof(path), "%s/merged.data", dir);
-	err = rec_merge__write((const struct recording *const *)m->recs, m->nrecs, since, until,
-			       path, &kept);
-	if (!err)
+	mg = rec_merge__new(path);
+	if (!mg)
+		err = -errno;
+	rc = err ? 0 : add_all(in, m, mg, since, until, &kept);
+	if (mg && rc)
+		rec_merge__discard(mg);
+	else if (mg)
+		err = rec_merge__finish(mg);
+	if (!rc && !err)
 		err = read_whole_file(path, &in->data, &in->size);
 	unlink(path);
 	rmdir(dir);
+	if (rc)
+		return rc;
 	if (err) {
 		cli_error("cannot merge the recordings of %s: %s", in->shown, strerror(-err));
 		return EXIT_FAIL;
 	}
 	if (!kept) {
-		uint64_t base = rec_merge__start_mono(m->recs[0]);
 		double lo, hi;
 
-		span(m, base, &lo, &hi);
+		span(m, m->files[0].mono, &lo, &hi);
 		cli_error("no samples in %s between %s and %s (its samples run from %.1f s to %.1f s "
 			  "after its start)", in->shown, in->since ? in->since : "the start",
 			  in->until ? in->until : "the end", lo, hi);
@@ -259,17 +316,16 @@ int profile_input__load_many(struct profile_input *in)
 		cli_hint("make some with 'prof record --rotate SECONDS -o DIR/'");
 		rc = EXIT_FAIL;
 	}
-	for (i = 0; i < m.npaths && !rc; i++)
-		if ((rc = read_one(&m, m.paths[i], in->replay)) == 1)
-			rc = 0;
-	if (!rc && !m.nrecs) {
+	if (!rc)
+		rc = survey(&m);
+	if (!rc && !m.nfiles) {
 		cli_error("%s: none of its %zu file%s could be read", in->shown, m.npaths,
 			  m.npaths == 1 ? "" : "s");
 		rc = EXIT_FAIL;
 	}
 	if (!rc) {
-		qsort(m.recs, m.nrecs, sizeof(*m.recs), by_start);
-		rc = parse_range(in, m.recs[0], &since, &until);
+		qsort(m.files, m.nfiles, sizeof(*m.files), by_start);
+		rc = parse_range(in, &m.files[0], &since, &until);
 	}
 	if (!rc)
 		rc = merge(in, &m, since, until);
