@@ -570,11 +570,12 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		free(events);
 		return cli_usage_error("--keep goes with --rotate");
 	}
-	if (rotate_ns && (!npids || !opts.output || nevents || opts.alloc || opts.malloc)) {
+	if (rotate_ns && (!npids || !opts.output || nevents || opts.alloc || opts.malloc ||
+			  opts.sched)) {
 		free(pids);
 		free(events);
 		return cli_usage_error("--rotate needs -p PID and -o DIR, and takes no probes "
-				       "(-e, --alloc, --malloc)");
+				       "(-e, --alloc, --malloc) and no --sched");
 	}
 	cmdline = join_args(argc, argv);
 	opts.cmdline = cmdline;
