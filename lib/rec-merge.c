@@ -178,8 +178,8 @@ static int copy_timed(struct rec_writer *w, const struct recording *r, const str
 
 /* Symbols and inline chains: a frame the output already named (from an
  * earlier input) keeps that name, so each frame's records stay together. */
-static int copy_symbols(struct rec_writer *w, const struct recording *r,
-			const struct merge_maps *m, unsigned char *named, size_t nnamed)
+static int copy_symbols(struct rec_writer *w, const struct recording *r, const struct merge_maps *m,
+			unsigned char *named, size_t nnamed)
 {
 	size_t i;
 	int err;
@@ -280,8 +280,8 @@ static int grow_named(struct rec_merge *m)
 	return 0;
 }
 
-int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since,
-		   uint64_t until, uint64_t *kept)
+int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since, uint64_t until,
+		   uint64_t *kept)
 {
 	struct merge_maps maps = {0};
 	int err = 0;
@@ -344,8 +344,8 @@ void rec_merge__discard(struct rec_merge *m)
 	merge_free(m);
 }
 
-int rec_merge__write(const struct recording *const *recs, size_t n, uint64_t since,
-		     uint64_t until, const char *path, uint64_t *kept)
+int rec_merge__write(const struct recording *const *recs, size_t n, uint64_t since, uint64_t until,
+		     const char *path, uint64_t *kept)
 {
 	struct rec_merge *m;
 	int err = 0;

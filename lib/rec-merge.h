@@ -25,8 +25,8 @@
  * distinct ones of all inputs. */
 struct rec_merge;
 struct rec_merge *rec_merge__new(const char *path);
-int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since,
-		   uint64_t until, uint64_t *kept);
+int rec_merge__add(struct rec_merge *m, const struct recording *r, uint64_t since, uint64_t until,
+		   uint64_t *kept);
 int rec_merge__finish(struct rec_merge *m);
 void rec_merge__discard(struct rec_merge *m);
 
@@ -34,8 +34,8 @@ void rec_merge__discard(struct rec_merge *m);
  * samples (and scheduler records) whose time is in [since, until); *kept
  * gets how many samples were kept. Blocks on writing; allocates tables
  * sized by the inputs, freed before returning. 0 or -errno. */
-int rec_merge__write(const struct recording *const *recs, size_t n, uint64_t since,
-		     uint64_t until, const char *path, uint64_t *kept);
+int rec_merge__write(const struct recording *const *recs, size_t n, uint64_t since, uint64_t until,
+		     const char *path, uint64_t *kept);
 
 /* The recording's start: META start-monotonic-ns (0 when missing), and
  * its wall-clock time in ns since the epoch, from META start-time-ns or

@@ -75,7 +75,8 @@ int rotate_dir_claim(int dirfd, uint64_t wall_ns, char *name, size_t len)
 			snprintf(name, len, "prof-%s-%d.data", stamp, n);
 		else
 			snprintf(name, len, "prof-%s.data", stamp);
-		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd =
+		    openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			close(fd);
 			return 0;

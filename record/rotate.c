@@ -30,7 +30,7 @@
  * target. Half a period, at most LEAD_NS, to begin with; each recorder
  * tells how long it took to start sampling (a pipe), and the lead grows
  * to twice the longest seen, up to a period or LEAD_MAX_NS. */
-#define LEAD_NS (2 * NS)
+#define LEAD_NS	    (2 * NS)
 #define LEAD_MAX_NS (10 * NS)
 /* A recorder stops this long after its period, so the samples of the
  * period's last moment are in its rings when it drains them last. */
@@ -61,9 +61,9 @@ struct period {
 	pid_t pid; /* 0: free */
 	uint64_t since, until;
 	char name[64];
-	int late_said; /* the child: its late start was reported */
+	int late_said;	 /* the child: its late start was reported */
 	uint64_t forked; /* when it was started (monotonic) */
-	int fd;          /* the parent: the start-up time's pipe (-1: none); the child: its end */
+	int fd;		 /* the parent: the start-up time's pipe (-1: none); the child: its end */
 };
 
 struct rotation {
@@ -74,9 +74,9 @@ struct rotation {
 	const struct rotate_keep *keep;
 	struct period slot[NSLOTS];
 	uint64_t lead;
-	int failed; /* periods that failed */
+	int failed;	  /* periods that failed */
 	int first_failed; /* the first one: nothing was ever recorded */
-	int done;   /* the targets exited: no more periods */
+	int done;	  /* the targets exited: no more periods */
 };
 
 /* In the child: a recorder that began sampling after its period began
@@ -93,9 +93,10 @@ static int child_tick(void *ctx, const struct record_tick *t)
 		}
 	}
 	if (!p->late_said && p->since && t->start_ns > p->since) {
-		fprintf(stderr, "prof record: warning: %s began sampling %.0f ms into its period: "
-			"samples of that time are missing\n", p->name,
-			(double)(t->start_ns - p->since) / 1e6);
+		fprintf(stderr,
+			"prof record: warning: %s began sampling %.0f ms into its period: "
+			"samples of that time are missing\n",
+			p->name, (double)(t->start_ns - p->since) / 1e6);
 	}
 	p->late_said = 1;
 	return 0;
@@ -120,7 +121,8 @@ static long child_next_ms(void *ctx, uint64_t now)
 static void run_child(struct rotation *r, struct period *p, int first)
 {
 	struct record_opts o = *r->opts;
-	struct record_hooks hooks = {.tick = child_tick, .stop = child_stop, .next_ms = child_next_ms, .ctx = p};
+	struct record_hooks hooks = {
+	    .tick = child_tick, .stop = child_stop, .next_ms = child_next_ms, .ctx = p};
 	struct record_summary sum;
 	struct prof_error err;
 	char path[4200];
@@ -261,8 +263,10 @@ static void reap(struct rotation *r, int only)
 			else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
 				r->done = 1; /* nothing left to attach to */
 			else
-				fprintf(stderr, "prof record: warning: the recording of %s/%s failed "
-					"(above); recording goes on\n", r->dir, p->name);
+				fprintf(stderr,
+					"prof record: warning: the recording of %s/%s failed "
+					"(above); recording goes on\n",
+					r->dir, p->name);
 		}
 		if (clock_ns(CLOCK_MONOTONIC) < p->until && !targets_alive(r->opts))
 			r->done = 1;
@@ -308,8 +312,10 @@ static int rotate_loop(struct rotation *r)
 			}
 			err = start_period(r, &r->slot[k], next, until, 0);
 			if (err)
-				fprintf(stderr, "prof record: warning: cannot start the next file in %s: "
-					"%s; trying again next period\n", r->dir, strerror(-err));
+				fprintf(stderr,
+					"prof record: warning: cannot start the next file in %s: "
+					"%s; trying again next period\n",
+					r->dir, strerror(-err));
 			next += r->period;
 			prune(r);
 		}
@@ -351,8 +357,10 @@ int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 				      "'%s' belongs to another user or others can write to it",
 				      r.dir);
 	if (err)
-		return prof_error_set(errp, err, NULL, "cannot use '%s' as the directory of the "
-				      "recordings: %s", r.dir, strerror(-err));
+		return prof_error_set(errp, err, NULL,
+				      "cannot use '%s' as the directory of the "
+				      "recordings: %s",
+				      r.dir, strerror(-err));
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	for (int i = 0; i < 3; i++)
@@ -371,7 +379,7 @@ int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 	if (!err && r.first_failed)
 		return -ECANCELED; /* the recorder said why */
 	if (err)
-		return prof_error_set(errp, err, NULL, "cannot start a recording in '%s': %s", r.dir,
-				      strerror(-err));
+		return prof_error_set(errp, err, NULL, "cannot start a recording in '%s': %s",
+				      r.dir, strerror(-err));
 	return 0;
 }

@@ -30,8 +30,8 @@
 /* A recording that read well in the first pass. */
 struct many_file {
 	const char *path;
-	uint64_t mono, wall;   /* its start (rec_merge__start_*) */
-	uint64_t first, last;  /* its samples' times (first > last: none) */
+	uint64_t mono, wall;  /* its start (rec_merge__start_*) */
+	uint64_t first, last; /* its samples' times (first > last: none) */
 };
 
 struct many {
@@ -128,7 +128,8 @@ static int read_one(const char *path, struct recording *r, recording_replay_fn r
 	}
 	if (!r->complete && !replay)
 		cli_warn("%s is incomplete (its recorder stopped at byte %zu before finishing); "
-			 "reading what it holds", shown, r->cut_at);
+			 "reading what it holds",
+			 shown, r->cut_at);
 	return 0;
 }
 
@@ -193,13 +194,15 @@ static int parse_range(struct profile_input *in, const struct many_file *first, 
 			continue;
 		err = time_arg_parse(arg[k], mono, wall, out[k]);
 		if (err == -ENODATA)
-			return cli_usage_error("%s %s: %s does not say when it started in wall-clock "
-					       "time: give seconds from its start", k ? "--until"
-					       : "--since", arg[k], in->shown);
+			return cli_usage_error(
+			    "%s %s: %s does not say when it started in wall-clock "
+			    "time: give seconds from its start",
+			    k ? "--until" : "--since", arg[k], in->shown);
 		if (err)
-			return cli_usage_error("%s needs seconds from the start (30, 1.5), a time of "
-					       "day (03:14, 03:14:05) or an ISO time, not '%s'",
-					       k ? "--until" : "--since", arg[k]);
+			return cli_usage_error(
+			    "%s needs seconds from the start (30, 1.5), a time of "
+			    "day (03:14, 03:14:05) or an ISO time, not '%s'",
+			    k ? "--until" : "--since", arg[k]);
 	}
 	if (*since >= *until)
 		return cli_usage_error("--since %s is not before --until %s", in->since, in->until);
@@ -236,7 +239,8 @@ static int add_all(struct profile_input *in, struct many *m, struct rec_merge *m
 		err = rec_merge__add(mg, &r, since, until, kept);
 		recording__release(&r);
 		if (err) {
-			cli_error("cannot merge the recordings of %s: %s", in->shown, strerror(-err));
+			cli_error("cannot merge the recordings of %s: %s", in->shown,
+				  strerror(-err));
 			return EXIT_FAIL;
 		}
 	}
@@ -281,9 +285,11 @@ static int merge(struct profile_input *in, struct many *m, uint64_t since, uint6
 		double lo, hi;
 
 		span(m, m->files[0].mono, &lo, &hi);
-		cli_error("no samples in %s between %s and %s (its samples run from %.1f s to %.1f s "
-			  "after its start)", in->shown, in->since ? in->since : "the start",
-			  in->until ? in->until : "the end", lo, hi);
+		cli_error(
+		    "no samples in %s between %s and %s (its samples run from %.1f s to %.1f s "
+		    "after its start)",
+		    in->shown, in->since ? in->since : "the start",
+		    in->until ? in->until : "the end", lo, hi);
 		return EXIT_FAIL;
 	}
 	in->preloaded = 1;

@@ -86,7 +86,8 @@ static void write_one(const char *path, uint64_t start, uint32_t tid, const char
 	assert_int_equal(rec_writer__stack(w, 0, fm, &n1), 0);
 	assert_int_equal(rec_writer__stack(w, n1, ff, &n2), 0);
 	for (int i = 0; i < n; i++)
-		assert_int_equal(rec_writer__sample(w, t0 + (uint64_t)i * step, tid, n2, 0, 0, 0), 0);
+		assert_int_equal(rec_writer__sample(w, t0 + (uint64_t)i * step, tid, n2, 0, 0, 0),
+				 0);
 	assert_int_equal(rec_writer__flush(w), 0);
 	sym.frame = fm;
 	sym.name = s_main;
@@ -129,8 +130,8 @@ static void test_merge(void **state)
 	assert_int_equal(kept, 20);
 	load(m, &rm);
 	assert_int_equal(rm.nsamples, 20);
-	assert_int_equal(rm.nframes, 2);     /* unified */
-	assert_int_equal(rm.nstacks, 3);     /* 0, main, main;f */
+	assert_int_equal(rm.nframes, 2); /* unified */
+	assert_int_equal(rm.nstacks, 3); /* 0, main, main;f */
 	assert_int_equal(rm.nevents, 1);
 	assert_int_equal(recording__stat(&rm, "samples"), 20);
 	assert_string_equal(recording__str(&rm, rm.symbols[1].name), "f");
@@ -156,9 +157,9 @@ static void test_merge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_time_arg),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_merge),
+	    cmocka_unit_test(test_time_arg),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
