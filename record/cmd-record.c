@@ -90,6 +90,13 @@ static const char usage_text[] =
 	"      --uprobe-pmu        place probes through the uprobe PMU rather than\n"
 	"                          tracefs definitions (slow to detach: about 80 ms\n"
 	"                          per thread and CPU)\n"
+	"      --rotate SECONDS    continuous recording: -o names a directory (made\n"
+	"                          0700 if missing) and each period of SECONDS goes\n"
+	"                          to a complete recording of its own there, named\n"
+	"                          by its UTC start (prof-20261126T031500Z.data)\n"
+	"      --keep AGE|SIZE     with --rotate: remove the oldest of those files to\n"
+	"                          keep only the last AGE (1h, 30m, 90s) or at most\n"
+	"                          SIZE bytes (500M, 2G)\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
@@ -267,7 +274,39 @@ static char *join_args(int argc, char **argv)
 }
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
-       OPT_LEAKS, OPT_JIT_EVERY }; /* long options without a short one */
+       OPT_LEAKS, OPT_JIT_EVERY, OPT_ROTATE, OPT_KEEP }; /* long options without a short one */
+
+/* --keep: an age (90s, 30m, 1h, 2d; a bare number is seconds) or a size
+ * (500K, 500M, 2G). */
+static int parse_keep(const char *arg, struct rotate_keep *k)
+{
+	size_t len = strlen(arg);
+	char c = len ? arg[len - 1] : 0;
+	uint64_t mult = 1, v;
+	char num[32];
+
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, arg, len + 1);
+	if (strchr("smhd", c) || (c >= '0' && c <= '9')) {
+		mult = c == 'm' ? 60 : c == 'h' ? 3600 : c == 'd' ? 86400 : 1;
+		if (!(c >= '0' && c <= '9'))
+			num[len - 1] = '\0';
+		if (cli_parse_u64(num, 1, 100ULL * 365 * 86400 / mult, &v))
+			return -1;
+		k->seconds = v * mult;
+		return 0;
+	}
+	mult = c == 'K' || c == 'k' ? 1ULL << 10 : c == 'M' ? 1ULL << 20 : c == 'G' || c == 'g'
+	       ? 1ULL << 30 : c == 'T' ? 1ULL << 40 : 0;
+	if (!mult)
+		return -1;
+	num[len - 1] = '\0';
+	if (cli_parse_u64(num, 1, (1ULL << 50) / mult, &v))
+		return -1;
+	k->bytes = v * mult;
+	return 0;
+}
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
@@ -297,6 +336,8 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"malloc", no_argument, NULL, OPT_MALLOC},
 		{"leaks", no_argument, NULL, OPT_LEAKS},
 		{"uprobe-pmu", no_argument, NULL, 'U'},
+		{"rotate", required_argument, NULL, OPT_ROTATE},
+		{"keep", required_argument, NULL, OPT_KEEP},
 		{NULL, 0, NULL, 0},
 	};
 	const char **events = NULL;
@@ -309,7 +350,8 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	size_t npids = 0, pids_cap = 0;
 	char *cmdline;
 	int c, rc;
-	uint64_t v;
+	uint64_t v, rotate_ns = 0;
+	struct rotate_keep keep = {0};
 
 	(void)env; /* no recording is read */
 	memset(&opts, 0, sizeof(opts));
@@ -431,6 +473,20 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		case OPT_NO_DEFER:
 			opts.no_defer = 1;
 			break;
+		case OPT_ROTATE:
+			if (cli_parse_seconds(optarg, &rotate_ns) || rotate_ns < 1000000000ULL) {
+				free(pids);
+				return cli_usage_error("invalid --rotate '%s' (seconds, at least 1)",
+						       optarg);
+			}
+			break;
+		case OPT_KEEP:
+			if (parse_keep(optarg, &keep)) {
+				free(pids);
+				return cli_usage_error("invalid --keep '%s' (an age: 90s, 30m, 1h; or a "
+						       "size: 500M, 2G)", optarg);
+			}
+			break;
 		case OPT_DEFER_LIMIT:
 			if (cli_parse_u64(optarg, 1, 1 << 20, &v)) {
 				free(pids);
@@ -509,19 +565,35 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	}
 	opts.pids = pids;
 	opts.npids = npids;
+	if ((keep.seconds || keep.bytes) && !rotate_ns) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--keep goes with --rotate");
+	}
+	if (rotate_ns && (!npids || !opts.output || nevents || opts.alloc || opts.malloc ||
+			  opts.sched)) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--rotate needs -p PID and -o DIR, and takes no probes "
+				       "(-e, --alloc, --malloc) and no --sched");
+	}
 	cmdline = join_args(argc, argv);
 	opts.cmdline = cmdline;
-	rc = record_run(&opts, &sum, &err);
+	if (rotate_ns)
+		rc = record_rotate(&opts, rotate_ns, &keep, &err);
+	else
+		rc = record_run(&opts, &sum, &err);
 	free(cmdline);
 	free(pids);
 	free(events);
 	if (rc) {
-		cli_error("%s", err.msg);
+		if (err.msg[0])
+			cli_error("%s", err.msg);
 		if (err.hint[0])
 			cli_hint("%s", err.hint);
 		return EXIT_FAIL;
 	}
-	if (!opts.quiet)
+	if (!opts.quiet && !rotate_ns)
 		print_summary(&sum, opts.output ? opts.output : RECORD_DEFAULT_OUTPUT);
 	return EXIT_OK;
 }

@@ -80,6 +80,10 @@ static void handle_sample(struct recorder *rec, const struct perf_event_header *
 		return;
 	if (rec->cpu_wide && !recorder_is_target_task(rec, s.pid, s.tid))
 		return;
+	/* --rotate: another file has the samples outside this one's period. */
+	if (rec->opts->window_until_ns &&
+	    (s.time < rec->opts->window_since_ns || s.time >= rec->opts->window_until_ns))
+		return;
 	rec->sum->samples++;
 	if (rec->ustack.on) {
 		ustack_add(rec, s.pid, s.tid, s.time, s.cpu, s.ip, h->misc, (const uint64_t *)p,

@@ -113,6 +113,10 @@ struct record_opts {
 	/* prof top (top/): a second sink that follows the writer's stream
 	 * (record/sink.h). NULL: none. */
 	const struct rec_sink *tap;
+	/* --rotate (rotate.c): only the CPU samples whose time is in
+	 * [window_since_ns, window_until_ns) (CLOCK_MONOTONIC) are kept;
+	 * window_until_ns 0: all. */
+	uint64_t window_since_ns, window_until_ns;
 };
 
 #define RECORD_JIT_END_ONLY UINT64_MAX
@@ -197,6 +201,24 @@ int record_run_hooks(const struct record_opts *opts, const struct record_hooks *
 struct recording;
 int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
 		      struct prof_error *err);
+
+/* --keep of --rotate: the rotated files kept are younger than `seconds`
+ * and add up to at most `bytes` (0: no bound). */
+struct rotate_keep {
+	uint64_t seconds, bytes;
+};
+/* `prof record --rotate`: records opts (-p targets) into one complete
+ * recording per period_ns in the directory opts->output, named by the
+ * period's UTC start time (prof-20261126T031500Z.data), pruned to keep
+ * after each period. Each period is recorded by a process of its own
+ * started a little before it (so none is missed while the previous one
+ * is finished and symbolized), keeping only its period's samples: every
+ * sample lands in one file. Ends at opts->duration_ns, when the targets
+ * exit, or on SIGINT / SIGTERM / SIGHUP (each file is finished). A
+ * period that failed (disk full) is reported and the next one goes on.
+ * 0 or -errno with err filled. */
+int record_rotate(const struct record_opts *opts, uint64_t period_ns,
+		  const struct rotate_keep *keep, struct prof_error *err);
 
 /* Asks a running record_run() to stop (async-signal-safe). */
 void record_request_stop(void);

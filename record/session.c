@@ -232,8 +232,23 @@ static void write_meta(struct recorder *rec)
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	rec_writer__meta(rec->w, "start-time", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)monotonic_ns());
-	rec_writer__meta(rec->w, "start-monotonic-ns", buf);
+	{ /* the same moment on both clocks, to the ns: --since 03:14:05.5 */
+		struct timespec wall;
+		uint64_t mono = monotonic_ns();
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)mono);
+		rec_writer__meta(rec->w, "start-monotonic-ns", buf);
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)wall.tv_sec * 1000000000ULL +
+			 (unsigned long long)wall.tv_nsec);
+		rec_writer__meta(rec->w, "start-time-ns", buf);
+	}
+	if (rec->opts->window_until_ns) { /* --rotate: this file's period */
+		snprintf(buf, sizeof(buf), "%llu %llu",
+			 (unsigned long long)rec->opts->window_since_ns,
+			 (unsigned long long)rec->opts->window_until_ns);
+		rec_writer__meta(rec->w, "rotate-window-ns", buf);
+	}
 	rec_writer__meta(rec->w, "clock", "CLOCK_MONOTONIC");
 	if (rec->opts->cmdline)
 		rec_writer__meta(rec->w, "cmdline", rec->opts->cmdline);

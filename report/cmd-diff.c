@@ -18,7 +18,8 @@ static const char usage_head[] =
 	"usage: prof diff [--raw] [--threads | --tids] [--merge-pools]\n"
 	"                 [--off-cpu | --wall] [--lines]\n"
 	"                 [--include RE]... [--exclude RE]... [--thread RE]...\n"
-	"                 [--pid N]... [--tid N]... [--ignore-case] OLD NEW\n"
+	"                 [--pid N]... [--tid N]... [--ignore-case]\n"
+	"                 [--old-since T] [--old-until T] [--since T] [--until T] OLD NEW\n"
 	"\n"
 	"Compares two recordings or folded texts: prints every stack of either as\n"
 	"\"stack OLD NEW\" (FlameGraph's difffolded.pl format, sorted), OLD's counts\n"
@@ -30,18 +31,26 @@ static const char usage_head[] =
 	"  --threads          put the thread name at the root of each stack\n"
 	"  --tids             like --threads, as NAME/TID\n"
 	"  --merge-pools      collapse digit runs in thread names into '*'\n"
+	"\n"
+	"time ranges (OLD and NEW may be one recording or directory: two ranges of it):\n"
+	"  --old-since T      OLD's samples from T on (T as for --since, below)\n"
+	"  --old-until T      OLD's samples before T\n"
 	"\n";
 static const char usage_tail[] = "\n"
 				 "  -h, --help         show this help\n";
 
 enum {
 	OPT_RAW = PROFILE_OPT_END,
+	OPT_OLD_SINCE,
+	OPT_OLD_UNTIL,
 };
 
 static const struct option long_options[] = {
 	PROFILE_INPUT_LONG_OPTIONS,
 	PROFILE_WEIGHT_LONG_OPTIONS,
 	{"raw", no_argument, NULL, OPT_RAW},
+	{"old-since", required_argument, NULL, OPT_OLD_SINCE},
+	{"old-until", required_argument, NULL, OPT_OLD_UNTIL},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -51,6 +60,7 @@ struct diff_cmd {
 	struct profile_input in;  /* NEW: options, input, the filtered profile */
 	struct profile_input old; /* OLD, with the same options */
 	const char *old_path;
+	const char *old_since, *old_until; /* --old-since, --old-until */
 	int raw;
 	struct profile_diff diff;
 };
@@ -59,8 +69,13 @@ static int own_option(void *cmd, int opt, const char *arg)
 {
 	struct diff_cmd *c = cmd;
 
-	(void)arg;
 	switch (opt) {
+	case OPT_OLD_SINCE:
+		c->old_since = arg;
+		return 0;
+	case OPT_OLD_UNTIL:
+		c->old_until = arg;
+		return 0;
 	case 'i':
 		return cli_usage_error("the inputs are OLD NEW, after the options (no -i)");
 	case OPT_RAW:
@@ -130,6 +145,8 @@ static int run(struct diff_cmd *c, int argc, char **argv, const struct prof_env 
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = profile_input__clone(&c->old, &c->in, c->old_path);
+	c->old.since = c->old_since;
+	c->old.until = c->old_until;
 	if (!rc)
 		rc = profile_input__load(&c->old);
 	if (!rc)

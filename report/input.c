@@ -29,6 +29,11 @@ const char profile_input_filter_help[] =
 	"  --pid N            keep samples of process N (repeat: any; recordings)\n"
 	"  --tid N            keep samples of thread N (repeat: any; recordings)\n"
 	"  --ignore-case      regexes ignore case\n"
+	"  --since T          keep samples from T on, T: seconds from the start (30,\n"
+	"                     1.5), a UTC time of day (03:14, 03:14:05) or ISO time\n"
+	"  --until T          keep samples before T\n"
+	"several recordings (-i more than once, or -i DIR: its *.data files) are\n"
+	"read as one: threads, stacks and names unified, samples added\n"
 	"source lines (recordings of binaries with DWARF):\n"
 	"  --lines            name frames 'function (file.c:42)': a frame per line\n"
 	"perf script input (read like FlameGraph's stackcollapse-perf.pl --all):\n"
@@ -73,7 +78,8 @@ int profile_input__init(struct profile_input *in, int argc)
 	in->patterns = calloc((size_t)argc + 1, sizeof(*in->patterns));
 	in->pids = calloc((size_t)argc + 1, sizeof(*in->pids));
 	in->tids = calloc((size_t)argc + 1, sizeof(*in->tids));
-	if (!in->patterns || !in->pids || !in->tids) {
+	in->inputs = calloc((size_t)argc + 1, sizeof(*in->inputs));
+	if (!in->patterns || !in->pids || !in->tids || !in->inputs) {
 		cli_error("out of memory");
 		return EXIT_FAIL;
 	}
@@ -85,6 +91,7 @@ void profile_input__release(struct profile_input *in)
 	free(in->patterns);
 	free(in->pids);
 	free(in->tids);
+	free(in->inputs);
 	free(in->data);
 	if (in->is_recording)
 		recording__release(&in->rec);
@@ -100,7 +107,14 @@ int profile_input__option(struct profile_input *in, int opt, const char *arg)
 
 	switch (opt) {
 	case 'i':
-		in->input = arg;
+		in->inputs[in->ninputs++] = arg;
+		in->input = in->inputs[0];
+		return 0;
+	case PROFILE_OPT_SINCE:
+		in->since = arg;
+		return 0;
+	case PROFILE_OPT_UNTIL:
+		in->until = arg;
 		return 0;
 	case PROFILE_OPT_THREADS:
 		if (in->roots == PROFILE_ROOT_NONE)
@@ -225,7 +239,15 @@ static void choose_input(struct profile_input *in)
 		else
 			in->input = DEFAULT_INPUT;
 	}
+	if (!in->ninputs)
+		in->inputs[in->ninputs++] = in->input;
 	profile_input_name(in->shown, sizeof(in->shown), in->input);
+	if (in->ninputs > 1) {
+		size_t len = strlen(in->shown);
+
+		snprintf(in->shown + len, sizeof(in->shown) - len, " (and %zu more)",
+			 in->ninputs - 1);
+	}
 }
 
 #define INPUT_HINT "record one with 'prof record'"
@@ -542,13 +564,18 @@ static int check_perf_only_options(struct profile_input *in)
 
 int profile_input__load(struct profile_input *in)
 {
+	struct stat st;
 	int rc, fd = -1;
 
 	rc = compile_filters(in);
 	if (rc)
 		return rc;
 	choose_input(in);
-	rc = in->preloaded ? 0 : read_head(in, &fd);
+	if (!in->preloaded && (in->ninputs > 1 || in->since || in->until ||
+			       (strcmp(in->input, "-") && !stat(in->input, &st) && S_ISDIR(st.st_mode))))
+		rc = profile_input__load_many(in);
+	if (!rc)
+		rc = in->preloaded ? 0 : read_head(in, &fd);
 	if (rc)
 		return rc;
 	if (profile__init(&in->prof)) {

@@ -63,6 +63,8 @@ enum profile_input_opt {
 	PROFILE_OPT_MALLOC, /* --malloc, --leaks, --leak-age (malloc-view.c) */
 	PROFILE_OPT_LEAKS,
 	PROFILE_OPT_LEAK_AGE,
+	PROFILE_OPT_SINCE, /* --since, --until (input-many.c) */
+	PROFILE_OPT_UNTIL,
 	PROFILE_OPT_END,
 };
 
@@ -84,7 +86,9 @@ enum profile_input_opt {
 		{"period", no_argument, NULL, PROFILE_OPT_PERIOD},                                 \
 		{"pids", no_argument, NULL, PROFILE_OPT_PIDS},                                     \
 		{"no-period", no_argument, NULL, PROFILE_OPT_NO_PERIOD},                           \
-		{"java-signatures", no_argument, NULL, PROFILE_OPT_JAVA_SIGNATURES}
+		{"java-signatures", no_argument, NULL, PROFILE_OPT_JAVA_SIGNATURES},                \
+		{"since", required_argument, NULL, PROFILE_OPT_SINCE},                             \
+		{"until", required_argument, NULL, PROFILE_OPT_UNTIL}
 
 /* --off-cpu and --wall (PROFILE_WEIGHT_*), for the commands that draw or
  * print stacks; add them to the table after PROFILE_INPUT_LONG_OPTIONS. */
@@ -116,6 +120,9 @@ struct profile_pattern {
 /* Everything between the command line and a filtered profile. */
 struct profile_input {
 	const char *input; /* -i; NULL until decided */
+	const char **inputs; /* every -i, in order (input is the first) */
+	size_t ninputs;
+	const char *since, *until; /* --since, --until: NULL when not given */
 	char shown[PROFILE_SHOWN_MAX]; /* the input as messages name it */
 	enum profile_thread_root roots;
 	int roots_asked; /* --threads or --tids (not just --merge-pools) */
@@ -188,6 +195,11 @@ void profile_input__options_done(struct profile_input *in);
  * recording without scheduler events, a warning when the kernel dropped
  * switch events. 0, or an exit status after printing the error. */
 int profile_input__load(struct profile_input *in);
+/* input-many.c, for profile_input__load(): several inputs (-i more than
+ * once, or a directory's *.data recordings), or one cut to --since /
+ * --until: merged into in->data (preloaded). 0, or an exit status after
+ * printing. */
+int profile_input__load_many(struct profile_input *in);
 /* Parses a recording's bytes (data, size bytes: the recording owns them
  * from now on, even on failure) into r, for the commands that read one:
  * says on stderr when it is corrupt (or memory ran out) and warns when it is
