@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "lib/cli.h"
@@ -15,6 +17,7 @@
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N | --every-bytes SIZE] [--probe-window W/P] [--alloc]\n"
+	"                   [--ring SECONDS [--no-save-on-exit]]\n"
 	"                   -p PID[,PID...]\n"
 	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
@@ -90,6 +93,13 @@ static const char usage_text[] =
 	"      --uprobe-pmu        place probes through the uprobe PMU rather than\n"
 	"                          tracefs definitions (slow to detach: about 80 ms\n"
 	"                          per thread and CPU)\n"
+	"\n"
+	"flight recorder (docs/prof-record.md):\n"
+	"      --ring SECONDS      keep only the last SECONDS in memory (nothing is\n"
+	"                          written to -o itself); save them as a new file named\n"
+	"                          from -o and the UTC time (prof-20261125T031502Z.data)\n"
+	"                          on SIGUSR1 and when recording ends\n"
+	"      --no-save-on-exit   with --ring: no save when recording ends\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
@@ -267,7 +277,37 @@ static char *join_args(int argc, char **argv)
 }
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
-       OPT_LEAKS, OPT_JIT_EVERY }; /* long options without a short one */
+       OPT_LEAKS, OPT_JIT_EVERY, OPT_RING, OPT_NO_SAVE_ON_EXIT }; /* long options without a short one */
+
+/* --ring: the line saying it runs (the first tick: sampling started), and
+ * the summary's. */
+static int ring_tick(void *ctx, const struct record_tick *t)
+{
+	const struct record_opts *o = ctx;
+	static int said;
+
+	(void)t;
+	if (!said && !o->quiet) {
+		char name[128];
+
+		said = 1;
+		fprintf(stderr, "prof record: ring of %.0f s in memory: kill -USR1 %d saves it to "
+			"files named like %s\n", (double)o->ring_ns / 1e9, (int)getpid(),
+			record_ring_name(name, sizeof(name), o->ring_output, (int64_t)time(NULL), 0)
+			    ? o->ring_output : name);
+	}
+	return 0;
+}
+
+static void print_ring_summary(const struct record_summary *s, const struct record_opts *o)
+{
+	fprintf(stderr, "prof record: %.1f s, %llu samples, %llu threads, %llu lost; ring of "
+		"%.0f s: %llu saved, %llu failed, %llu records dropped\n",
+		(double)s->duration_ns / 1e9, (unsigned long long)s->samples,
+		(unsigned long long)s->threads, (unsigned long long)s->lost,
+		(double)o->ring_ns / 1e9, (unsigned long long)s->ring_saves,
+		(unsigned long long)s->ring_save_failures, (unsigned long long)s->ring_dropped);
+}
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
@@ -297,6 +337,8 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"malloc", no_argument, NULL, OPT_MALLOC},
 		{"leaks", no_argument, NULL, OPT_LEAKS},
 		{"uprobe-pmu", no_argument, NULL, 'U'},
+		{"ring", required_argument, NULL, OPT_RING},
+		{"no-save-on-exit", no_argument, NULL, OPT_NO_SAVE_ON_EXIT},
 		{NULL, 0, NULL, 0},
 	};
 	const char **events = NULL;
@@ -448,6 +490,16 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 						       "0.5; 0: only at the end)", optarg);
 			}
 			break;
+		case OPT_RING:
+			if (cli_parse_seconds(optarg, &opts.ring_ns) || opts.ring_ns < 1000000000ULL ||
+			    opts.ring_ns > 3600 * 1000000000ULL) {
+				free(pids);
+				return cli_usage_error("invalid --ring '%s' (seconds, 1 to 3600)", optarg);
+			}
+			break;
+		case OPT_NO_SAVE_ON_EXIT:
+			opts.ring_no_save_on_exit = 1;
+			break;
 		case 's':
 			opts.sched = 1;
 			break;
@@ -501,6 +553,17 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT, "
 				       "--alloc or --malloc");
 	}
+	if (opts.ring_no_save_on_exit && !opts.ring_ns) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--no-save-on-exit goes with --ring");
+	}
+	if (opts.ring_ns) {
+		/* the saves are named from -o; the writer holds (flight.h) */
+		opts.ring_output = opts.output ? opts.output : RECORD_DEFAULT_OUTPUT;
+		opts.output = "/dev/null";
+		opts.no_defer = 1;
+	}
 	opts.events = events;
 	opts.nevents = nevents;
 	if (npids && opts.argv) {
@@ -511,7 +574,8 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	opts.npids = npids;
 	cmdline = join_args(argc, argv);
 	opts.cmdline = cmdline;
-	rc = record_run(&opts, &sum, &err);
+	rc = record_run_hooks(&opts, opts.ring_ns ? &(struct record_hooks){.tick = ring_tick,
+		.ctx = &opts} : NULL, &sum, &err);
 	free(cmdline);
 	free(pids);
 	free(events);
@@ -521,7 +585,9 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			cli_hint("%s", err.hint);
 		return EXIT_FAIL;
 	}
-	if (!opts.quiet)
+	if (!opts.quiet && opts.ring_ns)
+		print_ring_summary(&sum, &opts);
+	else if (!opts.quiet)
 		print_summary(&sum, opts.output ? opts.output : RECORD_DEFAULT_OUTPUT);
 	return EXIT_OK;
 }

@@ -3,7 +3,8 @@
  * the decoder the new threads); the probes come before the scheduler, as
  * their events were registered and their stats written before it was an
  * engine; the JIT maps asked for while recording after them; deferral is
- * decided once the others are set up. A new source:
+ * decided once the others are set up; the flight recorder's ring (--ring)
+ * follows the stream they make. A new source:
  * its engine-NAME.c, and one line here. */
 #include "engine.h"
 
@@ -13,6 +14,7 @@ const struct rec_engine *const rec_engines[] = {
     &rec_engine_sched,
     &rec_engine_jit,
     &rec_engine_defer,
+    &rec_engine_flight,
 };
 
 const size_t rec_nengines = sizeof(rec_engines) / sizeof(rec_engines[0]);

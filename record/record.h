@@ -110,6 +110,15 @@ struct record_opts {
 	 * at the end). */
 	uint64_t jit_every_ns;
 
+	/* --ring (the flight recorder, record/flight.h): only the last ring_ns
+	 * of records are kept, in memory, and written as new recordings
+	 * named from ring_output on SIGUSR1, on record_request_save() and at
+	 * the end (unless ring_no_save_on_exit). The writer holds (output:
+	 * /dev/null). 0: off. */
+	uint64_t ring_ns;
+	const char *ring_output;
+	int ring_no_save_on_exit;
+
 	/* prof top (top/): a second sink that follows the writer's stream
 	 * (record/sink.h). NULL: none. */
 	const struct rec_sink *tap;
@@ -155,6 +164,9 @@ struct record_summary {
 	/* --malloc: allocation calls trapped, kept (sampled), frees trapped,
 	 * kept entries whose return was not seen */
 	uint64_t malloc_calls, malloc_kept, malloc_frees, malloc_unpaired;
+	/* --ring: files saved, saves that failed, records dropped at the
+	 * ring's memory cap */
+	uint64_t ring_saves, ring_save_failures, ring_dropped;
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;
 };
@@ -197,6 +209,16 @@ int record_run_hooks(const struct record_opts *opts, const struct record_hooks *
 struct recording;
 int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
 		      struct prof_error *err);
+
+/* --ring: asks a running record_run() to save its ring now, `reason` (at
+ * most 255 bytes kept) in the file's meta and the line printed; a request
+ * made while one is pending replaces it. From the hooks (the recorder's
+ * thread) only. */
+void record_request_save(const char *reason);
+/* --ring: the name of a save made at `wall` (CLOCK_REALTIME seconds) from
+ * `output` (prof.data -> prof-20261125T031502Z.data; n > 0 adds "-n" for
+ * the n-th file of the same second) into buf. 0 or -ENAMETOOLONG. */
+int record_ring_name(char *buf, size_t size, const char *output, int64_t wall, unsigned n);
 
 /* Asks a running record_run() to stop (async-signal-safe). */
 void record_request_stop(void);
