@@ -17,7 +17,8 @@
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N | --every-bytes SIZE] [--probe-window W/P] [--alloc]\n"
-	"                   [--ring SECONDS [--no-save-on-exit]]\n"
+	"                   [--ring SECONDS [--trigger RULE]... [--holdoff SECONDS]\n"
+	"                   [--after SECONDS] [--no-save-on-exit]]\n"
 	"                   -p PID[,PID...]\n"
 	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
@@ -99,6 +100,13 @@ static const char usage_text[] =
 	"                          written to -o itself); save them as a new file named\n"
 	"                          from -o and the UTC time (prof-20261125T031502Z.data)\n"
 	"                          on SIGUSR1 and when recording ends\n"
+	"      --trigger RULE      with --ring: save when RULE (prof check's language,\n"
+	"                          e.g. \"'slow_path' >= 20%\" or 'total >= 1500 samples')\n"
+	"                          holds over the ring's last seconds (at most 60),\n"
+	"                          measured every second (repeat for more rules)\n"
+	"      --holdoff SECONDS   after a trigger trips, none trips again for this\n"
+	"                          long (default 60): one incident, one file\n"
+	"      --after SECONDS     save this long after a trigger trips (default 0)\n"
 	"      --no-save-on-exit   with --ring: no save when recording ends\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
@@ -277,36 +285,25 @@ static char *join_args(int argc, char **argv)
 }
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
-       OPT_LEAKS, OPT_JIT_EVERY, OPT_RING, OPT_NO_SAVE_ON_EXIT }; /* long options without a short one */
+       OPT_LEAKS, OPT_JIT_EVERY, OPT_RING, OPT_NO_SAVE_ON_EXIT,
+       OPT_TRIGGER, OPT_HOLDOFF, OPT_AFTER }; /* long options without a short one */
 
-/* --ring: the line saying it runs (the first tick: sampling started), and
- * the summary's. */
-static int ring_tick(void *ctx, const struct record_tick *t)
-{
-	const struct record_opts *o = ctx;
-	static int said;
+#define MAX_TRIGGERS 16 /* --trigger rules */
 
-	(void)t;
-	if (!said && !o->quiet) {
-		char name[128];
-
-		said = 1;
-		fprintf(stderr, "prof record: ring of %.0f s in memory: kill -USR1 %d saves it to "
-			"files named like %s\n", (double)o->ring_ns / 1e9, (int)getpid(),
-			record_ring_name(name, sizeof(name), o->ring_output, (int64_t)time(NULL), 0)
-			    ? o->ring_output : name);
-	}
-	return 0;
-}
-
-static void print_ring_summary(const struct record_summary *s, const struct record_opts *o)
+/* --ring's summary line. */
+static void print_ring_summary(const struct record_summary *s, const struct record_opts *o,
+			       const struct record_triggers *t)
 {
 	fprintf(stderr, "prof record: %.1f s, %llu samples, %llu threads, %llu lost; ring of "
-		"%.0f s: %llu saved, %llu failed, %llu records dropped\n",
+		"%.0f s: %llu saved, %llu failed, %llu records dropped",
 		(double)s->duration_ns / 1e9, (unsigned long long)s->samples,
 		(unsigned long long)s->threads, (unsigned long long)s->lost,
 		(double)o->ring_ns / 1e9, (unsigned long long)s->ring_saves,
 		(unsigned long long)s->ring_save_failures, (unsigned long long)s->ring_dropped);
+	if (t->nrules)
+		fprintf(stderr, ", %llu trigger trip%s", (unsigned long long)t->trips,
+			t->trips == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 int cmd_record(int argc, char **argv, const struct prof_env *env)
@@ -339,6 +336,9 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"uprobe-pmu", no_argument, NULL, 'U'},
 		{"ring", required_argument, NULL, OPT_RING},
 		{"no-save-on-exit", no_argument, NULL, OPT_NO_SAVE_ON_EXIT},
+		{"trigger", required_argument, NULL, OPT_TRIGGER},
+		{"holdoff", required_argument, NULL, OPT_HOLDOFF},
+		{"after", required_argument, NULL, OPT_AFTER},
 		{NULL, 0, NULL, 0},
 	};
 	const char **events = NULL;
@@ -352,9 +352,13 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	char *cmdline;
 	int c, rc;
 	uint64_t v;
+	struct record_triggers trig;
+	const char *rules[MAX_TRIGGERS];
+	const char *ring_only = NULL; /* an option that needs --ring */
 
-	(void)env; /* no recording is read */
 	memset(&opts, 0, sizeof(opts));
+	memset(&trig, 0, sizeof(trig));
+	trig.holdoff_ns = RECORD_DEFAULT_HOLDOFF_NS;
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so "-- CMD -x" reaches CMD. */
@@ -500,6 +504,26 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		case OPT_NO_SAVE_ON_EXIT:
 			opts.ring_no_save_on_exit = 1;
 			break;
+		case OPT_TRIGGER:
+			if (trig.nrules == MAX_TRIGGERS) {
+				free(pids);
+				free(events);
+				return cli_usage_error("too many --trigger rules (at most %d)",
+						       MAX_TRIGGERS);
+			}
+			rules[trig.nrules++] = optarg;
+			break;
+		case OPT_HOLDOFF:
+		case OPT_AFTER:
+			if (cli_parse_seconds(optarg, &v) || v > 86400 * 1000000000ULL) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --%s '%s' (seconds, 0 to 86400)",
+						       c == OPT_AFTER ? "after" : "holdoff", optarg);
+			}
+			*(c == OPT_AFTER ? &trig.after_ns : &trig.holdoff_ns) = v;
+			ring_only = c == OPT_AFTER ? "--after" : "--holdoff";
+			break;
 		case 's':
 			opts.sched = 1;
 			break;
@@ -553,11 +577,16 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT, "
 				       "--alloc or --malloc");
 	}
-	if (opts.ring_no_save_on_exit && !opts.ring_ns) {
+	if (opts.ring_no_save_on_exit)
+		ring_only = "--no-save-on-exit";
+	if (trig.nrules)
+		ring_only = "--trigger";
+	if (ring_only && !opts.ring_ns) {
 		free(pids);
 		free(events);
-		return cli_usage_error("--no-save-on-exit goes with --ring");
+		return cli_usage_error("%s goes with --ring SECONDS", ring_only);
 	}
+	trig.rules = rules;
 	if (opts.ring_ns) {
 		/* the saves are named from -o; the writer holds (flight.h) */
 		opts.ring_output = opts.output ? opts.output : RECORD_DEFAULT_OUTPUT;
@@ -574,8 +603,16 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	opts.npids = npids;
 	cmdline = join_args(argc, argv);
 	opts.cmdline = cmdline;
-	rc = record_run_hooks(&opts, opts.ring_ns ? &(struct record_hooks){.tick = ring_tick,
-		.ctx = &opts} : NULL, &sum, &err);
+	if (trig.nrules)
+		rc = env->record_triggers(&opts, &trig, &sum, &err);
+	else
+		rc = record_run(&opts, &sum, &err);
+	if (rc == -EINVAL && trig.bad[0]) {
+		free(cmdline);
+		free(pids);
+		free(events);
+		return cli_usage_error("%s", trig.bad);
+	}
 	free(cmdline);
 	free(pids);
 	free(events);
@@ -586,7 +623,7 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		return EXIT_FAIL;
 	}
 	if (!opts.quiet && opts.ring_ns)
-		print_ring_summary(&sum, &opts);
+		print_ring_summary(&sum, &opts, &trig);
 	else if (!opts.quiet)
 		print_summary(&sum, opts.output ? opts.output : RECORD_DEFAULT_OUTPUT);
 	return EXIT_OK;

@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "flight.h"
+#include "lib/text-clean.h"
 
 /* Wake this often while a save is written, to reap it. */
 #define REAP_MS 50
@@ -87,6 +90,20 @@ static long flight_tick_ms(struct recorder *rec, uint64_t now)
 	struct flight *fl = rec->flight;
 
 	(void)now;
+	if (!fl->said && !rec->opts->quiet) {
+		/* the first wait: sampling started */
+		char name[512];
+
+		fl->said = 1;
+		fputs("prof record: ring of ", stderr);
+		fprintf(stderr, "%.0f s in memory: kill -USR1 %d saves it as ",
+			(double)fl->ring_ns / 1e9, (int)getpid());
+		if (record_ring_name(name, sizeof(name), fl->output, (int64_t)time(NULL), 0))
+			text_put(stderr, fl->output);
+		else
+			text_put(stderr, name);
+		fputc('\n', stderr);
+	}
 	flight_save_reap(fl, 0);
 	if (usr1_seen) {
 		usr1_seen = 0;

@@ -64,6 +64,7 @@ struct flight {
 	char pending[FLIGHT_REASON_MAX]; /* a save to start ("": none) */
 	uint64_t saves, failures;
 	int err;                   /* first allocation failure */
+	int said;                  /* the line saying it runs was printed */
 };
 
 /* flight-ring.c: 0 or -ENOMEM; release frees what fl holds. */

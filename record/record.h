@@ -215,6 +215,20 @@ int record_replay_raw(const struct recording *in, const char *out, struct record
  * made while one is pending replaces it. From the hooks (the recorder's
  * thread) only. */
 void record_request_save(const char *reason);
+/* --trigger (with --ring): rules in prof check's language, evaluated each
+ * second over the ring's last seconds by the command layer (the rules are
+ * report/'s, the live names top/'s: top/triggers.c, reached through
+ * struct prof_env); a rule that holds saves the ring (record_request_save),
+ * after_ns later, and no rule trips again for holdoff_ns. */
+#define RECORD_DEFAULT_HOLDOFF_NS (60 * 1000000000ULL)
+struct record_triggers {
+	const char *const *rules;
+	size_t nrules;
+	uint64_t holdoff_ns, after_ns;
+	char bad[256];   /* out: why a rule did not parse (-EINVAL) */
+	uint64_t trips;  /* out: trips acted on */
+};
+
 /* --ring: the name of a save made at `wall` (CLOCK_REALTIME seconds) from
  * `output` (prof.data -> prof-20261125T031502Z.data; n > 0 adds "-n" for
  * the n-th file of the same second) into buf. 0 or -ENAMETOOLONG. */
