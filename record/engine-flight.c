@@ -22,18 +22,24 @@
 #define REAP_MS 50
 
 static volatile sig_atomic_t usr1_seen;
+/* When SIGUSR1 came: it is held back but in the loop's ppoll, so the
+ * handler never runs while the loop reads this. */
+static uint64_t usr1_ns;
 /* record_request_save(): the hooks run on the recorder's thread. */
 static char requested[FLIGHT_REASON_MAX];
+static uint64_t requested_ns;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
+	usr1_ns = monotonic_ns(); /* clock_gettime: async-signal-safe */
 	usr1_seen = 1;
 }
 
 void record_request_save(const char *reason)
 {
 	snprintf(requested, sizeof(requested), "%s", reason ? reason : "request");
+	requested_ns = monotonic_ns();
 }
 
 static int flight_wanted(const struct recorder *rec)
@@ -76,13 +82,31 @@ static void start_pending(struct recorder *rec)
 
 	if (fl->child || !fl->pending[0])
 		return;
-	err = flight_save_start(rec, fl->pending);
+	err = flight_save_start(rec, fl->pending, fl->pending_to);
 	if (err) {
 		fprintf(stderr, "prof record: cannot save the ring: %s (recording goes on)\n",
 			strerror(-err));
 		fl->failures++;
 	}
 	fl->pending[0] = '\0';
+}
+
+/* The saves asked for since the last call: SIGUSR1's, the hooks'. The
+ * window ends when a save was asked for, not when the loop came round to
+ * it, when the child gets a CPU or when the save before is done: on a busy
+ * machine each can be a second later. */
+static void take_requests(struct flight *fl)
+{
+	if (usr1_seen) {
+		usr1_seen = 0;
+		snprintf(fl->pending, sizeof(fl->pending), "signal SIGUSR1");
+		fl->pending_to = usr1_ns;
+	}
+	if (requested[0]) {
+		memcpy(fl->pending, requested, sizeof(fl->pending));
+		requested[0] = '\0';
+		fl->pending_to = requested_ns;
+	}
 }
 
 static long flight_tick_ms(struct recorder *rec, uint64_t now)
@@ -105,14 +129,7 @@ static long flight_tick_ms(struct recorder *rec, uint64_t now)
 		fputc('\n', stderr);
 	}
 	flight_save_reap(fl, 0);
-	if (usr1_seen) {
-		usr1_seen = 0;
-		snprintf(fl->pending, sizeof(fl->pending), "signal SIGUSR1");
-	}
-	if (requested[0]) {
-		memcpy(fl->pending, requested, sizeof(fl->pending));
-		requested[0] = '\0';
-	}
+	take_requests(fl);
 	start_pending(rec);
 	if (fl->err) /* out of memory in the sink: stop as a writer error does */
 		recorder_note_err(rec, fl->err);
@@ -126,10 +143,12 @@ static void flight_finish(struct recorder *rec)
 	struct flight *fl = rec->flight;
 
 	flight_save_reap(fl, 1);
+	take_requests(fl);
 	start_pending(rec);
 	flight_save_reap(fl, 1);
 	if (!rec->opts->ring_no_save_on_exit) {
 		snprintf(fl->pending, sizeof(fl->pending), "end of recording");
+		fl->pending_to = monotonic_ns();
 		start_pending(rec);
 		flight_save_reap(fl, 1);
 	}

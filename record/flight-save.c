@@ -186,10 +186,10 @@ static void quoted(const char *s)
 	fputc('\'', stderr);
 }
 
-static int child_main(struct recorder *rec, const char *reason)
+static int child_main(struct recorder *rec, const char *reason, uint64_t to)
 {
 	struct flight *fl = rec->flight;
-	uint64_t to = monotonic_ns(), samples = 0;
+	uint64_t samples = 0;
 	uint64_t from = to > fl->start_ns + fl->ring_ns ? to - fl->ring_ns : fl->start_ns;
 	char path[PATH_MAX];
 	int fd = create_save(fl->output, path, sizeof(path)), err;
@@ -220,7 +220,7 @@ static int child_main(struct recorder *rec, const char *reason)
 	return 0;
 }
 
-int flight_save_start(struct recorder *rec, const char *reason)
+int flight_save_start(struct recorder *rec, const char *reason, uint64_t to)
 {
 	struct flight *fl = rec->flight;
 	pid_t pid;
@@ -235,7 +235,7 @@ int flight_save_start(struct recorder *rec, const char *reason)
 		 * recorder, which waits for this save. */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_DFL);
-		_exit(child_main(rec, reason));
+		_exit(child_main(rec, reason, to));
 	}
 	fl->child = pid;
 	return 0;

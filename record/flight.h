@@ -62,6 +62,7 @@ struct flight {
 	const char *output;        /* names are made from it */
 	pid_t child;               /* the save being written, 0: none */
 	char pending[FLIGHT_REASON_MAX]; /* a save to start ("": none) */
+	uint64_t pending_to;       /* its window's end: when it was asked for */
 	uint64_t saves, failures;
 	int err;                   /* first allocation failure */
 	int said;                  /* the line saying it runs was printed */
@@ -77,11 +78,12 @@ typedef int (*flight_rec_fn)(void *ctx, int sched, uint64_t time, const struct f
 int flight__each(const struct flight *fl, uint64_t from, uint64_t to, flight_rec_fn fn, void *ctx);
 
 /* flight-save.c (with record_ring_name, record.h): starts a save of the
- * window ending now, `reason` in its meta: forks a child that writes it
- * and prints its line (or its error), and returns at once (0 or -errno:
- * the fork failed). */
+ * window ending at `to` (monotonic ns, at most now: a save asked for while
+ * the one before was written still ends where it was asked), `reason` in
+ * its meta: forks a child that writes it and prints its line (or its
+ * error), and returns at once (0 or -errno: the fork failed). */
 struct recorder;
-int flight_save_start(struct recorder *rec, const char *reason);
+int flight_save_start(struct recorder *rec, const char *reason, uint64_t to);
 /* Reaps the save's child if it is done (wait: until it is); counts it. */
 void flight_save_reap(struct flight *fl, int wait);
 
