@@ -79,10 +79,24 @@ struct rec_writer *rec_writer__open(const char *path)
 	return w;
 }
 
+/* The file header at the start of w->fd: 0 or a positive errno. */
+static int write_header(struct rec_writer *w)
+{
+	struct rec_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
+	h.version = REC_VERSION;
+	h.header_size = sizeof(h);
+	if (write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		return errno ? errno : EIO;
+	w->size = sizeof(h);
+	return 0;
+}
+
 struct rec_writer *rec_writer__create(const char *path, mode_t mode)
 {
 	struct rec_writer *w = calloc(1, sizeof(*w));
-	struct rec_file_header h;
 	int err;
 
 	if (!w)
@@ -105,15 +119,9 @@ struct rec_writer *rec_writer__create(const char *path, mode_t mode)
 	if (err)
 		goto fail;
 	w->fd = w->out.fd;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
-	h.version = REC_VERSION;
-	h.header_size = sizeof(h);
-	if (write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
-		err = errno ? errno : EIO;
+	err = write_header(w);
+	if (err)
 		goto fail;
-	}
-	w->size = sizeof(h);
 	return w;
 fail:
 	rec_writer__discard(w);
@@ -335,8 +343,6 @@ void rec_writer__hold(struct rec_writer *w)
 
 int rec_writer__save_to(struct rec_writer *w, int fd)
 {
-	struct rec_file_header h;
-
 	flush_held(w);
 	out_file__release(&w->out, 0);
 	w->out = (struct out_file){.fd = fd, .dirfd = -1, .how = OUT_FILE_DEVICE, .committed = 1};
@@ -348,11 +354,7 @@ int rec_writer__save_to(struct rec_writer *w, int fd)
 	w->nsamples = 0;
 	w->strings_flushed = 1;
 	w->mappings_flushed = w->frames_flushed = 0;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
-	h.version = REC_VERSION;
-	h.header_size = sizeof(h);
-	w->err = write_all(w, &h, sizeof(h));
+	w->err = -write_header(w);
 	return w->err;
 }
 
