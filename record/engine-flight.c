@@ -36,10 +36,12 @@ static void on_usr1(int sig)
 	usr1_seen = 1;
 }
 
-void record_request_save(const char *reason)
+void record_request_save(const char *reason, uint64_t end_ns)
 {
+	uint64_t now = monotonic_ns();
+
 	snprintf(requested, sizeof(requested), "%s", reason ? reason : "request");
-	requested_ns = monotonic_ns();
+	requested_ns = end_ns && end_ns < now ? end_ns : now;
 }
 
 static int flight_wanted(const struct recorder *rec)

@@ -210,11 +210,11 @@ struct recording;
 int record_replay_raw(const struct recording *in, const char *out, struct record_summary *sum,
 		      struct prof_error *err);
 
-/* --ring: asks a running record_run() to save its ring now, `reason` (at
- * most 255 bytes kept) in the file's meta and the line printed; a request
- * made while one is pending replaces it. From the hooks (the recorder's
- * thread) only. */
-void record_request_save(const char *reason);
+/* --ring: asks a running record_run() to save its ring: the window that
+ * ends at end_ns (CLOCK_MONOTONIC; 0: now), `reason` (at most 255 bytes
+ * kept) in the file's meta and the line printed; a request made while one
+ * is pending replaces it. From the hooks (the recorder's thread) only. */
+void record_request_save(const char *reason, uint64_t end_ns);
 /* --trigger (with --ring): rules in prof check's language, evaluated each
  * second over the ring's last seconds by the command layer (the rules are
  * report/'s, the live names top/'s: top/triggers.c, reached through

@@ -109,7 +109,9 @@ static long tick(void *ctx, uint64_t now)
 		measure(g, now);
 	}
 	if (g->save_at && now >= g->save_at) {
-		record_request_save(g->reason);
+		/* the window as measured: a first measure that named every
+		 * frame may have taken a while */
+		record_request_save(g->reason, now);
 		g->save_at = 0;
 		return 1; /* the recorder's engine starts it on the next turn */
 	}
