@@ -59,7 +59,8 @@ static int replay_raw(const struct recording *in, const char *out, uint64_t *sam
 
 int main(int argc, char **argv)
 {
-	static const struct prof_env env = {.replay = replay_raw};
+	static const struct prof_env env = {.replay = replay_raw,
+					    .record_triggers = top_record_triggers};
 	size_t i;
 
 	if (argc < 2) {

@@ -50,6 +50,7 @@ struct rec_writer {
 	uint64_t nsamples;      /* samples appended, all chunks */
 	uint64_t args_last;     /* sample of the last args record */
 	int args_any;           /* an args record was written (args_last valid) */
+	int hold;               /* rec_writer__hold: flushes write nothing */
 };
 
 /* Samples may arrive up to this long before the first one of their chunk
@@ -78,10 +79,24 @@ struct rec_writer *rec_writer__open(const char *path)
 	return w;
 }
 
+/* The file header at the start of w->fd: 0 or a positive errno. */
+static int write_header(struct rec_writer *w)
+{
+	struct rec_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
+	h.version = REC_VERSION;
+	h.header_size = sizeof(h);
+	if (write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		return errno ? errno : EIO;
+	w->size = sizeof(h);
+	return 0;
+}
+
 struct rec_writer *rec_writer__create(const char *path, mode_t mode)
 {
 	struct rec_writer *w = calloc(1, sizeof(*w));
-	struct rec_file_header h;
 	int err;
 
 	if (!w)
@@ -104,15 +119,9 @@ struct rec_writer *rec_writer__create(const char *path, mode_t mode)
 	if (err)
 		goto fail;
 	w->fd = w->out.fd;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, REC_MAGIC, REC_MAGIC_LEN);
-	h.version = REC_VERSION;
-	h.header_size = sizeof(h);
-	if (write(w->fd, &h, sizeof(h)) != (ssize_t)sizeof(h)) {
-		err = errno ? errno : EIO;
+	err = write_header(w);
+	if (err)
 		goto fail;
-	}
-	w->size = sizeof(h);
 	return w;
 fail:
 	rec_writer__discard(w);
@@ -228,12 +237,28 @@ static int flush_strings(struct rec_writer *w)
 	return err;
 }
 
+/* Hold mode: what every later file needs (meta, strings, events, mappings,
+ * frames, stack nodes) stays pending; the timed records are dropped (the
+ * flight recorder keeps its own copies). */
+static int flush_held(struct rec_writer *w)
+{
+	struct buf *drop[] = {&w->threads, &w->samples, &w->args, &w->sched, &w->symbols,
+			      &w->inlines, &w->stats};
+
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		drop[i]->len = drop[i]->count = 0;
+	w->args_any = 0;
+	return 0;
+}
+
 int rec_writer__flush(struct rec_writer *w)
 {
 	int err;
 
 	if (w->err)
 		return w->err;
+	if (w->hold)
+		return flush_held(w);
 	err = flush_buf(w, REC_CHUNK_META, &w->meta);
 	if (!err)
 		err = flush_strings(w);
@@ -309,6 +334,28 @@ void rec_writer__abandon(struct rec_writer *w)
 	if (w->old_fd < 0) /* while rewriting, the original stays */
 		out_file__commit(&w->out);
 	free_all(w);
+}
+
+void rec_writer__hold(struct rec_writer *w)
+{
+	w->hold = 1;
+}
+
+int rec_writer__save_to(struct rec_writer *w, int fd)
+{
+	flush_held(w);
+	out_file__release(&w->out, 0);
+	w->out = (struct out_file){.fd = fd, .dirfd = -1, .how = OUT_FILE_DEVICE, .committed = 1};
+	w->fd = fd;
+	w->hold = 0;
+	w->err = 0;
+	w->stopped = 0;
+	w->size = 0;
+	w->nsamples = 0;
+	w->strings_flushed = 1;
+	w->mappings_flushed = w->frames_flushed = 0;
+	w->err = -write_header(w);
+	return w->err;
 }
 
 void rec_writer__discard(struct rec_writer *w)

@@ -41,6 +41,16 @@ void rec_writer__abandon(struct rec_writer *w);
 void rec_writer__discard(struct rec_writer *w);
 
 int rec_writer__flush(struct rec_writer *w);
+/* Hold mode (the flight recorder, record/flight.h): from now on flushes
+ * write nothing; meta, strings, events, mappings, frames and stack nodes
+ * are kept for a later file, threads, samples, scheduler records, symbols
+ * and stats are dropped. Memory grows with the distinct code seen, not
+ * with time. */
+void rec_writer__hold(struct rec_writer *w);
+/* A held writer (in a forked copy of the recorder) made the writer of the
+ * new file fd (which it owns from now on: close or discard closes it): the
+ * file header now, everything held at the next flush. 0 or -errno. */
+int rec_writer__save_to(struct rec_writer *w, int fd);
 /* Bytes written to the file so far. */
 uint64_t rec_writer__size(const struct rec_writer *w);
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "lib/cli.h"
@@ -15,6 +17,8 @@
 static const char usage_text[] =
 	"usage: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N | --every-bytes SIZE] [--probe-window W/P] [--alloc]\n"
+	"                   [--ring SECONDS [--trigger RULE]... [--holdoff SECONDS]\n"
+	"                   [--after SECONDS] [--no-save-on-exit]]\n"
 	"                   -p PID[,PID...]\n"
 	"   or: prof record [-F HZ] [-d SECONDS] [-o FILE] [--call-graph MODE] [-e EVENT]...\n"
 	"                   [--every N] [--probe-window W/P] -- COMMAND [ARGS...]\n"
@@ -97,6 +101,20 @@ static const char usage_text[] =
 	"      --keep AGE|SIZE     with --rotate: remove the oldest of those files to\n"
 	"                          keep only the last AGE (1h, 30m, 90s) or at most\n"
 	"                          SIZE bytes (500M, 2G)\n"
+	"\n"
+	"flight recorder (docs/prof-record.md):\n"
+	"      --ring SECONDS      keep only the last SECONDS in memory (nothing is\n"
+	"                          written to -o itself); save them as a new file named\n"
+	"                          from -o and the UTC time (prof-20261125T031502Z.data)\n"
+	"                          on SIGUSR1 and when recording ends\n"
+	"      --trigger RULE      with --ring: save when RULE (prof check's language,\n"
+	"                          e.g. \"'slow_path' >= 20%\" or 'total >= 1500 samples')\n"
+	"                          holds over the ring's last seconds (at most 60),\n"
+	"                          measured every second (repeat for more rules)\n"
+	"      --holdoff SECONDS   after a trigger trips, none trips again for this\n"
+	"                          long (default 60): one incident, one file\n"
+	"      --after SECONDS     save this long after a trigger trips (default 0)\n"
+	"      --no-save-on-exit   with --ring: no save when recording ends\n"
 	"  -q, --quiet             no summary or notices on stderr\n"
 	"  -h, --help              show this help\n";
 
@@ -274,7 +292,8 @@ static char *join_args(int argc, char **argv)
 }
 
 enum { OPT_LEAF_FIX = 256, OPT_NO_DEFER, OPT_DEFER_LIMIT, OPT_MALLOC,
-       OPT_LEAKS, OPT_JIT_EVERY, OPT_ROTATE, OPT_KEEP }; /* long options without a short one */
+       OPT_LEAKS, OPT_JIT_EVERY, OPT_ROTATE, OPT_KEEP, OPT_RING, OPT_NO_SAVE_ON_EXIT,
+       OPT_TRIGGER, OPT_HOLDOFF, OPT_AFTER }; /* long options without a short one */
 
 /* --keep: an age (90s, 30m, 1h, 2d; a bare number is seconds) or a size
  * (500K, 500M, 2G). */
@@ -308,6 +327,24 @@ static int parse_keep(const char *arg, struct rotate_keep *k)
 	return 0;
 }
 
+#define MAX_TRIGGERS 16 /* --trigger rules */
+
+/* --ring's summary line. */
+static void print_ring_summary(const struct record_summary *s, const struct record_opts *o,
+			       const struct record_triggers *t)
+{
+	fprintf(stderr, "prof record: %.1f s, %llu samples, %llu threads, %llu lost; ring of "
+		"%.0f s: %llu saved, %llu failed, %llu records dropped",
+		(double)s->duration_ns / 1e9, (unsigned long long)s->samples,
+		(unsigned long long)s->threads, (unsigned long long)s->lost,
+		(double)o->ring_ns / 1e9, (unsigned long long)s->ring_saves,
+		(unsigned long long)s->ring_save_failures, (unsigned long long)s->ring_dropped);
+	if (t->nrules)
+		fprintf(stderr, ", %llu trigger trip%s", (unsigned long long)t->trips,
+			t->trips == 1 ? "" : "s");
+	fputc('\n', stderr);
+}
+
 int cmd_record(int argc, char **argv, const struct prof_env *env)
 {
 	static const struct option longopts[] = {
@@ -338,6 +375,11 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		{"uprobe-pmu", no_argument, NULL, 'U'},
 		{"rotate", required_argument, NULL, OPT_ROTATE},
 		{"keep", required_argument, NULL, OPT_KEEP},
+		{"ring", required_argument, NULL, OPT_RING},
+		{"no-save-on-exit", no_argument, NULL, OPT_NO_SAVE_ON_EXIT},
+		{"trigger", required_argument, NULL, OPT_TRIGGER},
+		{"holdoff", required_argument, NULL, OPT_HOLDOFF},
+		{"after", required_argument, NULL, OPT_AFTER},
 		{NULL, 0, NULL, 0},
 	};
 	const char **events = NULL;
@@ -352,9 +394,13 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	int c, rc;
 	uint64_t v, rotate_ns = 0;
 	struct rotate_keep keep = {0};
+	struct record_triggers trig;
+	const char *rules[MAX_TRIGGERS];
+	const char *ring_only = NULL; /* an option that needs --ring */
 
-	(void)env; /* no recording is read */
 	memset(&opts, 0, sizeof(opts));
+	memset(&trig, 0, sizeof(trig));
+	trig.holdoff_ns = RECORD_DEFAULT_HOLDOFF_NS;
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, so "-- CMD -x" reaches CMD. */
@@ -504,6 +550,36 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 						       "0.5; 0: only at the end)", optarg);
 			}
 			break;
+		case OPT_RING:
+			if (cli_parse_seconds(optarg, &opts.ring_ns) || opts.ring_ns < 1000000000ULL ||
+			    opts.ring_ns > 3600 * 1000000000ULL) {
+				free(pids);
+				return cli_usage_error("invalid --ring '%s' (seconds, 1 to 3600)", optarg);
+			}
+			break;
+		case OPT_NO_SAVE_ON_EXIT:
+			opts.ring_no_save_on_exit = 1;
+			break;
+		case OPT_TRIGGER:
+			if (trig.nrules == MAX_TRIGGERS) {
+				free(pids);
+				free(events);
+				return cli_usage_error("too many --trigger rules (at most %d)",
+						       MAX_TRIGGERS);
+			}
+			rules[trig.nrules++] = optarg;
+			break;
+		case OPT_HOLDOFF:
+		case OPT_AFTER:
+			if (cli_parse_seconds(optarg, &v) || v > 86400 * 1000000000ULL) {
+				free(pids);
+				free(events);
+				return cli_usage_error("invalid --%s '%s' (seconds, 0 to 86400)",
+						       c == OPT_AFTER ? "after" : "holdoff", optarg);
+			}
+			*(c == OPT_AFTER ? &trig.after_ns : &trig.holdoff_ns) = v;
+			ring_only = c == OPT_AFTER ? "--after" : "--holdoff";
+			break;
 		case 's':
 			opts.sched = 1;
 			break;
@@ -557,6 +633,22 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		return cli_usage_error("--every and --probe-window are for probes: add -e EVENT, "
 				       "--alloc or --malloc");
 	}
+	if (opts.ring_no_save_on_exit)
+		ring_only = "--no-save-on-exit";
+	if (trig.nrules)
+		ring_only = "--trigger";
+	if (ring_only && !opts.ring_ns) {
+		free(pids);
+		free(events);
+		return cli_usage_error("%s goes with --ring SECONDS", ring_only);
+	}
+	trig.rules = rules;
+	if (opts.ring_ns) {
+		/* the saves are named from -o; the writer holds (flight.h) */
+		opts.ring_output = opts.output ? opts.output : RECORD_DEFAULT_OUTPUT;
+		opts.output = "/dev/null";
+		opts.no_defer = 1;
+	}
 	opts.events = events;
 	opts.nevents = nevents;
 	if (npids && opts.argv) {
@@ -570,6 +662,11 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 		free(events);
 		return cli_usage_error("--keep goes with --rotate");
 	}
+	if (rotate_ns && opts.ring_ns) {
+		free(pids);
+		free(events);
+		return cli_usage_error("--rotate and --ring are two ways of recording: pick one");
+	}
 	if (rotate_ns && (!npids || !opts.output || nevents || opts.alloc || opts.malloc ||
 			  opts.sched)) {
 		free(pids);
@@ -581,8 +678,16 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 	opts.cmdline = cmdline;
 	if (rotate_ns)
 		rc = record_rotate(&opts, rotate_ns, &keep, &err);
+	else if (trig.nrules)
+		rc = env->record_triggers(&opts, &trig, &sum, &err);
 	else
 		rc = record_run(&opts, &sum, &err);
+	if (rc == -EINVAL && trig.bad[0]) {
+		free(cmdline);
+		free(pids);
+		free(events);
+		return cli_usage_error("%s", trig.bad);
+	}
 	free(cmdline);
 	free(pids);
 	free(events);
@@ -593,7 +698,9 @@ int cmd_record(int argc, char **argv, const struct prof_env *env)
 			cli_hint("%s", err.hint);
 		return EXIT_FAIL;
 	}
-	if (!opts.quiet && !rotate_ns)
+	if (!opts.quiet && opts.ring_ns)
+		print_ring_summary(&sum, &opts, &trig);
+	else if (!opts.quiet && !rotate_ns)
 		print_summary(&sum, opts.output ? opts.output : RECORD_DEFAULT_OUTPUT);
 	return EXIT_OK;
 }

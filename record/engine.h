@@ -83,6 +83,7 @@ extern const struct rec_engine rec_engine_probes;
 extern const struct rec_engine rec_engine_sched;
 extern const struct rec_engine rec_engine_jit;
 extern const struct rec_engine rec_engine_defer;
+extern const struct rec_engine rec_engine_flight;
 
 /* perf-limits.c: what the kernel's perf settings allow. read_sysctl: the
  * number in a /proc/sys file, or dflt; paranoid: perf_event_paranoid (2

@@ -2,8 +2,9 @@
  * walks them: the CPU rings are drained first (in CPU-wide mode they teach
  * the decoder the new threads); the probes come before the scheduler, as
  * their events were registered and their stats written before it was an
- * engine; the JIT maps asked for while recording after them; deferral is
- * decided once the others are set up. A new source:
+ * engine; the JIT maps asked for while recording after them, then the
+ * flight recorder's ring (--ring, which follows the stream they make);
+ * deferral is decided once the others are set up. A new source:
  * its engine-NAME.c, and one line here. */
 #include "engine.h"
 
@@ -12,6 +13,7 @@ const struct rec_engine *const rec_engines[] = {
     &rec_engine_probes,
     &rec_engine_sched,
     &rec_engine_jit,
+    &rec_engine_flight,
     &rec_engine_defer,
 };
 

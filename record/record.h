@@ -110,6 +110,15 @@ struct record_opts {
 	 * at the end). */
 	uint64_t jit_every_ns;
 
+	/* --ring (the flight recorder, record/flight.h): only the last ring_ns
+	 * of records are kept, in memory, and written as new recordings
+	 * named from ring_output on SIGUSR1, on record_request_save() and at
+	 * the end (unless ring_no_save_on_exit). The writer holds (output:
+	 * /dev/null). 0: off. */
+	uint64_t ring_ns;
+	const char *ring_output;
+	int ring_no_save_on_exit;
+
 	/* prof top (top/): a second sink that follows the writer's stream
 	 * (record/sink.h). NULL: none. */
 	const struct rec_sink *tap;
@@ -159,6 +168,9 @@ struct record_summary {
 	/* --malloc: allocation calls trapped, kept (sampled), frees trapped,
 	 * kept entries whose return was not seen */
 	uint64_t malloc_calls, malloc_kept, malloc_frees, malloc_unpaired;
+	/* --ring: files saved, saves that failed, records dropped at the
+	 * ring's memory cap */
+	uint64_t ring_saves, ring_save_failures, ring_dropped;
 	int target_status; /* launch mode: the command's exit status */
 	int stopped_by_signal;
 };
@@ -219,6 +231,29 @@ struct rotate_keep {
  * 0 or -errno with err filled. */
 int record_rotate(const struct record_opts *opts, uint64_t period_ns,
 		  const struct rotate_keep *keep, struct prof_error *err);
+/* --ring: asks a running record_run() to save its ring: the window that
+ * ends at end_ns (CLOCK_MONOTONIC; 0: now), `reason` (at most 255 bytes
+ * kept) in the file's meta and the line printed; a request made while one
+ * is pending replaces it. From the hooks (the recorder's thread) only. */
+void record_request_save(const char *reason, uint64_t end_ns);
+/* --trigger (with --ring): rules in prof check's language, evaluated each
+ * second over the ring's last seconds by the command layer (the rules are
+ * report/'s, the live names top/'s: top/triggers.c, reached through
+ * struct prof_env); a rule that holds saves the ring (record_request_save),
+ * after_ns later, and no rule trips again for holdoff_ns. */
+#define RECORD_DEFAULT_HOLDOFF_NS (60 * 1000000000ULL)
+struct record_triggers {
+	const char *const *rules;
+	size_t nrules;
+	uint64_t holdoff_ns, after_ns;
+	char bad[256];   /* out: why a rule did not parse (-EINVAL) */
+	uint64_t trips;  /* out: trips acted on */
+};
+
+/* --ring: the name of a save made at `wall` (CLOCK_REALTIME seconds) from
+ * `output` (prof.data -> prof-20261125T031502Z.data; n > 0 adds "-n" for
+ * the n-th file of the same second) into buf. 0 or -ENAMETOOLONG. */
+int record_ring_name(char *buf, size_t size, const char *output, int64_t wall, unsigned n);
 
 /* Asks a running record_run() to stop (async-signal-safe). */
 void record_request_stop(void);

@@ -162,6 +162,7 @@ struct recorder {
 	struct probe_rec probes; /* -e probes, --alloc (probe-events.c) */
 	struct defer_rec defer;
 	struct jit_snapshots jit; /* JIT maps asked for while recording */
+	struct flight *flight;    /* --ring (flight.h) */
 
 	struct rec_writer *w;
 	/* Where decode.c and stack-intern.c put what they decode: the writer

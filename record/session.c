@@ -601,7 +601,10 @@ static int finish(struct recorder *rec, uint64_t start)
 	rec->sum->defer_ns = defer_ns;
 	if (!rec->write_err)
 		rec->write_err = rec_writer__flush(rec->w);
-	if (!rec->opts->no_symbolize && !rec->write_err) {
+	if (rec->opts->ring_ns) {
+		/* --ring: the writer held everything for the saves, each
+		 * symbolized on its own (flight-save.c) */
+	} else if (!rec->opts->no_symbolize && !rec->write_err) {
 		struct symbolize_opts so = {0};
 
 		ustack_symbolize_opts(rec, &so); /* leaves so as it is when no JVM */
