@@ -109,7 +109,15 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 	ro->no_defer = 1;
 	ro->quiet = 1;
 	ro->tap = &tp->tap.sink;
+	/* -- CMD: its output would draw over the view; it goes to a file */
+	if (tp->want_tui && ro->argv && (rc = top_cmd_output__begin(&tp->cmd_out))) {
+		top_names__free(tp->names);
+		top_tap__release(&tp->tap);
+		return prof_error_set(err, rc, NULL, "cannot make '%s' for the command's output: %s",
+				      tp->cmd_out.path, strerror(-rc));
+	}
 	if (tp->want_tui && (rc = top_tui__start(tp))) {
+		top_cmd_output__end(&tp->cmd_out);
 		top_names__free(tp->names);
 		top_tap__release(&tp->tap);
 		return prof_error_set(err, rc, NULL, "cannot start the terminal view: %s",
@@ -121,6 +129,8 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 			      &tp->sum, err);
 	if (tp->tui)
 		top_tui__stop(tp);
+	if (tp->cmd_out.tty)
+		top_cmd_output__end(&tp->cmd_out);
 	/* The samples since the last block: a last block, its interval cut
 	 * short by the end. */
 	if (!rc && !tp->want_tui && !tp->out_err && !tp->tap.err) {

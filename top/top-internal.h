@@ -156,6 +156,17 @@ int top_print_block(FILE *out, const struct top_block *b, struct top_snapshot *s
  * (names as symbols). 0 or -errno. */
 int top_save(const char *path, struct top_tap *t, const struct top_snapshot *s, uint64_t freq);
 
+/* cmd-output.c: the launched command's stdout and stderr into a new file
+ * (path) while the terminal view runs; the view draws on tty. begin: 0 or
+ * -errno (then nothing changed); end puts fds 1 and 2 back. */
+struct top_cmd_output {
+	int saved_out, saved_err;
+	FILE *tty;
+	char path[64];
+};
+int top_cmd_output__begin(struct top_cmd_output *o);
+void top_cmd_output__end(struct top_cmd_output *o);
+
 /* run.c: one prof top session: record_opts ro (targets, rate, duration)
  * sampled with the tap behind the writer; each interval a block is
  * printed to `out`, or the terminal view is drawn (tui.c). 0 or -errno
@@ -171,6 +182,7 @@ struct top {
 	uint64_t forgot_at;   /* the window's interval when the stacks were last forgotten */
 	int out_err;
 	int want_tui;         /* stdout is a terminal */
+	struct top_cmd_output cmd_out; /* -- CMD in the view: its output's file */
 	struct top_tui *tui;  /* NULL: blocks */
 };
 int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err);

@@ -293,6 +293,23 @@ pane_threads() {
 	[ ! -s "$TDIR/top.err" ]
 }
 
+@test "top on a terminal with -- CMD: the command's output goes to a file, not over the view" {
+	export TSOCK="prof-t0700-$$-$BATS_TEST_NUMBER" TDIR="$BATS_TEST_TMPDIR"
+	# a command that writes to stdout and stderr all along (until q)
+	tmux -L "$TSOCK" new-session -d -x 130 -y 32 -c "$TDIR" \
+		"'$PROF' top -- sh -c 'i=0; while :; do echo OUT-MARK-\$i; echo ERR-MARK-\$i >&2; i=\$((i+1)); sleep 0.02; done' 2>top.err; echo EXITED \$? >exit; sleep 600"
+	wait_until 30 pane_has '^prof top  command sh  99 Hz'
+	wait_until 30 eval 'grep -qs OUT-MARK-20 "$TDIR"/prof-top-cmd-*.log'
+	! pane_has 'MARK'
+	keys q
+	wait_until 10 test -s "$TDIR/exit"
+	[ "$(cat "$TDIR/exit")" = "EXITED 0" ]
+	log=$(ls "$TDIR"/prof-top-cmd-*.log)
+	grep -q '^ERR-MARK-1$' "$log"
+	[ "$(stat -c %a "$log")" = 600 ]
+	grep -qF "prof top: the command's output is in '$(basename "$log")'" "$TDIR/top.err"
+}
+
 @test "top --sched: each thread's on-CPU and runnable shares as its own schedstat" {
 	"$PROF" top --sched --threads --format json --window 20 -- "$EXAMPLES/sched-mix" 3 \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
