@@ -172,14 +172,17 @@ last_block_rows() {
 		([range(1; length) as $i | select(.[$i].interned < .[$i - 1].interned)] | length >= 1)' \
 		"$BATS_TEST_TMPDIR/json" >/dev/null
 	# every block still names its stacks (stacks of both generations in
-	# one window): the program's frames all by their symbols, none raw
-	# ("[paths+0x...]") or unknown ("?"; "[unknown+0x...]" is a garbage
-	# frame-pointer value past libc's frames, as prof record shows it)
+	# one window): nothing unknown ("?"), the program's frames by their
+	# symbols (a raw "[paths+0x...]" only for its few samples in code
+	# without a symbol, the PLT: under 5% of a block; "[unknown+0x...]"
+	# is a garbage frame-pointer value past libc's frames)
 	run jq -r 'select(.forgets >= 1) | .functions[].name' "$BATS_TEST_TMPDIR/json"
 	[ "$status" -eq 0 ]
 	grep -qx go_left <<<"$output"
-	bad=$(grep -E '^(\?|\[paths\+0x.*)$' <<<"$output" | sort -u)
-	[ -z "$bad" ] || { echo "names: $bad"; false; }
+	[ -z "$(grep -x '?' <<<"$output")" ]
+	jq -s -e 'map(select(.forgets >= 1 and .samples >= 20)) | all(
+		([.functions[] | select(.name | test("^\\[paths\\+0x")) | .total] | add // 0) <= 0.05 * .samples)' \
+		"$BATS_TEST_TMPDIR/json" >/dev/null
 	# and counts every sample of the window in one of them (burn_leaf's
 	# self is nearly all of it)
 	jq -s -e 'map(select(.forgets >= 1 and .samples >= 20)) | length > 0 and
@@ -300,7 +303,8 @@ pane_threads() {
 		"'$PROF' top -- sh -c 'i=0; while :; do echo OUT-MARK-\$i; echo ERR-MARK-\$i >&2; i=\$((i+1)); sleep 0.02; done' 2>top.err; echo EXITED \$? >exit; sleep 600"
 	wait_until 30 pane_has '^prof top  command sh  99 Hz'
 	wait_until 30 eval 'grep -qs OUT-MARK-20 "$TDIR"/prof-top-cmd-*.log'
-	! pane_has 'MARK'
+	run pane_has 'MARK'
+	[ "$status" -ne 0 ]
 	keys q
 	wait_until 10 test -s "$TDIR/exit"
 	[ "$(cat "$TDIR/exit")" = "EXITED 0" ]
