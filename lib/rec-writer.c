@@ -488,6 +488,23 @@ int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uin
 	return 0;
 }
 
+int rec_writer__forget_stacks(struct rec_writer *w)
+{
+	int err = rec_writer__flush(w);
+
+	if (err)
+		return err;
+	keymap__release(&w->frame_ids);
+	keymap__release(&w->stack_ids);
+	free(w->frames);
+	w->frames = NULL;
+	w->nframes = w->frames_cap = w->frames_flushed = 0;
+	w->nstacks = 1;
+	if (keymap__init(&w->frame_ids, 4096) || keymap__init(&w->stack_ids, 16384))
+		return w->err = -ENOMEM;
+	return 0;
+}
+
 /* Appends a record to a chunk that starts with a u64 base time, the record's
  * first field being a u32 offset from it; a record outside the chunk's time
  * window closes the chunk first. */

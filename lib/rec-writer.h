@@ -74,6 +74,11 @@ void rec_writer__frame_set_mapping(struct rec_writer *w, uint32_t id, uint32_t m
 /* Interns stack node (parent, frame): the stack `parent` extended by one
  * callee frame. */
 int rec_writer__stack(struct rec_writer *w, uint32_t parent, uint32_t frame, uint32_t *id);
+/* Forgets every frame and stack node (their tables freed), after flushing:
+ * later ids start again from 0 and 1. Only for a file nobody reads (prof
+ * top writes into /dev/null and keeps its own copy): a recording keeps one
+ * numbering. 0 or -errno (of the flush). */
+int rec_writer__forget_stacks(struct rec_writer *w);
 int rec_writer__sample(struct rec_writer *w, uint64_t time, uint32_t tid, uint32_t stack,
 		       uint16_t cpu, uint8_t event, uint8_t flags);
 /* A scheduler event (struct rec_sched without dt; time in ns). */

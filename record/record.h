@@ -200,6 +200,10 @@ struct record_hooks {
 	 * caller wants the loop to run again (-1: no hurry); prof top moves
 	 * its window on and draws from here. NULL: none. */
 	long (*next_ms)(void *ctx, uint64_t now_ns);
+	/* After each drain: nonzero makes the recorder forget the frames and
+	 * stacks it interned (recorder_forget_stacks; only with an output
+	 * nobody reads: prof top). NULL: never. */
+	int (*forget_stacks)(void *ctx);
 	void *ctx;
 	uint32_t interval_ms;
 };

@@ -246,6 +246,10 @@ void recorder_add_chain(struct recorder *rec, uint32_t pid, uint32_t tid, uint64
  * up to the first such user frame after the PERF_CONTEXT_USER marker at k
  * (k == n: none). */
 size_t recorder_user_frames(const uint64_t *chain, size_t k, size_t n);
+/* Forgets every frame and stack interned (the caches here, then the
+ * sink's: rec_writer__forget_stacks), so that a recording into /dev/null
+ * (prof top) keeps bounded tables. Errors go to rec->write_err. */
+void recorder_forget_stacks(struct recorder *rec);
 /* Retries the mapping of pending frames; `flushed` counts a flush. */
 void recorder_resolve_pending(struct recorder *rec, int flushed);
 /* Counts a thread and its process in the summary the first time seen. */

@@ -511,6 +511,8 @@ static int run_loop(struct recorder *rec, uint64_t start, const struct record_ho
 		drain_all(rec);
 		tick_ms = hurry_on_loss(rec, &seen_lost, tick_ms);
 		recorder_resolve_pending(rec, 0);
+		if (hooks && hooks->forget_stacks && hooks->forget_stacks(hooks->ctx))
+			recorder_forget_stacks(rec);
 		/* A thread that exited leaves its fd readable forever (POLLHUP):
 		 * stop polling it, or we would spin like perf record -p does. */
 		for (i = 0, n = 0; i < rec->nfds; i++) {

@@ -70,6 +70,15 @@ static int t_stat(void *ctx, const char *key, uint64_t value)
 	BOTH(ctx, stat, key, value);
 }
 
+/* The second forgets too when the first could not: its ids follow. */
+static int t_forget_stacks(void *ctx)
+{
+	int err = FIRST(ctx)->ops->forget_stacks(FIRST(ctx)->ctx);
+	int err2 = SECOND(ctx)->ops->forget_stacks(SECOND(ctx)->ctx);
+
+	return err ? err : err2;
+}
+
 static const struct rec_sink_ops tee_ops = {
 	.string = t_string,
 	.thread = t_thread,
@@ -81,6 +90,7 @@ static const struct rec_sink_ops tee_ops = {
 	.sample = t_sample,
 	.sched = t_sched,
 	.stat = t_stat,
+	.forget_stacks = t_forget_stacks,
 };
 
 void rec_sink_tee__init(struct rec_sink_tee *tee, const struct rec_sink *first,

@@ -63,6 +63,11 @@ static int w_stat(void *ctx, const char *key, uint64_t value)
 	return rec_writer__stat(writer(ctx), key, value);
 }
 
+static int w_forget_stacks(void *ctx)
+{
+	return rec_writer__forget_stacks(writer(ctx));
+}
+
 static const struct rec_sink_ops writer_ops = {
 	.string = w_string,
 	.thread = w_thread,
@@ -74,6 +79,7 @@ static const struct rec_sink_ops writer_ops = {
 	.sample = w_sample,
 	.sched = w_sched,
 	.stat = w_stat,
+	.forget_stacks = w_forget_stacks,
 };
 
 struct rec_sink rec_sink__writer(struct rec_writer **w)

@@ -48,6 +48,9 @@ struct rec_sink_ops {
 	int (*sched)(void *ctx, uint64_t time, uint32_t tid, uint32_t arg, uint16_t cpu,
 		     uint8_t kind, uint8_t state);
 	int (*stat)(void *ctx, const char *key, uint64_t value);
+	/* Every frame and stack node is forgotten: later ids start again
+	 * (rec_writer__forget_stacks; prof top's memory bound). */
+	int (*forget_stacks)(void *ctx);
 };
 
 struct rec_sink {
@@ -124,6 +127,11 @@ static inline int rec_sink__sched(const struct rec_sink *s, uint64_t time, uint3
 				  uint32_t arg, uint16_t cpu, uint8_t kind, uint8_t state)
 {
 	return s->ops->sched(s->ctx, time, tid, arg, cpu, kind, state);
+}
+
+static inline int rec_sink__forget_stacks(const struct rec_sink *s)
+{
+	return s->ops->forget_stacks(s->ctx);
 }
 
 #endif

@@ -47,6 +47,17 @@ void recorder_resolve_pending(struct recorder *rec, int flushed)
 	rec->npending = kept;
 }
 
+void recorder_forget_stacks(struct recorder *rec)
+{
+	recorder_resolve_pending(rec, 0); /* the frames still unmapped stay so */
+	rec->npending = 0;
+	keymap__release(&rec->chains);
+	recorder_note_err(rec, keymap__init(&rec->chains, 4096));
+	rec->last.pid = 0;
+	rec->last.n = 0;
+	recorder_note_err(rec, rec_sink__forget_stacks(rec->sink));
+}
+
 /* Two independent 64-bit hashes of a raw call chain in an address space:
  * together a 128-bit key whose collisions are not a practical concern. */
 static void chain_hash(uint32_t pid, const uint64_t *ips, uint64_t nr, uint64_t *a,

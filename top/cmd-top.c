@@ -213,6 +213,8 @@ int cmd_top(int argc, char **argv, const struct prof_env *env)
 		ro.npids = npids;
 	}
 	free(pids);
+	if (tp.cmd_out.path[0] && !rc)
+		fprintf(stderr, "prof top: the command's output is in '%s'\n", tp.cmd_out.path);
 	if (rc) {
 		cli_error("%s", err.msg);
 		if (err.hint[0])

@@ -40,7 +40,7 @@ struct jit {
 };
 
 struct top_names {
-	struct strtab names;
+	struct strtab names[2]; /* by the tap's generation of the frames */
 	struct binary *bins;
 	size_t nbins, bins_cap;
 	struct keymap bin_of_path; /* (pid, tap strs id of the path) -> bins index + 1 */
@@ -67,7 +67,8 @@ struct top_names *top_names__new(void)
 
 	if (!n)
 		return NULL;
-	if (strtab__init(&n->names) || keymap__init(&n->bin_of_path, 64)) {
+	if (strtab__init(&n->names[0]) || strtab__init(&n->names[1]) ||
+	    keymap__init(&n->bin_of_path, 64)) {
 		top_names__free(n);
 		errno = ENOMEM;
 		return NULL;
@@ -90,7 +91,8 @@ void top_names__free(struct top_names *n)
 	kallsyms__free(n->ksyms);
 	elf_symtab__free(n->vdso);
 	keymap__release(&n->bin_of_path);
-	strtab__release(&n->names);
+	strtab__release(&n->names[0]);
+	strtab__release(&n->names[1]);
 	free(n);
 }
 
@@ -291,25 +293,36 @@ static int resolve(struct top_names *n, const struct top_tap *t, const struct re
 	return 1;
 }
 
-const char *top_names__frame(struct top_names *n, struct top_tap *t, uint32_t frame)
+const char *top_names__frame(struct top_names *n, struct top_tap *t, unsigned gen,
+			     uint32_t frame)
 {
+	struct top_gen *g = &t->gen[gen & 1];
+	struct strtab *names = &n->names[gen & 1];
 	uint32_t id;
 
-	if (frame >= t->nframes)
+	if (frame >= g->nframes)
 		return "?";
-	if (frame < t->frame_names_cap && t->frame_names[frame])
-		return strtab__str(&n->names, t->frame_names[frame] - 1);
-	if (!resolve(n, t, &t->frames[frame]))
+	if (frame < g->frame_names_cap && g->frame_names[frame])
+		return strtab__str(names, g->frame_names[frame] - 1);
+	if (!resolve(n, t, &g->frames[frame]))
 		return n->text; /* not cached: asked again next time */
-	if (frame >= t->frame_names_cap) {
-		size_t old = t->frame_names_cap;
+	if (frame >= g->frame_names_cap) {
+		size_t old = g->frame_names_cap;
 
-		if (GROW(t->frame_names, t->frame_names_cap, t->nframes))
+		if (GROW(g->frame_names, g->frame_names_cap, g->nframes))
 			return n->text;
-		memset(t->frame_names + old, 0, (t->frame_names_cap - old) * sizeof(*t->frame_names));
+		memset(g->frame_names + old, 0, (g->frame_names_cap - old) * sizeof(*g->frame_names));
 	}
-	if (strtab__intern(&n->names, n->text, strlen(n->text), &id))
+	if (!names->index || strtab__intern(names, n->text, strlen(n->text), &id))
 		return n->text;
-	t->frame_names[frame] = id + 1;
-	return strtab__str(&n->names, id);
+	g->frame_names[frame] = id + 1;
+	return strtab__str(names, id);
+}
+
+void top_names__forget(struct top_names *n, unsigned gen)
+{
+	struct strtab *names = &n->names[gen & 1];
+
+	strtab__release(names);
+	strtab__init(names); /* failed: index NULL, nothing cached (top_names__frame) */
 }

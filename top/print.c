@@ -95,9 +95,10 @@ static int print_json(FILE *out, const struct top_block *b, struct top_snapshot 
 
 	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%g,\"window_s\":%g,\"covered_s\":%g,"
 		"\"samples\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"total_samples\":%" PRIu64
-		",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"functions\":[", when, interval,
+		",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"interned\":%" PRIu64
+		",\"forgets\":%" PRIu64 ",\"functions\":[", when, interval,
 		interval * o->window, interval * (double)s->n, top->samples, b->lost, b->total,
-		b->start_ns, b->start_ns + s->n * o->interval_ns);
+		b->start_ns, b->start_ns + s->n * o->interval_ns, b->interned, b->forgets);
 	for (size_t i = 0; i < n; i++) {
 		const struct top_row *r = &top->rows[i];
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #define GRACE_NS 20000000ULL /* 20 ms */
+#define FORGET_AT 4096 /* stack nodes and frames of the current generation */
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -27,16 +28,38 @@ static int print_block(struct top *tp)
 	struct top_view_opts vo = {.intervals = o->window, .threads = 0};
 	struct top_block b = {
 		.opts = o, .wall_ns = clock_ns(CLOCK_REALTIME), .lost = tp->sum.lost + tp->sum.sched_lost,
-		.total = tp->tap.samples,
+		.total = tp->tap.samples, .forgets = tp->tap.forgets,
 	};
 	struct top_snapshot s;
 	int err = top_snapshot__build(&s, &tp->tap, tp->names, &vo, o->freq);
 
 	b.start_ns = tp->tap.win.start_ns + s.first * tp->tap.win.interval_ns;
+	for (int g = 0; g < 2; g++)
+		b.interned += tp->tap.gen[g].nnodes + tp->tap.gen[g].nframes;
 	if (!err)
 		err = top_print_block(tp->out, &b, &s);
 	top_snapshot__release(&s);
 	return err;
+}
+
+/* The recorder's hook after each drain: forget the interned stacks when
+ * the current generation holds FORGET_AT stack nodes and frames and no
+ * interval in the ring counts stacks of the generation before it (that
+ * one's tables are reused): memory stays bounded by what two generations
+ * gather, each over at least the ring's span, however long prof top runs
+ * on a target that keeps making new stacks (a JIT, deep recursion). */
+static int forget_stacks(void *ctx)
+{
+	struct top *tp = ctx;
+	const struct top_gen *g = &tp->tap.gen[tp->tap.cur];
+	uint64_t cur = tp->tap.win.cur;
+
+	if (g->nnodes + g->nframes < FORGET_AT ||
+	    (tp->tap.forgets && cur < tp->forgot_at + WINDOW_SLOTS))
+		return 0;
+	tp->forgot_at = cur;
+	top_names__forget(tp->names, !tp->tap.cur);
+	return 1;
 }
 
 static long tick(void *ctx, uint64_t now)
@@ -86,15 +109,28 @@ int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err)
 	ro->no_defer = 1;
 	ro->quiet = 1;
 	ro->tap = &tp->tap.sink;
+	/* -- CMD: its output would draw over the view; it goes to a file */
+	if (tp->want_tui && ro->argv && (rc = top_cmd_output__begin(&tp->cmd_out))) {
+		top_names__free(tp->names);
+		top_tap__release(&tp->tap);
+		return prof_error_set(err, rc, NULL, "cannot make '%s' for the command's output: %s",
+				      tp->cmd_out.path, strerror(-rc));
+	}
 	if (tp->want_tui && (rc = top_tui__start(tp))) {
+		top_cmd_output__end(&tp->cmd_out);
 		top_names__free(tp->names);
 		top_tap__release(&tp->tap);
 		return prof_error_set(err, rc, NULL, "cannot start the terminal view: %s",
 				      strerror(-rc));
 	}
-	rc = record_run_hooks(ro, &(struct record_hooks){.next_ms = tick, .ctx = tp}, &tp->sum, err);
+	rc = record_run_hooks(ro,
+			      &(struct record_hooks){.next_ms = tick, .forget_stacks = forget_stacks,
+						     .ctx = tp},
+			      &tp->sum, err);
 	if (tp->tui)
 		top_tui__stop(tp);
+	if (tp->cmd_out.tty)
+		top_cmd_output__end(&tp->cmd_out);
 	/* The samples since the last block: a last block, its interval cut
 	 * short by the end. */
 	if (!rc && !tp->want_tui && !tp->out_err && !tp->tap.err) {

@@ -102,12 +102,13 @@ static int tap_frame(void *ctx, uint32_t pid, uint64_t addr, uint32_t flags, uin
 		     uint32_t *id)
 {
 	struct top_tap *t = ctx;
+	struct top_gen *g = &t->gen[t->cur];
 
-	if (GROW(t->frames, t->frames_cap, (size_t)*id + 1))
+	if (GROW(g->frames, g->frames_cap, (size_t)*id + 1))
 		return fail(t, -ENOMEM);
-	while (t->nframes <= *id)
-		memset(&t->frames[t->nframes++], 0, sizeof(*t->frames));
-	t->frames[*id] = (struct rec_frame){.addr = addr, .pid = pid, .mapping = mapping,
+	while (g->nframes <= *id)
+		memset(&g->frames[g->nframes++], 0, sizeof(*g->frames));
+	g->frames[*id] = (struct rec_frame){.addr = addr, .pid = pid, .mapping = mapping,
 					    .flags = flags};
 	return 0;
 }
@@ -115,23 +116,25 @@ static int tap_frame(void *ctx, uint32_t pid, uint64_t addr, uint32_t flags, uin
 static void tap_frame_set_mapping(void *ctx, uint32_t id, uint32_t mapping)
 {
 	struct top_tap *t = ctx;
+	struct top_gen *g = &t->gen[t->cur];
 
-	if (id < t->nframes) {
-		t->frames[id].mapping = mapping;
-		if (id < t->frame_names_cap)
-			t->frame_names[id] = 0; /* named again, by its binary */
+	if (id < g->nframes) {
+		g->frames[id].mapping = mapping;
+		if (id < g->frame_names_cap)
+			g->frame_names[id] = 0; /* named again, by its binary */
 	}
 }
 
 static int tap_stack(void *ctx, uint32_t parent, uint32_t frame, uint32_t *id)
 {
 	struct top_tap *t = ctx;
+	struct top_gen *g = &t->gen[t->cur];
 
-	if (GROW(t->nodes, t->nodes_cap, (size_t)*id + 1))
+	if (GROW(g->nodes, g->nodes_cap, (size_t)*id + 1))
 		return fail(t, -ENOMEM);
-	while (t->nnodes <= *id)
-		memset(&t->nodes[t->nnodes++], 0, sizeof(*t->nodes));
-	t->nodes[*id] = (struct rec_stack_node){.parent = parent, .frame = frame};
+	while (g->nnodes <= *id)
+		memset(&g->nodes[g->nnodes++], 0, sizeof(*g->nodes));
+	g->nodes[*id] = (struct rec_stack_node){.parent = parent, .frame = frame};
 	return 0;
 }
 
@@ -145,7 +148,32 @@ static int tap_sample(void *ctx, uint64_t time, uint32_t tid, uint32_t stack, ui
 	if (event)
 		return 0; /* only the CPU samples make the view */
 	t->samples++;
+	/* the generation in the id's top bit (ids past it: never, the writer
+	 * forgets long before) */
+	stack = stack >= TOP_GEN_BIT - 1 ? WINDOW_OVERFLOW_STACK
+					 : stack | (t->cur ? TOP_GEN_BIT : 0);
 	return fail(t, window__add(&t->win, time, tid, stack));
+}
+
+static void gen_release(struct top_gen *g)
+{
+	free(g->frames);
+	free(g->frame_names);
+	free(g->nodes);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The writer forgot its frames and stacks: later ids are of the other
+ * generation, whose tables are emptied (run.c asks for this only once no
+ * interval of the window counts its stacks any more). */
+static int tap_forget_stacks(void *ctx)
+{
+	struct top_tap *t = ctx;
+
+	t->cur = !t->cur;
+	gen_release(&t->gen[t->cur]);
+	t->forgets++;
+	return 0;
 }
 
 /* The bucket a scheduler record puts its thread in (prof sched's rules,
@@ -284,6 +312,7 @@ static const struct rec_sink_ops tap_ops = {
 	.sample = tap_sample,
 	.sched = tap_sched,
 	.stat = tap_stat,
+	.forget_stacks = tap_forget_stacks,
 };
 
 int top_tap__init(struct top_tap *t, uint64_t start_ns, uint64_t interval_ns)
@@ -303,9 +332,8 @@ void top_tap__release(struct top_tap *t)
 	strtab__release(&t->strs);
 	free(t->str_ids);
 	free(t->maps);
-	free(t->frames);
-	free(t->frame_names);
-	free(t->nodes);
+	gen_release(&t->gen[0]);
+	gen_release(&t->gen[1]);
 	keymap__release(&t->thread_name);
 	keymap__release(&t->thread_pid);
 	keymap__release(&t->sched_index);

@@ -36,7 +36,9 @@ struct top_opts {
 };
 
 /* What the tap mirrors of the writer's stream: bounded by the target's
- * distinct names, code and stacks, not by time. */
+ * distinct names and code, and by the stacks of two generations (each
+ * begun when the last left the window: run.c), not by time. */
+#define TOP_GEN_BIT 0x80000000u
 struct top_tap {
 	struct rec_sink sink;
 	struct window win;
@@ -45,12 +47,21 @@ struct top_tap {
 	size_t nstr_ids, str_ids_cap;
 	struct rec_mapping *maps;  /* by writer id; .path is a strs id */
 	size_t nmaps, maps_cap;
-	struct rec_frame *frames;  /* by writer id */
-	size_t nframes, frames_cap;
-	uint32_t *frame_names;     /* by frame id: names strtab id + 1, 0: not named yet */
-	size_t frame_names_cap;
-	struct rec_stack_node *nodes; /* by writer id (0: the empty stack) */
-	size_t nnodes, nodes_cap;
+	/* Frames and stack nodes by the writer's ids, in two generations:
+	 * the writer forgets them all now and then (rec_sink forget_stacks,
+	 * asked for by run.c), while the window's older intervals still count
+	 * stacks of the generation before. A window entry's node id carries
+	 * its generation in TOP_GEN_BIT. */
+	struct top_gen {
+		struct rec_frame *frames;
+		size_t nframes, frames_cap;
+		uint32_t *frame_names; /* by frame id: names' strtab id + 1, 0: not named yet */
+		size_t frame_names_cap;
+		struct rec_stack_node *nodes; /* 0: the empty stack */
+		size_t nnodes, nodes_cap;
+	} gen[2];
+	unsigned cur;              /* the generation of the writer's ids now */
+	uint64_t forgets;          /* generations begun after the first */
 	struct keymap thread_name; /* tid -> index in threads */
 	struct tap_thread {
 		uint64_t time;     /* of the name */
@@ -97,7 +108,10 @@ struct top_names *top_names__new(void);
 void top_names__free(struct top_names *n);
 /* The name of frame `frame` (NUL-terminated, owned by n, valid until the
  * next call): never NULL ("?" on allocation failure). */
-const char *top_names__frame(struct top_names *n, struct top_tap *t, uint32_t frame);
+const char *top_names__frame(struct top_names *n, struct top_tap *t, unsigned gen,
+			     uint32_t frame);
+/* Forgets the names of generation gen's frames (before it is reused). */
+void top_names__forget(struct top_names *n, unsigned gen);
 
 /* view.c: the window as a report/ profile, for every view. */
 struct top_view_opts {
@@ -133,12 +147,25 @@ struct top_block {
 	uint64_t lost;      /* since the start */
 	uint64_t total;     /* samples since the start */
 	uint64_t start_ns;  /* CLOCK_MONOTONIC: where the window starts */
+	uint64_t interned;  /* stack nodes and frames held (both generations) */
+	uint64_t forgets;   /* times they were forgotten */
 };
 int top_print_block(FILE *out, const struct top_block *b, struct top_snapshot *s);
 
 /* save.c: the window as a recording that prof report and prof svg read
  * (names as symbols). 0 or -errno. */
 int top_save(const char *path, struct top_tap *t, const struct top_snapshot *s, uint64_t freq);
+
+/* cmd-output.c: the launched command's stdout and stderr into a new file
+ * (path) while the terminal view runs; the view draws on tty. begin: 0 or
+ * -errno (then nothing changed); end puts fds 1 and 2 back. */
+struct top_cmd_output {
+	int saved_out, saved_err;
+	FILE *tty;
+	char path[64];
+};
+int top_cmd_output__begin(struct top_cmd_output *o);
+void top_cmd_output__end(struct top_cmd_output *o);
 
 /* run.c: one prof top session: record_opts ro (targets, rate, duration)
  * sampled with the tap behind the writer; each interval a block is
@@ -152,8 +179,10 @@ struct top {
 	struct record_summary sum;
 	FILE *out;
 	uint64_t last_block;  /* the interval index last printed */
+	uint64_t forgot_at;   /* the window's interval when the stacks were last forgotten */
 	int out_err;
 	int want_tui;         /* stdout is a terminal */
+	struct top_cmd_output cmd_out; /* -- CMD in the view: its output's file */
 	struct top_tui *tui;  /* NULL: blocks */
 };
 int top_run(struct top *tp, struct record_opts *ro, struct prof_error *err);

@@ -55,7 +55,7 @@ int top_tui__start(struct top *tp)
 
 	if (!u)
 		return -ENOMEM;
-	u->screen = newterm(NULL, stdout, stdin);
+	u->screen = newterm(NULL, tp->cmd_out.tty ? tp->cmd_out.tty : stdout, stdin);
 	if (!u->screen) {
 		free(u);
 		return -ENOTTY;

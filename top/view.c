@@ -74,13 +74,16 @@ static int stack_of(struct top_snapshot *s, struct top_tap *t, struct top_names 
 		depth = 1;
 	} else {
 		uint32_t leaf_first[MAX_DEPTH];
+		unsigned gen = !!(node & TOP_GEN_BIT);
+		const struct top_gen *g = &t->gen[gen];
 		size_t k = 0;
 
 		err = 0;
-		for (uint32_t c = node; c && c < t->nnodes && k < MAX_DEPTH; c = t->nodes[c].parent)
-			leaf_first[k++] = t->nodes[c].frame;
+		for (uint32_t c = node & ~TOP_GEN_BIT; c && c < g->nnodes && k < MAX_DEPTH;
+		     c = g->nodes[c].parent)
+			leaf_first[k++] = g->nodes[c].frame;
 		for (i = 0; !err && i < k; i++) {
-			const char *name = top_names__frame(names, t, leaf_first[k - 1 - i]);
+			const char *name = top_names__frame(names, t, gen, leaf_first[k - 1 - i]);
 
 			err = profile__intern(&s->prof, name, strlen(name), &ids[depth++]);
 		}

@@ -106,13 +106,13 @@ last_block_rows() {
 		got=$(jq --arg n "$t" '[.threads[] | select(.name == $n) | .samples] | add // 0' <<<"$last")
 		share_ok "$t's share of the window" "$got" "$samples" "$(ratio "$(cpu "$t")" "$cpu_all")"
 	done
-	# The two pool threads together: once in CI pool-1 showed 0.238 where
-	# the program measured 0.128 (about both pools' share: pool-2's
-	# samples under pool-1's name?), not reproduced in 11 runs here; open
-	# in issue 21, the figures above say which it was.
-	got=$(jq '[.threads[] | select(.name | test("^pool-[12]$")) | .samples] | add // 0' <<<"$last")
-	share_ok "the pool threads' share of the window" "$got" "$samples" \
-		"$(ratio "$(awk '$1 == "cpu" && $2 ~ /^pool-/ { s += $3 } END { print s }' "$BATS_TEST_TMPDIR/err")" "$cpu_all")"
+	# each pool thread on its own, one row each (a thread's samples
+	# under another's name would double one and drop the other)
+	for t in pool-1 pool-2; do
+		[ "$(jq --arg n "$t" '[.threads[] | select(.name == $n)] | length' <<<"$last")" -le 1 ]
+		got=$(jq --arg n "$t" '[.threads[] | select(.name == $n) | .samples] | add // 0' <<<"$last")
+		share_ok "$t's share of the window" "$got" "$samples" "$(ratio "$(cpu "$t")" "$cpu_all")"
+	done
 	# the hot functions: each burn function's share of the window as its thread's CPU share
 	fn() { jq --arg n "$1" '[.functions[] | select(.name == $n) | .self] | add // 0' <<<"$last"; }
 	share_ok "burn_alpha's share" "$(fn burn_alpha)" "$samples" "$(ratio "$(cpu alpha)" "$cpu_all")"
@@ -154,6 +154,41 @@ last_block_rows() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^{' <<<"$output")" -ge 1 ]
 	grep '^{' <<<"$output" | jq -e 'select(.samples > 0) | .functions[] | select(.name == "burn_alpha")' >/dev/null
+}
+
+@test "top: endless new stacks (examples/paths): forgotten once no window counts them, named right after" {
+	"$PROF" top --format json --interval 0.1 -F 999 -- "$EXAMPLES/paths" 10 \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	grep '^{' "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/json"
+	# what a failure is judged on: samples, stacks and frames held, forgets
+	jq -c '[.total_samples, .interned, .forgets]' "$BATS_TEST_TMPDIR/json" | tr '\n' ' '
+	last=$(tail -n 1 "$BATS_TEST_TMPDIR/json")
+	# nearly every sample a new stack: the tables were forgotten; from
+	# the second time on (61 intervals after the first, a loaded machine
+	# may not get there) what is held drops (the generation before the
+	# last is emptied)
+	[ "$(jq .forgets <<<"$last")" -ge 1 ]
+	jq -s -e '(.[-1].forgets < 2) or
+		([range(1; length) as $i | select(.[$i].interned < .[$i - 1].interned)] | length >= 1)' \
+		"$BATS_TEST_TMPDIR/json" >/dev/null
+	# every block still names its stacks (stacks of both generations in
+	# one window): nothing unknown ("?"), the program's frames by their
+	# symbols (a raw "[paths+0x...]" only for its few samples in code
+	# without a symbol, the PLT: under 5% of a block; "[unknown+0x...]"
+	# is a garbage frame-pointer value past libc's frames)
+	run jq -r 'select(.forgets >= 1) | .functions[].name' "$BATS_TEST_TMPDIR/json"
+	[ "$status" -eq 0 ]
+	grep -qx go_left <<<"$output"
+	[ -z "$(grep -x '?' <<<"$output")" ]
+	jq -s -e 'map(select(.forgets >= 1 and .samples >= 20)) | all(
+		([.functions[] | select(.name | test("^\\[paths\\+0x")) | .total] | add // 0) <= 0.05 * .samples)' \
+		"$BATS_TEST_TMPDIR/json" >/dev/null
+	# and counts every sample of the window in one of them (burn_leaf's
+	# self is nearly all of it)
+	jq -s -e 'map(select(.forgets >= 1 and .samples >= 20)) | length > 0 and
+		all(([.functions[].self] | add) == .samples and
+		    ([.functions[] | select(.name == "burn_leaf") | .self] | add) > 0.5 * .samples)' \
+		"$BATS_TEST_TMPDIR/json" >/dev/null
 }
 
 # ---- the full-screen view, driven in tmux ----
@@ -261,6 +296,24 @@ pane_threads() {
 	[ ! -s "$TDIR/top.err" ]
 }
 
+@test "top on a terminal with -- CMD: the command's output goes to a file, not over the view" {
+	export TSOCK="prof-t0700-$$-$BATS_TEST_NUMBER" TDIR="$BATS_TEST_TMPDIR"
+	# a command that writes to stdout and stderr all along (until q)
+	tmux -L "$TSOCK" new-session -d -x 130 -y 32 -c "$TDIR" \
+		"'$PROF' top -- sh -c 'i=0; while :; do echo OUT-MARK-\$i; echo ERR-MARK-\$i >&2; i=\$((i+1)); sleep 0.02; done' 2>top.err; echo EXITED \$? >exit; sleep 600"
+	wait_until 30 pane_has '^prof top  command sh  99 Hz'
+	wait_until 30 eval 'grep -qs OUT-MARK-20 "$TDIR"/prof-top-cmd-*.log'
+	run pane_has 'MARK'
+	[ "$status" -ne 0 ]
+	keys q
+	wait_until 10 test -s "$TDIR/exit"
+	[ "$(cat "$TDIR/exit")" = "EXITED 0" ]
+	log=$(ls "$TDIR"/prof-top-cmd-*.log)
+	grep -q '^ERR-MARK-1$' "$log"
+	[ "$(stat -c %a "$log")" = 600 ]
+	grep -qF "prof top: the command's output is in '$(basename "$log")'" "$TDIR/top.err"
+}
+
 @test "top --sched: each thread's on-CPU and runnable shares as its own schedstat" {
 	"$PROF" top --sched --threads --format json --window 20 -- "$EXAMPLES/sched-mix" 3 \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
@@ -281,9 +334,12 @@ pane_threads() {
 		fi
 		# 10 points for the spinners (CPU-bound: what they get is what
 		# the window shows); 25 for the napper and the syncer, whose
-		# short runs between sleeps and I/O weigh more per lost or late
-		# record: under ASan in CI the syncer showed run 48.2% against
-		# its own 28.6% (open in issue 21)
+		# short runs between sleeps and I/O weigh more per switch: the
+		# syncer's time between its switch-ins and switch-outs is more
+		# than its schedstat run time (prof record --sched and prof
+		# sched, which sort the whole recording, showed on_cpu 87 and
+		# 246 ms against its own 58 and 155 ms on a loaded machine; under
+		# ASan in CI top showed run 48.2% against 28.6%)
 		d=10
 		case $name in spin*) ;; *) d=25 ;; esac
 		for k in run wait; do

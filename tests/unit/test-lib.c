@@ -113,6 +113,39 @@ static void write_sample_file(const char *path, int finish)
 		rec_writer__abandon(w);
 }
 
+/* rec_writer__forget_stacks: the ids start again (frames from 0, stack
+ * nodes from 1), what was interned before is not found, strings and
+ * mappings stay. */
+static void test_writer_forget_stacks(void **state)
+{
+	struct rec_writer *w = rec_writer__open("/dev/null");
+	struct rec_mapping m = {.start = 0x1000, .end = 0x5000, .pid = 10};
+	uint32_t map, f1, f2, s1, s2, id, str;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__string(w, "/bin/x", 6, &m.path), 0);
+	assert_int_equal(rec_writer__mapping(w, &m, &map), 0);
+	assert_int_equal(rec_writer__frame(w, 10, 0x1100, 0, map, &f1), 0);
+	assert_int_equal(rec_writer__frame(w, 10, 0x1200, 0, map, &f2), 0);
+	assert_int_equal(rec_writer__stack(w, 0, f1, &s1), 0);
+	assert_int_equal(rec_writer__stack(w, s1, f2, &s2), 0);
+	assert_int_equal(f2, 1);
+	assert_int_equal(s2, 2);
+	assert_int_equal(rec_writer__forget_stacks(w), 0);
+	assert_int_equal(rec_writer__nframes(w), 0);
+	assert_int_equal(rec_writer__frame_lookup(w, 10, 0x1200, 0, &id), 0);
+	assert_int_equal(rec_writer__frame(w, 10, 0x1200, 0, map, &f1), 0);
+	assert_int_equal(f1, 0);
+	assert_int_equal(rec_writer__frames(w)[0].addr, 0x1200);
+	assert_int_equal(rec_writer__stack(w, 0, f1, &s1), 0);
+	assert_int_equal(s1, 1);
+	assert_int_equal(rec_writer__nmappings(w), 1);
+	assert_int_equal(rec_writer__string(w, "/bin/x", 6, &str), 0);
+	assert_int_equal(str, m.path);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
 static int load(const char *path, struct recording *r, char *eb, size_t eblen)
 {
 	unsigned char *data;
@@ -422,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_keymap_many),
 		cmocka_unit_test(test_strtab_interning),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_writer_forget_stacks),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_abandoned_file_reads),
 		cmocka_unit_test(test_corruption_detected),
