@@ -40,6 +40,7 @@ struct hit {
 	const unsigned char *regs; /* nregs u64s, or NULL */
 	const unsigned char *stack;
 	uint64_t stack_len;
+	uint64_t count, id; /* PERF_SAMPLE_READ (kernel periods): the event's count, id */
 };
 
 static int read_target(uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -197,14 +198,21 @@ static int parse_hit(const struct probe_site *s, const struct perf_event_header 
 {
 	const unsigned char *p = (const unsigned char *)(hdr + 1);
 	const unsigned char *end = (const unsigned char *)hdr + hdr->size;
-	const size_t fixed = offsetof(struct hit, ips);
+	const size_t fixed = offsetof(struct hit, nr);
 	uint64_t abi, size, dyn;
 
 	memset(h, 0, sizeof(*h));
-	if ((size_t)(end - p) < fixed)
+	if ((size_t)(end - p) < fixed + 8 + (s->kperiod ? 16 : 0))
 		return -EBADMSG;
 	memcpy(h, p, fixed);
 	p += fixed;
+	if (s->kperiod) { /* PERF_SAMPLE_READ, PERF_FORMAT_ID: value, id */
+		memcpy(&h->count, p, 8);
+		memcpy(&h->id, p + 8, 8);
+		p += 16;
+	}
+	memcpy(&h->nr, p, 8);
+	p += 8;
 	if (h->nr > (uint64_t)(end - p) / 8)
 		return -EBADMSG;
 	h->ips = (const uint64_t *)p;
@@ -299,9 +307,9 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 	struct recorder *rec = ctx;
 	struct probe_rec *p = &rec->probes;
 	const struct probe_site *s = &p->sites[p->cur];
-	int64_t vals[USDT_MAX_ARGS];
-	uint32_t strmask;
-	uint64_t index;
+	int64_t vals[USDT_MAX_ARGS + 1];
+	uint32_t strmask = 0;
+	uint64_t index, period = 0;
 	struct hit h;
 	int n;
 
@@ -318,16 +326,31 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
-	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time))
+	if (s->kperiod) { /* the kernel kept it: it stands for the period it closed */
+		period = probe_kperiod_hit(rec, h.tid, h.count, h.id);
+		if (!period) { /* written before its redraw: in the next one's period */
+			p->hits--;
+			return;
+		}
+		p->hits += period - 1;
+		if (!probe_windows_inside(p, s, h.time)) {
+			p->edge_hits += period - 1;
+			return;
+		}
+		p->skipped += period - 1;
+	} else if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time)) {
 		return; /* --every, --every-bytes: before the stack is interned */
+	}
 	index = write_sample(rec, s, hdr, &h, s->event);
-	if (index == UINT64_MAX || !s->def.nargs)
+	if (index == UINT64_MAX || (!s->def.nargs && !period))
 		return;
-	n = hit_args(rec, s, &h, vals, &strmask);
+	n = s->def.nargs ? hit_args(rec, s, &h, vals, &strmask) : 0;
 	if (n < 0) {
 		p->unreadable++;
 		return;
 	}
+	if (period) /* the last value (META probe-args: "period") */
+		vals[n++] = (int64_t)period;
 	if (rec_writer__args(rec->w, index, (unsigned)n, strmask, vals) && !rec->write_err)
 		rec->write_err = -ENOMEM;
 }

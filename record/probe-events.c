@@ -309,6 +309,9 @@ static void write_arg_meta(struct recorder *rec, const struct probe_site *s)
 						k ? " " : "", k, s->def.arg[k].is_signed ? 's' : 'u',
 						8 * s->def.arg[k].size);
 	}
+	if (s->kperiod) /* the last value: the hits a kept one stands for */
+		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%speriod:u64",
+			 val[0] ? " " : "");
 	rec_writer__meta(rec->w, key, val);
 }
 
@@ -415,6 +418,7 @@ int probes_setup(struct recorder *rec)
 		size_t j;
 
 		s->def = defs[i];
+		s->kperiod = probe_kperiod_site(rec, s);
 		if (s->def.role == PROBE_ROLE_ALLOC)
 			alloc_size_setup(s);
 		if (s->def.ref_ctr && ref_bit < 0 && !o->quiet)
@@ -452,6 +456,8 @@ int probes_setup(struct recorder *rec)
 		err = fill_attr(rec, i, type, ret_bit, ref_bit);
 		if (!err)
 			malloc_site_attr(s);
+		if (!err && s->kperiod)
+			probe_kperiod_attr(s);
 		if (!err)
 			err = make_rings(rec, s);
 		if (!err)
@@ -465,6 +471,8 @@ int probes_setup(struct recorder *rec)
 	free(defs);
 	if (o->malloc && (err = malloc_decode_setup(rec)))
 		return err;
+	if (probe_kperiod_setup(rec))
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	p->on = 1;
 	rec->sum->probes = 1;
 	probe_windows_init(rec);
@@ -489,8 +497,10 @@ static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 									  : &p->cfds_cap;
 
 	for (size_t i = 0; i < rec->ncpus; i++) {
-		int fd = sys_perf_event_open(s->attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		int fd, err;
 
+		probe_kperiod_draw(rec, s);
+		fd = sys_perf_event_open(s->attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		if (GROW(*fds, *cap, *n + 1)) {
@@ -500,6 +510,8 @@ static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 		(*fds)[(*n)++] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->holders[i]))
 			return -errno;
+		if ((err = probe_kperiod_opened(rec, s, fd, tid)))
+			return err;
 	}
 	return 0;
 }
@@ -652,6 +664,7 @@ void probes_detach(struct recorder *rec)
 	/* All stop at once; closing them one by one takes longer. */
 	for (size_t i = 0; i < p->nfds; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	probe_kperiod_detach(rec);
 	close_all(p->fds, p->nfds);
 	p->nfds = 0;
 	p->attached = 0;
@@ -720,6 +733,7 @@ void probes_drain(struct recorder *rec)
 					rec) < 0)
 				rec->bad_ring = 1;
 	}
+	probe_kperiod_redraw(rec);
 	/* Every hit before t0 was in its ring: those can be put in order. */
 	if (p->malloc)
 		malloc_decode_flush(rec, t0 - 1000000);
@@ -756,6 +770,7 @@ void probes_write_stats(struct recorder *rec)
 	rec->sum->probe_open_ns = p->open_ns;
 	rec->sum->alloc_no_hit = rec->opts->alloc && !p->alloc_first_hit_ns;
 	probe_windows_write_stats(rec);
+	probe_kperiod_write_stats(rec);
 }
 
 void probes_release(struct recorder *rec)
@@ -785,5 +800,6 @@ void probes_release(struct recorder *rec)
 	free(p->cfds);
 	keymap__release(&p->strings);
 	malloc_decode_release(rec);
+	probe_kperiod_release(rec);
 	memset(p, 0, sizeof(*p));
 }

@@ -125,7 +125,7 @@ void probe_windows_write_stats(struct recorder *rec)
 	rec_writer__stat(rec->w, "probe-span-ns", end > p->first_start ? end - p->first_start : 0);
 	if (p->edge_hits)
 		rec_writer__stat(rec->w, "probe-edge-hits", p->edge_hits);
-	if (o->every > 1 || every_bytes)
+	if ((o->every > 1 || every_bytes) && !p->kp) /* probe-kperiod.c: "kernel" */
 		rec_writer__meta(rec->w, "probe-sampling", "geometric");
 	if (!every_bytes)
 		return;

@@ -62,7 +62,7 @@ static void arg_name(const struct recording *r, unsigned ev, unsigned k, char *b
 
 /* The leaf text of a sample's arguments, interned into the profile. */
 static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
-		     const struct rec_args_ref *a, uint32_t *id)
+		     const struct rec_args_ref *a, unsigned n, uint32_t *id)
 {
 	char name[64];
 	size_t len = 0;
@@ -70,7 +70,7 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 	if (GROW(b->text, b->text_cap, 64))
 		return -ENOMEM;
 	b->text[0] = '\0';
-	for (unsigned k = 0; k < a->n; k++) {
+	for (unsigned k = 0; k < n && k < a->n; k++) {
 		int64_t v = r->argvals[a->first + k];
 		size_t need;
 		const char *s = NULL;
@@ -167,6 +167,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	spec = recording__meta(r, key);
 	has_args = spec && *spec;
 	probe_estimate__init(&est, r);
+	if (est.mode == PROBE_EST_PERIOD && has_args && !strchr(spec, ' '))
+		has_args = 0; /* "period:u64" alone: the probe has no arguments */
 	if (keymap__init(&m, 1024))
 		return -ENOMEM;
 	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
@@ -175,7 +177,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		const struct rec_sample_full *s = &r->samples[i];
 		const struct rec_args_ref *a;
 		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
-		int64_t size = -1;
+		int64_t size = -1, period = 0;
+		unsigned nargs = 0;
 		double w, ob[2];
 
 		if (s->event != ev)
@@ -184,6 +187,9 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		while (ai < r->nargs && r->args[ai].sample < i)
 			ai++;
 		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
+		nargs = a ? a->n : 0;
+		if (a && a->n && est.mode == PROBE_EST_PERIOD) /* the last: its period */
+			period = r->argvals[a->first + --nargs];
 		if (v->alloc) {
 			if (!a || a->n < 2 || !(a->strmask & 1))
 				continue; /* a hit whose class could not be read */
@@ -193,8 +199,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 			err = profile__intern(b->p, recording__str(r, (uint32_t)r->argvals[a->first]),
 					      r->lens[(uint32_t)r->argvals[a->first]], &leaf);
 		} else if (v->args) {
-			if (a)
-				err = args_leaf(b, r, ev, a, &leaf);
+			if (a && nargs)
+				err = args_leaf(b, r, ev, a, nargs, &leaf);
 			else if (has_args && !no_args)
 				err = profile__intern(b->p, "[arguments unreadable]", 22, &no_args);
 			if (!a)
@@ -202,7 +208,10 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		}
 		if (!err && by_thread)
 			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
-		probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
+		if (est.mode == PROBE_EST_PERIOD)
+			probe_estimate__weigh_period(&est, size, period, &ob[0], &ob[1]);
+		else
+			probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
 		probe_estimate__add(&est, size, ob[0], ob[1]);
 		w = v->weight_samples ? 1 : v->weight_bytes ? ob[1] : ob[0];
 		/* Allocations of 0 bytes still count as objects. */

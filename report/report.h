@@ -154,12 +154,14 @@ enum probe_est_mode {
 	PROBE_EST_COUNT,    /* --every N: a geometric skip, mean N */
 	PROBE_EST_NTH,      /* --every N in the kernel (every Nth) */
 	PROBE_EST_BYTES,    /* --every-bytes SIZE */
+	PROBE_EST_PERIOD,   /* --every N in the kernel, redrawn: each hit's period */
 };
 
 struct probe_estimate {
 	enum probe_est_mode mode;
 	uint64_t every, every_bytes, unknown_mean;
 	double duty, scale; /* attached / span; 1 / duty when windowed */
+	double tail;        /* PERIOD: the hits counted over the periods sampled */
 	/* totals */
 	uint64_t samples, unknown;
 	double count, bytes;
@@ -171,6 +173,10 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r);
 void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double *count,
 			   double *bytes);
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes);
+/* PROBE_EST_PERIOD: a kept hit of the period it closed (its last argument;
+ * 0: unknown, then N) stands for that many. */
+void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, int64_t period,
+				  double *count, double *bytes);
 /* "prof report: estimated 27.9 M allocations, 1.2 GB (from 11,892
  * samples, 1.0% of the time probed, 1 in ~50 kept)"; nothing for an older
  * recording. */
