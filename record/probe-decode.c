@@ -309,7 +309,7 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 	const struct probe_site *s = &p->sites[p->cur];
 	int64_t vals[USDT_MAX_ARGS + 1];
 	uint32_t strmask = 0;
-	uint64_t index, period = 0;
+	uint64_t index, delay = 0;
 	struct hit h;
 	int n;
 
@@ -326,31 +326,26 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
-	if (s->kperiod) { /* the kernel kept it: it stands for the period it closed */
-		period = probe_kperiod_hit(rec, h.tid, h.count, h.id);
-		if (!period) { /* written before its redraw: in the next one's period */
-			p->hits--;
+	if (s->kperiod) { /* the kernel kept it; the report weighs it */
+		if (!probe_kperiod_hit(rec, h.tid, h.count, h.id, &delay)) {
+			p->hits--; /* written before its redraw: counted at the end */
 			return;
 		}
-		p->hits += period - 1;
-		if (!probe_windows_inside(p, s, h.time)) {
-			p->edge_hits += period - 1;
+		if (!probe_windows_inside(p, s, h.time))
 			return;
-		}
-		p->skipped += period - 1;
 	} else if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time)) {
 		return; /* --every, --every-bytes: before the stack is interned */
 	}
 	index = write_sample(rec, s, hdr, &h, s->event);
-	if (index == UINT64_MAX || (!s->def.nargs && !period))
+	if (index == UINT64_MAX || (!s->def.nargs && !s->kperiod))
 		return;
 	n = s->def.nargs ? hit_args(rec, s, &h, vals, &strmask) : 0;
 	if (n < 0) {
 		p->unreadable++;
 		return;
 	}
-	if (period) /* the last value (META probe-args: "period") */
-		vals[n++] = (int64_t)period;
+	if (s->kperiod) /* the last value (META probe-args: "delay") */
+		vals[n++] = (int64_t)delay;
 	if (rec_writer__args(rec->w, index, (unsigned)n, strmask, vals) && !rec->write_err)
 		rec->write_err = -ENOMEM;
 }

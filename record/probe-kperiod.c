@@ -24,21 +24,21 @@
  * event, with the period of that moment; prof has no fd to redraw it,
  * so it keeps that period until the window closes (its weights stay
  * exact). The hits after each event's last sample are counted at the
- * window's end (read()) and the report scales the weights by them
- * (STATs probe-kernel-hits, probe-period-sum). */
+ * window's end (read()) and the report scales the weights to them
+ * (STATs probe-kernel-hits, probe-kernel-hits:EVENT). */
 #include "recorder.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "lib/grow.h"
 
 #define STREAMS_MAX (1u << 16) /* (event, thread) counts kept before a reset */
 #define FD_KEY (1ULL << 40)    /* keymap b for "event id -> fd index" */
-#define DEAD_KEY (1ULL << 41)  /* keymap b for "thread -> its delays" (a = tid) */
 
 struct kp_fd {
 	int fd;
@@ -46,17 +46,17 @@ struct kp_fd {
 	int pending; /* a sample was kept: redraw */
 	int fresh;   /* drawn (opened or redrawn) since its last kept sample */
 	uint64_t drawn; /* the period of that draw */
+	uint8_t event;
 };
 
 struct probe_kperiod {
 	struct keymap map; /* (id, tid) -> stream index; (id, FD_KEY) -> fd index */
 	uint64_t *last;    /* per stream: the count at its last sample */
 	size_t nlast, last_cap;
-	double (*dead)[2]; /* per thread: the hits of prof's delays, the kept samples */
-	size_t ndead, dead_cap;
 	struct kp_fd *fds; /* the kernel-period events open now */
 	size_t nfds, fds_cap;
-	uint64_t redraws, redraw_errors, period_sum, kernel_hits, stale;
+	uint64_t redraws, redraw_errors, kernel_hits, stale;
+	uint64_t event_hits[256]; /* per event id */
 	uint64_t mean; /* a draw's mean length, rounded: 1 / (1 - exp(-1/N)) */
 };
 
@@ -115,41 +115,18 @@ int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int f
 	if (keymap__set(&kp->map, id, FD_KEY, (uint32_t)kp->nfds))
 		return -ENOMEM;
 	kp->fds[kp->nfds++] = (struct kp_fd){.fd = fd, .tid = (uint32_t)tid, .fresh = 1,
-					     .drawn = s->attr->sample_period};
+					     .drawn = s->attr->sample_period, .event = s->event};
 	return 0;
 }
 
-/* What a fresh sample of thread tid stands for, `delay` hits of prof's
- * delay before its draw (the stale ones fell in it) and then the drawn
- * period. The drawn period counts at its mean: a geometric skip keeps
- * each hit after the draw with the same chance, so its length is noise.
- * The delay counts at the thread's mean delay so far, not its own: a
- * sample's own delay sets the phase its draw starts from, and with it the
- * sample's class (on a loop of period 5 and --every 10, weighing each by
- * its own delay put a 20% class at 16.5%); a thread's mean keeps a busier
- * thread's longer delays (more hits in the same time) in its weights. */
-static uint64_t fresh_weight(struct probe_kperiod *kp, uint32_t tid, uint64_t delay)
-{
-	uint32_t k;
-
-	if (!keymap__get(&kp->map, tid, DEAD_KEY, &k) || k >= kp->ndead) {
-		if (GROW(kp->dead, kp->dead_cap, kp->ndead + 1) ||
-		    keymap__set(&kp->map, tid, DEAD_KEY, (uint32_t)kp->ndead))
-			return kp->mean + delay;
-		k = (uint32_t)kp->ndead++;
-		kp->dead[k][0] = kp->dead[k][1] = 0;
-	}
-	kp->dead[k][0] += (double)delay;
-	kp->dead[k][1] += 1;
-	return kp->mean + (uint64_t)llround(kp->dead[k][0] / kp->dead[k][1]);
-}
-
-uint64_t probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, uint64_t id)
+int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, uint64_t id,
+		      uint64_t *delay)
 {
 	struct probe_kperiod *kp = rec->probes.kp;
 	uint64_t drawn = 0, period;
 	uint32_t k;
 
+	*delay = 0;
 	if (!kp)
 		return 1;
 	/* Its own thread's sample (a copy's cannot be redrawn): the first
@@ -175,10 +152,15 @@ uint64_t probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, u
 		    !keymap__set(&kp->map, id, tid, (uint32_t)kp->nlast))
 			kp->last[kp->nlast++] = value;
 	}
+	/* A fresh sample: the hits of prof's delay before its draw (the stale
+	 * ones fell in it); the report gives them to the thread's sample
+	 * before (report/probe.c). A copy's: its fixed period, as a delay
+	 * over the mean. */
 	if (drawn)
-		period = fresh_weight(kp, tid, period > drawn ? period - drawn : 0);
-	kp->period_sum += period;
-	return period;
+		*delay = period > drawn ? period - drawn : 0;
+	else
+		*delay = period > kp->mean ? period - kp->mean : 0;
+	return 1;
 }
 
 void probe_kperiod_redraw(struct recorder *rec)
@@ -195,8 +177,13 @@ void probe_kperiod_redraw(struct recorder *rec)
 		d = sample_skip_draw(&rec->probes.keep);
 		kp->fds[i].drawn = d;
 		kp->redraws++;
+		/* Disabled around it: on an event active at that moment the
+		 * ioctl zeroes period_left and the next hit is sampled at
+		 * once; enabling reloads it, D hits on. */
+		ioctl(kp->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (ioctl(kp->fds[i].fd, PERF_EVENT_IOC_PERIOD, &d))
 			kp->redraw_errors++;
+		ioctl(kp->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	}
 }
 
@@ -211,8 +198,10 @@ void probe_kperiod_detach(struct recorder *rec)
 	for (size_t i = 0; i < kp->nfds; i++) {
 		uint64_t v[2];
 
-		if (read(kp->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+		if (read(kp->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
 			kp->kernel_hits += v[0];
+			kp->event_hits[kp->fds[i].event] += v[0];
+		}
 	}
 	kp->nfds = 0;
 	/* Event ids are never reused: old streams only take room. Their
@@ -220,19 +209,29 @@ void probe_kperiod_detach(struct recorder *rec)
 	 * between a detach and the next attach); bounded all the same. */
 	if (kp->map.count > STREAMS_MAX) {
 		keymap__clear(&kp->map);
-		kp->nlast = kp->ndead = 0;
+		kp->nlast = 0;
 	}
 }
 
 void probe_kperiod_write_stats(struct recorder *rec)
 {
 	struct probe_kperiod *kp = rec->probes.kp;
+	const struct probe_rec *p = &rec->probes;
+	char key[600];
 
 	if (!kp)
 		return;
 	rec_writer__meta(rec->w, "probe-sampling", "kernel");
+	rec->sum->probe_seen = kp->kernel_hits;
 	rec_writer__stat(rec->w, "probe-kernel-hits", kp->kernel_hits);
-	rec_writer__stat(rec->w, "probe-period-sum", kp->period_sum);
+	for (size_t k = 0; k < p->nsites; k++) { /* once per event: its first site */
+		const struct probe_site *s = &p->sites[k];
+
+		if (!s->kperiod || (k && p->sites[k - 1].event == s->event))
+			continue;
+		snprintf(key, sizeof(key), "probe-kernel-hits:%s", s->def.event);
+		rec_writer__stat(rec->w, key, kp->event_hits[s->event]);
+	}
 	rec_writer__stat(rec->w, "probe-redraws", kp->redraws);
 	rec_writer__stat(rec->w, "probe-stale-samples", kp->stale);
 	if (kp->redraw_errors)
@@ -247,7 +246,6 @@ void probe_kperiod_release(struct recorder *rec)
 		return;
 	keymap__release(&kp->map);
 	free(kp->last);
-	free(kp->dead);
 	free(kp->fds);
 	free(kp);
 	rec->probes.kp = NULL;

@@ -43,11 +43,8 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r)
 	if (e->every_bytes) {
 		e->mode = PROBE_EST_BYTES;
 	} else if (e->every > 1 && how && !strcmp(how, "kernel")) {
-		uint64_t hits = recording__stat(r, "probe-kernel-hits");
-		uint64_t sum = recording__stat(r, "probe-period-sum");
-
 		e->mode = PROBE_EST_PERIOD;
-		e->tail = hits && sum ? (double)hits / (double)sum : 1;
+		e->tail = 1; /* report/probe.c: the kernel's count over the weights */
 	} else if (e->every > 1)
 		e->mode = how ? PROBE_EST_COUNT : PROBE_EST_NTH;
 	else
@@ -93,11 +90,16 @@ void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double 
 	*bytes *= e->scale;
 }
 
-void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, int64_t period,
+void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, double hits,
 				  double *count, double *bytes)
 {
-	*count = (double)(period > 0 ? (uint64_t)period : e->every) * e->tail * e->scale;
+	*count = hits * e->tail * e->scale;
 	*bytes = size > 0 ? *count * (double)size : 0;
+}
+
+double probe_estimate__mean(const struct probe_estimate *e)
+{
+	return sample_skip_count_weight(1, e->every);
 }
 
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes)

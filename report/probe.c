@@ -93,6 +93,61 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 	return profile__intern(b->p, b->text, len, id);
 }
 
+/* --every N drawn in the kernel (record/probe-kperiod.c): what each kept
+ * sample of event ev stands for, in w[sample] (0: not one of them). Each
+ * carries (its last argument) the hits of prof's delay before its draw,
+ * after the thread's sample before; those hits go to that sample (a
+ * sample's own delay sets the phase its draw starts from, and so its
+ * class: on a loop of period 5 at --every 10, weighing each sample by its
+ * own put a 20% class at 16.5%), then the draw's mean. A thread's last
+ * sample takes the mean delay. The total is scaled to the hits the kernel
+ * counted (probe-estimate.c). */
+static int period_weights(const struct recording *r, unsigned ev, struct probe_estimate *e,
+			  double **out)
+{
+	double mean = probe_estimate__mean(e);
+	char key[600];
+	uint64_t hits;
+	double *w = calloc(r->nsamples ? r->nsamples : 1, sizeof(*w)), sum = 0, delays = 0;
+	struct keymap last;
+	size_t ai = 0, n = 0;
+
+	*out = w;
+	if (!w || keymap__init(&last, 64))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct rec_args_ref *a;
+		double delay;
+		uint32_t prev;
+
+		if (r->samples[i].event != ev)
+			continue;
+		while (ai < r->nargs && r->args[ai].sample < i)
+			ai++;
+		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
+		delay = a && a->n ? (double)r->argvals[a->first + a->n - 1] : 0;
+		if (keymap__get(&last, r->samples[i].tid, 0, &prev))
+			w[prev] = mean + delay;
+		if (i > UINT32_MAX || keymap__set(&last, r->samples[i].tid, 0, (uint32_t)i)) {
+			keymap__release(&last);
+			return -ENOMEM;
+		}
+		w[i] = -1; /* until the thread's next sample */
+		delays += delay;
+		n++;
+	}
+	for (size_t i = 0; i < r->nsamples; i++) {
+		if (w[i] < 0)
+			w[i] = mean + (n ? delays / (double)n : 0);
+		sum += w[i];
+	}
+	keymap__release(&last);
+	snprintf(key, sizeof(key), "probe-kernel-hits:%s", recording__str(r, r->events[ev].name));
+	hits = recording__stat(r, key);
+	e->tail = hits && sum > 0 ? (double)hits / sum : 1;
+	return 0;
+}
+
 /* Weights are estimates (probe-estimate.c), summed as doubles and
  * rounded once per entry. */
 struct acc {
@@ -155,6 +210,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	struct acc *accs = NULL;
 	size_t nacc = 0, cap = 0, ai = 0;
 	int8_t *cache = NULL;
+	double *pw = NULL;
 	uint32_t no_args = 0;
 	struct probe_estimate est;
 	char key[600];
@@ -173,11 +229,13 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		return -ENOMEM;
 	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
 	err = cache ? 0 : -ENOMEM;
+	if (!err && est.mode == PROBE_EST_PERIOD)
+		err = period_weights(r, ev, &est, &pw);
 	for (size_t i = 0; i < r->nsamples && !err; i++) {
 		const struct rec_sample_full *s = &r->samples[i];
 		const struct rec_args_ref *a;
 		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
-		int64_t size = -1, period = 0;
+		int64_t size = -1;
 		unsigned nargs = 0;
 		double w, ob[2];
 
@@ -188,8 +246,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 			ai++;
 		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
 		nargs = a ? a->n : 0;
-		if (a && a->n && est.mode == PROBE_EST_PERIOD) /* the last: its period */
-			period = r->argvals[a->first + --nargs];
+		if (a && a->n && est.mode == PROBE_EST_PERIOD) /* the last: a delay */
+			nargs--;
 		if (v->alloc) {
 			if (!a || a->n < 2 || !(a->strmask & 1))
 				continue; /* a hit whose class could not be read */
@@ -209,7 +267,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		if (!err && by_thread)
 			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
 		if (est.mode == PROBE_EST_PERIOD)
-			probe_estimate__weigh_period(&est, size, period, &ob[0], &ob[1]);
+			probe_estimate__weigh_period(&est, size, pw[i], &ob[0], &ob[1]);
 		else
 			probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
 		probe_estimate__add(&est, size, ob[0], ob[1]);
@@ -234,6 +292,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	if (v->est)
 		*v->est = est;
 	free(cache);
+	free(pw);
 	free(accs);
 	keymap__release(&m);
 	return err;

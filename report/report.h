@@ -161,7 +161,7 @@ struct probe_estimate {
 	enum probe_est_mode mode;
 	uint64_t every, every_bytes, unknown_mean;
 	double duty, scale; /* attached / span; 1 / duty when windowed */
-	double tail;        /* PERIOD: the hits counted over the periods sampled */
+	double tail;        /* PERIOD: the hits the kernel counted over the weights' sum */
 	/* totals */
 	uint64_t samples, unknown;
 	double count, bytes;
@@ -173,10 +173,12 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r);
 void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double *count,
 			   double *bytes);
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes);
-/* PROBE_EST_PERIOD: a kept hit of the period it closed (its last argument;
- * 0: unknown, then N) stands for that many. */
-void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, int64_t period,
+/* PROBE_EST_PERIOD: a kept hit standing for `hits` (report/probe.c's
+ * period_weights), scaled to the hits the kernel counted; and the mean
+ * of a draw (1 / (1 - exp(-1/N))). */
+void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, double hits,
 				  double *count, double *bytes);
+double probe_estimate__mean(const struct probe_estimate *e);
 /* "prof report: estimated 27.9 M allocations, 1.2 GB (from 11,892
  * samples, 1.0% of the time probed, 1 in ~50 kept)"; nothing for an older
  * recording. */
