@@ -749,6 +749,7 @@ void probes_write_stats(struct recorder *rec)
 		return;
 	if (p->malloc)
 		malloc_decode_stats(rec);
+	probe_kperiod_write_stats(rec);
 	rec_writer__stat(rec->w, "probe-hits", p->hits);
 	rec_writer__stat(rec->w, "probe-windows", p->windows);
 	rec_writer__stat(rec->w, "probe-attached-ns", p->attached_ns);
@@ -770,7 +771,6 @@ void probes_write_stats(struct recorder *rec)
 	rec->sum->probe_open_ns = p->open_ns;
 	rec->sum->alloc_no_hit = rec->opts->alloc && !p->alloc_first_hit_ns;
 	probe_windows_write_stats(rec);
-	probe_kperiod_write_stats(rec);
 }
 
 void probes_release(struct recorder *rec)

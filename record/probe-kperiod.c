@@ -222,7 +222,12 @@ void probe_kperiod_write_stats(struct recorder *rec)
 	if (!kp)
 		return;
 	rec_writer__meta(rec->w, "probe-sampling", "kernel");
-	rec->sum->probe_seen = kp->kernel_hits;
+	/* The hits: those the kernel counted, of which all but the kept
+	 * samples (and those at the windows' edges) skipped. */
+	if (kp->kernel_hits > rec->probes.hits) {
+		rec->probes.skipped = kp->kernel_hits - rec->probes.hits;
+		rec->probes.hits = kp->kernel_hits;
+	}
 	rec_writer__stat(rec->w, "probe-kernel-hits", kp->kernel_hits);
 	for (size_t k = 0; k < p->nsites; k++) { /* once per event: its first site */
 		const struct probe_site *s = &p->sites[k];

@@ -243,7 +243,8 @@ int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, uint64
 void probe_kperiod_redraw(struct recorder *rec);
 void probe_kperiod_detach(struct recorder *rec);
 /* META probe-sampling "kernel"; STATs probe-kernel-hits (and per event,
- * probe-kernel-hits:EVENT), probe-redraws, probe-stale-samples. */
+ * probe-kernel-hits:EVENT), probe-redraws, probe-stale-samples; the hits
+ * (probe-hits) become the kernel's count. Before probe-hits is written. */
 void probe_kperiod_write_stats(struct recorder *rec);
 void probe_kperiod_release(struct recorder *rec);
 
