@@ -37,15 +37,16 @@ OLD=${OLD:-}
 JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 LOOP=$(build_example alloc-loop)
 
-# share_of FILE PROF LEAF-RE: the share (%) of the kept hits whose folded
-# line matches LEAF-RE ("samples" weights with this prof; an older one's
-# report gives hits).
+# share_of FILE PROF LEAF-RE: the estimated share (%) of the hits whose
+# folded line matches LEAF-RE (--every in the kernel: each sample weighed
+# by its thread's hits; prof choosing among all hits: one weight each, the
+# kept hits' share), and the kept hits.
 share_of() {
-	local w=()
-	"$2" report -h 2>&1 | grep -q 'samples (the hits kept)' && w=(--weight samples)
-	"$2" report -i "$1" "${@:4}" "${w[@]}" 2>/dev/null |
-		RE="$3" awk '{ n = $NF; $NF = ""; t += n; if ($0 ~ ENVIRON["RE"]) s += n }
-			END { if (t) printf "%.1f %d\n", 100 * s / t, t; else print "nan 0" }'
+	local kept
+	kept=$("$2" report -i "$1" "${@:4}" --weight samples 2>/dev/null | awk '{ t += $NF } END { print t + 0 }')
+	"$2" report -i "$1" "${@:4}" 2>/dev/null |
+		RE="$3" awk -v k="$kept" '{ n = $NF; $NF = ""; t += n; if ($0 ~ ENVIRON["RE"]) s += n }
+			END { if (t) printf "%.1f %d\n", 100 * s / t, k; else print "nan 0" }'
 }
 
 # native PROF PERIOD N WINDOW: one recording; prints "SHARE KEPT EST_RATIO".

@@ -307,9 +307,9 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 	struct recorder *rec = ctx;
 	struct probe_rec *p = &rec->probes;
 	const struct probe_site *s = &p->sites[p->cur];
-	int64_t vals[USDT_MAX_ARGS + 1];
-	uint32_t strmask = 0;
-	uint64_t index, delay = 0;
+	int64_t vals[USDT_MAX_ARGS];
+	uint32_t strmask;
+	uint64_t index;
 	struct hit h;
 	int n;
 
@@ -327,7 +327,7 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		return;
 	}
 	if (s->kperiod) { /* the kernel kept it; the report weighs it */
-		if (!probe_kperiod_hit(rec, h.tid, h.count, h.id, &delay)) {
+		if (!probe_kperiod_hit(rec, h.tid, h.id)) {
 			p->hits--; /* written before its redraw: counted at the end */
 			return;
 		}
@@ -337,15 +337,13 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		return; /* --every, --every-bytes: before the stack is interned */
 	}
 	index = write_sample(rec, s, hdr, &h, s->event);
-	if (index == UINT64_MAX || (!s->def.nargs && !s->kperiod))
+	if (index == UINT64_MAX || !s->def.nargs)
 		return;
-	n = s->def.nargs ? hit_args(rec, s, &h, vals, &strmask) : 0;
+	n = hit_args(rec, s, &h, vals, &strmask);
 	if (n < 0) {
 		p->unreadable++;
 		return;
 	}
-	if (s->kperiod) /* the last value (META probe-args: "delay") */
-		vals[n++] = (int64_t)delay;
 	if (rec_writer__args(rec->w, index, (unsigned)n, strmask, vals) && !rec->write_err)
 		rec->write_err = -ENOMEM;
 }

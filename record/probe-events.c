@@ -309,9 +309,6 @@ static void write_arg_meta(struct recorder *rec, const struct probe_site *s)
 						k ? " " : "", k, s->def.arg[k].is_signed ? 's' : 'u',
 						8 * s->def.arg[k].size);
 	}
-	if (s->kperiod) /* the last value: prof's delay before its draw, in hits */
-		snprintf(val + strlen(val), sizeof(val) - strlen(val), "%sdelay:u64",
-			 val[0] ? " " : "");
 	rec_writer__meta(rec->w, key, val);
 }
 

@@ -5,31 +5,39 @@
  * only the kept hits (a uprobe still traps on every hit: what is saved is
  * the sample's write, its stack copy and prof's decoding of it).
  *
- * What the ioctl does (Linux 6.18, kernel/events/core.c, checked with a
- * uprobe, target running or not): it sets the period and restarts the
- * count, so the next sample comes exactly D hits after the ioctl, never at
- * once (since 6.12 perf_trace_add() reloads period_left when the event is
- * scheduled in; __perf_event_period() zeroes it). Between a sample and its
- * redraw the event goes on with the old period, so a sample may close a
- * longer or shorter stretch than drawn: each sample carries the event's
- * count (PERF_SAMPLE_READ), and its weight is the hits since the previous
- * kept sample of the same event and thread, which the kernel counted:
- * the period it closed, exact whatever the drain's delay. Samples the
- * kernel wrote at the old period before the redraw (prof was late) are
- * left out (STAT probe-stale-samples): a run of them at one period keeps
- * one phase of a loop whose period divides it. The draws being
- * memoryless, a redraw at any moment favours no phase.
+ * What the ioctl does (Linux 6.18, kernel/events/core.c and
+ * trace_event_perf.c, checked with a uprobe): on an event not running at
+ * that moment it sets the period and zeroes period_left, and the event's
+ * next scheduling in (perf_trace_add(), since 6.12) reloads it: the next
+ * sample comes exactly D hits after the ioctl. On an event running then,
+ * the zeroed period_left makes the very next hit a sample. So the redraw
+ * disables the event around the ioctl (three ioctls per kept sample).
+ *
+ * Between a sample and its redraw the event goes on at the old period;
+ * those samples (prof was late) are left out (STAT probe-stale-samples): a
+ * run of them at one period keeps one phase of a loop whose period divides
+ * it. The first after each draw is kept; the draws being memoryless, a
+ * redraw at any moment favours no phase. Each event is identified in its
+ * samples by PERF_SAMPLE_READ's id (PERF_FORMAT_ID).
+ *
+ * Weights: the kernel counts every hit of each event, read() at each
+ * window's end (and the end): per thread and event (STAT
+ * probe-kernel-hits:EVENT:TID), a kept sample stands for its thread's
+ * hits over its thread's kept samples (report/probe.c). Weighing each
+ * sample by the period it closed (the hits since the thread's last kept
+ * one) put prof's delay, and with it the phase the next draw starts from,
+ * into the weight: a 20% class at 16.5%, shares off by up to 15 points on
+ * a loaded host; one weight for all put a thread allocating at a tenth of
+ * another's rate at 14% of the hits for its 9% (prof redraws both as
+ * fast, so the busy one has more hits between its samples).
  *
  * A thread the target starts while attached gets a copy of its creator's
  * event, with the period of that moment; prof has no fd to redraw it,
- * so it keeps that period until the window closes (its weights stay
- * exact). The hits after each event's last sample are counted at the
- * window's end (read()) and the report scales the weights to them
- * (STATs probe-kernel-hits, probe-kernel-hits:EVENT). */
+ * so it keeps that period until the window closes, and its hits count
+ * under its creator (read() sums the copies). */
 #include "recorder.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <stdio.h>
@@ -37,27 +45,32 @@
 
 #include "lib/grow.h"
 
-#define STREAMS_MAX (1u << 16) /* (event, thread) counts kept before a reset */
+#define STREAMS_MAX (1u << 16) /* event ids kept before a reset */
 #define FD_KEY (1ULL << 40)    /* keymap b for "event id -> fd index" */
+#define TID_KEY (1ULL << 41)   /* keymap b (| event) for "thread -> its hits" (a = tid) */
 
 struct kp_fd {
 	int fd;
 	uint32_t tid;
 	int pending; /* a sample was kept: redraw */
 	int fresh;   /* drawn (opened or redrawn) since its last kept sample */
-	uint64_t drawn; /* the period of that draw */
 	uint8_t event;
 };
 
+struct kp_thread {
+	uint32_t tid;
+	uint8_t event;
+	uint64_t hits;
+};
+
 struct probe_kperiod {
-	struct keymap map; /* (id, tid) -> stream index; (id, FD_KEY) -> fd index */
-	uint64_t *last;    /* per stream: the count at its last sample */
-	size_t nlast, last_cap;
+	struct keymap map; /* (id, FD_KEY) -> fd index; (tid, TID_KEY | event) -> thread */
+	struct kp_thread *threads; /* the hits the kernel counted, per thread and event */
+	size_t nthreads, threads_cap;
 	struct kp_fd *fds; /* the kernel-period events open now */
 	size_t nfds, fds_cap;
 	uint64_t redraws, redraw_errors, kernel_hits, stale;
 	uint64_t event_hits[256]; /* per event id */
-	uint64_t mean; /* a draw's mean length, rounded: 1 / (1 - exp(-1/N)) */
 };
 
 int probe_kperiod_site(const struct recorder *rec, const struct probe_site *s)
@@ -81,7 +94,6 @@ int probe_kperiod_setup(struct recorder *rec)
 	p->kp = calloc(1, sizeof(*p->kp));
 	if (!p->kp || keymap__init(&p->kp->map, 1024))
 		return -ENOMEM;
-	p->kp->mean = (uint64_t)llround(sample_skip_count_weight(1, rec->opts->every));
 	return 0;
 }
 
@@ -115,25 +127,21 @@ int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int f
 	if (keymap__set(&kp->map, id, FD_KEY, (uint32_t)kp->nfds))
 		return -ENOMEM;
 	kp->fds[kp->nfds++] = (struct kp_fd){.fd = fd, .tid = (uint32_t)tid, .fresh = 1,
-					     .drawn = s->attr->sample_period, .event = s->event};
+					     .event = s->event};
 	return 0;
 }
 
-int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, uint64_t id,
-		      uint64_t *delay)
+int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id)
 {
 	struct probe_kperiod *kp = rec->probes.kp;
-	uint64_t drawn = 0, period;
 	uint32_t k;
 
-	*delay = 0;
 	if (!kp)
 		return 1;
 	/* Its own thread's sample (a copy's cannot be redrawn): the first
 	 * since the last draw is kept; later ones came at the same period
 	 * before prof redrew it, each the same distance on from the last (a
-	 * loop whose period divides it: one phase), and are left out, their
-	 * hits going to the next kept one. */
+	 * loop whose period divides it: one phase), and are left out. */
 	if (keymap__get(&kp->map, id, FD_KEY, &k) && k < kp->nfds && kp->fds[k].tid == tid) {
 		if (!kp->fds[k].fresh) {
 			kp->stale++;
@@ -141,26 +149,23 @@ int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t value, uint64
 		}
 		kp->fds[k].fresh = 0;
 		kp->fds[k].pending = 1;
-		drawn = kp->fds[k].drawn;
 	}
-	if (keymap__get(&kp->map, id, tid, &k) && k < kp->nlast) {
-		period = value > kp->last[k] ? value - kp->last[k] : 1;
-		kp->last[k] = value;
-	} else {
-		period = value ? value : 1; /* counted from the event's opening */
-		if (!GROW(kp->last, kp->last_cap, kp->nlast + 1) &&
-		    !keymap__set(&kp->map, id, tid, (uint32_t)kp->nlast))
-			kp->last[kp->nlast++] = value;
-	}
-	/* A fresh sample: the hits of prof's delay before its draw (the stale
-	 * ones fell in it); the report gives them to the thread's sample
-	 * before (report/probe.c). A copy's: its fixed period, as a delay
-	 * over the mean. */
-	if (drawn)
-		*delay = period > drawn ? period - drawn : 0;
-	else
-		*delay = period > kp->mean ? period - kp->mean : 0;
 	return 1;
+}
+
+/* Adds a window's count of an event on thread tid (its copies' included). */
+static void thread_hits(struct probe_kperiod *kp, uint8_t event, uint32_t tid, uint64_t n)
+{
+	uint32_t k;
+
+	if (!keymap__get(&kp->map, tid, TID_KEY | event, &k) || k >= kp->nthreads) {
+		if (GROW(kp->threads, kp->threads_cap, kp->nthreads + 1) ||
+		    keymap__set(&kp->map, tid, TID_KEY | event, (uint32_t)kp->nthreads))
+			return; /* out of memory: the report's weights fall back on N */
+		k = (uint32_t)kp->nthreads++;
+		kp->threads[k] = (struct kp_thread){.tid = tid, .event = event};
+	}
+	kp->threads[k].hits += n;
 }
 
 void probe_kperiod_redraw(struct recorder *rec)
@@ -175,7 +180,6 @@ void probe_kperiod_redraw(struct recorder *rec)
 		kp->fds[i].pending = 0;
 		kp->fds[i].fresh = 1;
 		d = sample_skip_draw(&rec->probes.keep);
-		kp->fds[i].drawn = d;
 		kp->redraws++;
 		/* Disabled around it: on an event active at that moment the
 		 * ioctl zeroes period_left and the next hit is sampled at
@@ -193,23 +197,23 @@ void probe_kperiod_detach(struct recorder *rec)
 
 	if (!kp)
 		return;
-	/* Every hit of the window, its copies' included: the report scales
-	 * the sampled periods to it (the hits after each last sample). */
+	/* Every hit of the window, its copies' included: the weights. */
 	for (size_t i = 0; i < kp->nfds; i++) {
 		uint64_t v[2];
 
 		if (read(kp->fds[i].fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
 			kp->kernel_hits += v[0];
 			kp->event_hits[kp->fds[i].event] += v[0];
+			thread_hits(kp, kp->fds[i].event, kp->fds[i].tid, v[0]);
 		}
 	}
 	kp->nfds = 0;
-	/* Event ids are never reused: old streams only take room. Their
-	 * samples were drained before the next window opened (a drain comes
-	 * between a detach and the next attach); bounded all the same. */
+	/* Event ids are never reused: the old ones only take room. */
 	if (kp->map.count > STREAMS_MAX) {
 		keymap__clear(&kp->map);
-		kp->nlast = 0;
+		for (size_t i = 0; i < kp->nthreads; i++)
+			keymap__set(&kp->map, kp->threads[i].tid, TID_KEY | kp->threads[i].event,
+				    (uint32_t)i);
 	}
 }
 
@@ -236,6 +240,12 @@ void probe_kperiod_write_stats(struct recorder *rec)
 			continue;
 		snprintf(key, sizeof(key), "probe-kernel-hits:%s", s->def.event);
 		rec_writer__stat(rec->w, key, kp->event_hits[s->event]);
+		for (size_t i = 0; i < kp->nthreads; i++)
+			if (kp->threads[i].event == s->event) {
+				snprintf(key, sizeof(key), "probe-kernel-hits:%s:%u", s->def.event,
+					 kp->threads[i].tid);
+				rec_writer__stat(rec->w, key, kp->threads[i].hits);
+			}
 	}
 	rec_writer__stat(rec->w, "probe-redraws", kp->redraws);
 	rec_writer__stat(rec->w, "probe-stale-samples", kp->stale);
@@ -250,7 +260,7 @@ void probe_kperiod_release(struct recorder *rec)
 	if (!kp)
 		return;
 	keymap__release(&kp->map);
-	free(kp->last);
+	free(kp->threads);
 	free(kp->fds);
 	free(kp);
 	rec->probes.kp = NULL;

@@ -97,10 +97,6 @@ void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, 
 	*bytes = size > 0 ? *count * (double)size : 0;
 }
 
-double probe_estimate__mean(const struct probe_estimate *e)
-{
-	return sample_skip_count_weight(1, e->every);
-}
 
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes)
 {

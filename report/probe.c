@@ -62,7 +62,7 @@ static void arg_name(const struct recording *r, unsigned ev, unsigned k, char *b
 
 /* The leaf text of a sample's arguments, interned into the profile. */
 static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
-		     const struct rec_args_ref *a, unsigned n, uint32_t *id)
+		     const struct rec_args_ref *a, uint32_t *id)
 {
 	char name[64];
 	size_t len = 0;
@@ -70,7 +70,7 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 	if (GROW(b->text, b->text_cap, 64))
 		return -ENOMEM;
 	b->text[0] = '\0';
-	for (unsigned k = 0; k < n && k < a->n; k++) {
+	for (unsigned k = 0; k < a->n; k++) {
 		int64_t v = r->argvals[a->first + k];
 		size_t need;
 		const char *s = NULL;
@@ -94,58 +94,57 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 }
 
 /* --every N drawn in the kernel (record/probe-kperiod.c): what each kept
- * sample of event ev stands for, in w[sample] (0: not one of them). Each
- * carries (its last argument) the hits of prof's delay before its draw,
- * after the thread's sample before; those hits go to that sample (a
- * sample's own delay sets the phase its draw starts from, and so its
- * class: on a loop of period 5 at --every 10, weighing each sample by its
- * own put a 20% class at 16.5%), then the draw's mean. A thread's last
- * sample takes the mean delay. The total is scaled to the hits the kernel
- * counted (probe-estimate.c). */
+ * sample of event ev stands for, in w[sample]: its thread's hits (STAT
+ * probe-kernel-hits:EVENT:TID, which the kernel counted) over its
+ * thread's kept samples; N for a thread without a count (one started
+ * while attached: its hits counted under its creator). The total is then
+ * scaled to the event's count (probe-estimate.c's tail). */
 static int period_weights(const struct recording *r, unsigned ev, struct probe_estimate *e,
 			  double **out)
 {
-	double mean = probe_estimate__mean(e);
+	double *w = calloc(r->nsamples ? r->nsamples : 1, sizeof(*w)), sum = 0;
+	const char *name = recording__str(r, r->events[ev].name);
+	uint32_t *n = NULL;
+	size_t nthreads = 0, cap = 0;
+	struct keymap threads;
 	char key[600];
 	uint64_t hits;
-	double *w = calloc(r->nsamples ? r->nsamples : 1, sizeof(*w)), sum = 0, delays = 0;
-	struct keymap last;
-	size_t ai = 0, n = 0;
+	int err = 0;
 
 	*out = w;
-	if (!w || keymap__init(&last, 64))
+	if (!w || keymap__init(&threads, 64))
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nsamples; i++) {
-		const struct rec_args_ref *a;
-		double delay;
-		uint32_t prev;
+	for (size_t i = 0; i < r->nsamples && !err; i++) { /* samples per thread */
+		uint32_t k;
 
 		if (r->samples[i].event != ev)
 			continue;
-		while (ai < r->nargs && r->args[ai].sample < i)
-			ai++;
-		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
-		delay = a && a->n ? (double)r->argvals[a->first + a->n - 1] : 0;
-		if (keymap__get(&last, r->samples[i].tid, 0, &prev))
-			w[prev] = mean + delay;
-		if (i > UINT32_MAX || keymap__set(&last, r->samples[i].tid, 0, (uint32_t)i)) {
-			keymap__release(&last);
-			return -ENOMEM;
+		if (!keymap__get(&threads, r->samples[i].tid, 0, &k)) {
+			k = (uint32_t)nthreads;
+			if (GROW(n, cap, nthreads + 1) || keymap__set(&threads, r->samples[i].tid, 0, k)) {
+				err = -ENOMEM;
+				break;
+			}
+			n[nthreads++] = 0;
 		}
-		w[i] = -1; /* until the thread's next sample */
-		delays += delay;
-		n++;
+		n[k]++;
 	}
-	for (size_t i = 0; i < r->nsamples; i++) {
-		if (w[i] < 0)
-			w[i] = mean + (n ? delays / (double)n : 0);
+	for (size_t i = 0; i < r->nsamples && !err; i++) {
+		uint32_t k;
+
+		if (r->samples[i].event != ev || !keymap__get(&threads, r->samples[i].tid, 0, &k))
+			continue;
+		snprintf(key, sizeof(key), "probe-kernel-hits:%s:%u", name, r->samples[i].tid);
+		hits = recording__stat(r, key);
+		w[i] = hits ? (double)hits / n[k] : (double)e->every;
 		sum += w[i];
 	}
-	keymap__release(&last);
-	snprintf(key, sizeof(key), "probe-kernel-hits:%s", recording__str(r, r->events[ev].name));
+	snprintf(key, sizeof(key), "probe-kernel-hits:%s", name);
 	hits = recording__stat(r, key);
 	e->tail = hits && sum > 0 ? (double)hits / sum : 1;
-	return 0;
+	keymap__release(&threads);
+	free(n);
+	return err;
 }
 
 /* Weights are estimates (probe-estimate.c), summed as doubles and
@@ -223,8 +222,6 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	spec = recording__meta(r, key);
 	has_args = spec && *spec;
 	probe_estimate__init(&est, r);
-	if (est.mode == PROBE_EST_PERIOD && has_args && !strchr(spec, ' '))
-		has_args = 0; /* "period:u64" alone: the probe has no arguments */
 	if (keymap__init(&m, 1024))
 		return -ENOMEM;
 	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
@@ -236,7 +233,6 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		const struct rec_args_ref *a;
 		uint32_t tkey = BUILDER_NO_THREAD, leaf = 0;
 		int64_t size = -1;
-		unsigned nargs = 0;
 		double w, ob[2];
 
 		if (s->event != ev)
@@ -245,9 +241,6 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		while (ai < r->nargs && r->args[ai].sample < i)
 			ai++;
 		a = ai < r->nargs && r->args[ai].sample == i ? &r->args[ai] : NULL;
-		nargs = a ? a->n : 0;
-		if (a && a->n && est.mode == PROBE_EST_PERIOD) /* the last: a delay */
-			nargs--;
 		if (v->alloc) {
 			if (!a || a->n < 2 || !(a->strmask & 1))
 				continue; /* a hit whose class could not be read */
@@ -257,8 +250,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 			err = profile__intern(b->p, recording__str(r, (uint32_t)r->argvals[a->first]),
 					      r->lens[(uint32_t)r->argvals[a->first]], &leaf);
 		} else if (v->args) {
-			if (a && nargs)
-				err = args_leaf(b, r, ev, a, nargs, &leaf);
+			if (a)
+				err = args_leaf(b, r, ev, a, &leaf);
 			else if (has_args && !no_args)
 				err = profile__intern(b->p, "[arguments unreadable]", 22, &no_args);
 			if (!a)

@@ -175,7 +175,7 @@ stat_of() { # stat_of FILE KEY
 	echo "big class: estimated $share%, kept $(big_share k.data)%, loop $truth% (4 sd: $sd4)" >&2
 	assert_between "big class % (estimated)" "$share" \
 		"$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t - d }')" "$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t + d }')"
-	# The delay kept with each sample is not one of the probe's arguments.
+	# The arguments as the probe gave them, nothing added.
 	run "$PROF" report -i k.data --args
 	[[ "$output" != *delay* ]]
 	[[ "$output" == *"arg0=1 arg1=4096 "* ]]
