@@ -224,8 +224,9 @@ void probe_windows_write_stats(struct recorder *rec);
 
 /* probe-kperiod.c: --every N as a kernel sample_period redrawn after each
  * sample. site: whether site s samples so (--every N > 1 for -e probes
- * and --alloc; not with --every-bytes or --malloc, which need every hit's
- * size). setup (after the sites: 0 or -ENOMEM), attr (a site's sample
+ * and --alloc probed all along; not with --every-bytes or --malloc, which
+ * need every hit's size; not in windows, where prof chooses among all the
+ * hits as before). setup (after the sites: 0 or -ENOMEM), attr (a site's sample
  * layout: PERF_SAMPLE_READ, a wakeup per sample), draw (the period of the
  * next event opened), opened (an event fd of thread tid: 0 or -errno),
  * hit (a sample's thread and event id: 1 to keep it; 0: leave it out,
