@@ -327,7 +327,7 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		return;
 	}
 	if (s->kperiod) { /* the kernel kept it; the report weighs it */
-		if (!probe_kperiod_hit(rec, h.tid, h.id)) {
+		if (!probe_kperiod_hit(rec, h.tid, h.id, h.time)) {
 			p->hits--; /* written before its redraw: counted at the end */
 			return;
 		}

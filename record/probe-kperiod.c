@@ -54,6 +54,7 @@ struct kp_fd {
 	uint32_t tid;
 	int pending; /* a sample was kept: redraw */
 	int fresh;   /* drawn (opened or redrawn) since its last kept sample */
+	uint64_t drawn_ns; /* when: samples before are at the old period */
 	uint8_t event;
 };
 
@@ -138,7 +139,7 @@ int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int f
 	return 0;
 }
 
-int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id)
+int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id, uint64_t time)
 {
 	struct probe_kperiod *kp = rec->probes.kp;
 	uint32_t k;
@@ -148,9 +149,10 @@ int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id)
 	/* Its own thread's sample (a copy's cannot be redrawn): the first
 	 * since the last draw is kept; later ones came at the same period
 	 * before prof redrew it, each the same distance on from the last (a
-	 * loop whose period divides it: one phase), and are left out. */
+	 * loop whose period divides it: one phase), and are left out, also
+	 * those read only after the redraw (by their time). */
 	if (keymap__get(&kp->map, id, FD_KEY, &k) && k < kp->nfds && kp->fds[k].tid == tid) {
-		if (!kp->fds[k].fresh) {
+		if (!kp->fds[k].fresh || time < kp->fds[k].drawn_ns) {
 			kp->stale++;
 			return 0;
 		}
@@ -186,6 +188,7 @@ void probe_kperiod_redraw(struct recorder *rec)
 			continue;
 		kp->fds[i].pending = 0;
 		kp->fds[i].fresh = 1;
+		kp->fds[i].drawn_ns = monotonic_ns();
 		d = sample_skip_draw(&rec->probes.keep);
 		kp->redraws++;
 		/* Disabled around it: on an event active at that moment the

@@ -229,8 +229,8 @@ void probe_windows_write_stats(struct recorder *rec);
  * hits as before). setup (after the sites: 0 or -ENOMEM), attr (a site's sample
  * layout: PERF_SAMPLE_READ, a wakeup per sample), draw (the period of the
  * next event opened), opened (an event fd of thread tid: 0 or -errno),
- * hit (a sample's thread and event id: 1 to keep it; 0: leave it out,
- * written at the old period before a redraw), redraw (after a drain: a new period for each event drained),
+ * hit (a sample's thread, event id and time: 1 to keep it; 0: leave it
+ * out, written at the old period before a redraw), redraw (after a drain: a new period for each event drained),
  * detach (a window's end, its events still open: their counts). */
 struct probe_kperiod;
 int probe_kperiod_site(const struct recorder *rec, const struct probe_site *s);
@@ -238,7 +238,7 @@ int probe_kperiod_setup(struct recorder *rec);
 void probe_kperiod_attr(struct probe_site *s);
 void probe_kperiod_draw(struct recorder *rec, struct probe_site *s);
 int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int fd, pid_t tid);
-int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id);
+int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id, uint64_t time);
 void probe_kperiod_redraw(struct recorder *rec);
 void probe_kperiod_detach(struct recorder *rec);
 /* META probe-sampling "kernel"; STATs probe-kernel-hits (and per event,
