@@ -10,7 +10,7 @@
 # Native: examples/alloc-loop -p PERIOD (PERIOD - 1 small, 1 big block,
 # 20,000 a second on the clock), recorded -d SECS with -e
 # usdt:alloc_demo:alloc at each N in NS and window in WINDOWS, RUNS times:
-# the big class's share of the kept hits (truth 1/PERIOD), the mean error
+# the big class's estimated share (truth 1/PERIOD), the mean error
 # and the worst, in points; with this prof, the estimated hits over the
 # loop's (20,000 a second of the probed span). JVM (with OpenJDK 17):
 # JavaAlloc -p 4 (3 int[4], 1 Point) under --alloc at JVM_NS.
@@ -31,7 +31,7 @@ NS=${NS:-1 10 50}
 WINDOWS=${WINDOWS:-off 10/100}
 SECS=${SECS:-2}
 RUNS=${RUNS:-3}
-JVM_NS=${JVM_NS:-50}
+JVM_NS=${JVM_NS-50} # empty: no JVM part
 JVM_RUNS=${JVM_RUNS:-3}
 OLD=${OLD:-}
 JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
@@ -100,7 +100,7 @@ row() {
 need_tools
 say "native loop: periods $PERIODS, --every $NS, windows $WINDOWS, $SECS s, $RUNS runs"
 echo "Native loop (examples/alloc-loop, 20,000 allocations/s), $SECS s recordings, $RUNS runs each:"
-echo "the big class's share of the kept hits against 1/PERIOD, in %; estimate: estimated"
+echo "the big class's estimated share against 1/PERIOD, in %; estimate: estimated"
 echo "hits / (20,000/s x probed span)."
 echo
 echo "| prof | period | --every | window | truth % | share % mean (min-max) | mean abs error | worst | kept hits (mean) | estimate / truth |"
