@@ -70,7 +70,7 @@ struct probe_kperiod {
 	size_t nthreads, threads_cap;
 	struct kp_fd *fds; /* the kernel-period events open now */
 	size_t nfds, fds_cap;
-	uint64_t redraws, redraw_errors, kernel_hits, stale;
+	uint64_t redraws, redraw_errors, kernel_hits, stale, opened;
 	uint64_t event_hits[256]; /* per event id */
 };
 
@@ -128,6 +128,12 @@ int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int f
 
 	if (!s->kperiod || !kp)
 		return 0;
+	if (!kp->opened++) {
+		/* The probed span starts with the first event, not at setup
+		 * (200 ms before it under ASan): the kernel's count is exact,
+		 * so the span the report compares it with must be too. */
+		rec->probes.first_start = rec->probes.window_start = monotonic_ns();
+	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
 		return -errno;
 	if (GROW(kp->fds, kp->fds_cap, kp->nfds + 1))
