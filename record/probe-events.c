@@ -16,7 +16,9 @@
  *
  * The kernel keeps every hit inside a window (sample_period 1): --every
  * and --every-bytes choose among them as they are read (probe-windows.c),
- * which is unbiased where a kernel period is not. */
+ * which is unbiased where a fixed kernel period is not. Probed all along,
+ * --every N is a kernel period redrawn after each sample
+ * (probe-kperiod.c). */
 #include "recorder.h"
 
 #include <errno.h>

@@ -71,6 +71,7 @@ struct probe_kperiod {
 	struct kp_fd *fds; /* the kernel-period events open now */
 	size_t nfds, fds_cap;
 	uint64_t redraws, redraw_errors, kernel_hits, stale, opened;
+	int closed; /* fds are the last window's, closed: samples still judged by them */
 	uint64_t event_hits[256]; /* per event id */
 };
 
@@ -136,6 +137,10 @@ int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int f
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
 		return -errno;
+	if (kp->closed) { /* a new window */
+		kp->nfds = 0;
+		kp->closed = 0;
+	}
 	if (GROW(kp->fds, kp->fds_cap, kp->nfds + 1))
 		return -ENOMEM;
 	if (keymap__set(&kp->map, id, FD_KEY, (uint32_t)kp->nfds))
@@ -187,7 +192,7 @@ void probe_kperiod_redraw(struct recorder *rec)
 {
 	struct probe_kperiod *kp = rec->probes.kp;
 
-	for (size_t i = 0; kp && i < kp->nfds; i++) {
+	for (size_t i = 0; kp && !kp->closed && i < kp->nfds; i++) {
 		uint64_t d;
 
 		if (!kp->fds[i].pending)
@@ -223,7 +228,7 @@ void probe_kperiod_detach(struct recorder *rec)
 			thread_hits(kp, kp->fds[i].event, kp->fds[i].tid, v[0]);
 		}
 	}
-	kp->nfds = 0;
+	kp->closed = 1; /* their samples still to drain are judged as before */
 	/* Event ids are never reused: the old ones only take room. */
 	if (kp->map.count > STREAMS_MAX) {
 		keymap__clear(&kp->map);

@@ -15,9 +15,11 @@
  * --every-bytes SIZE, an allocation of S bytes with probability
  * 1 - exp(-S/SIZE). The kernel keeps every hit inside a window (period
  * 1): a kernel sample_period, fixed between redraws, kept the same phase
- * of a loop whose period divides it. --malloc's entries take the same
- * window test (probe_windows_inside) and then malloc-decode.c's own
- * sampler by bytes (--every-bytes, 512 KiB by default). */
+ * of a loop whose period divides it (probed all along, --every N is a
+ * kernel period again, redrawn after each sample: probe-kperiod.c).
+ * --malloc's entries take the same window test (probe_windows_inside)
+ * and then malloc-decode.c's own sampler by bytes (--every-bytes, 512 KiB
+ * by default). */
 #include "recorder.h"
 
 #include <stdio.h>
