@@ -238,14 +238,17 @@ stat_of() { # stat_of FILE KEY
 	kept=$(folded_total <s.txt)
 	share=$(awk '{ n = $NF; t += n; if ($0 ~ /JavaAlloc\$Point [0-9]+$/) s += n } END { printf "%.2f\n", 100 * s / t }' s.txt)
 	echo "JVM: $kept kept, Point $share% (its own count: $truth%)" >&2
-	[ "$kept" -gt 1000 ]
-	# Every 10th hit kept 0% or 100% of Point (issue 19's aliasing); 1000
-	# hits at 20% give 1.3 points a standard deviation: 3 points is 2.4 of
-	# them at the least (3000 kept here on a loaded host: 4.1).
-	assert_between "Point %" "$share" "$(awk -v t="$truth" 'BEGIN { print t - 3 }')" \
-		"$(awk -v t="$truth" 'BEGIN { print t + 3 }')"
+	# The kernel keeps one sample per redraw (record/probe-kperiod.c):
+	# 857 to 13,892 kept here, as loaded as the host was.
+	[ "$kept" -gt 300 ]
+	# Every 10th hit kept 0% or 100% of Point (issue 19's aliasing); a
+	# share from n kept hits has a standard deviation of sqrt(s (1 - s) /
+	# n): 4 of them, 3 points at the least (1.4 at 857 kept and 20%).
+	d=$(awk -v t="$truth" -v k="$kept" 'BEGIN { d = 4 * sqrt(t * (100 - t) / k); print (d > 3 ? d : 3) }')
+	assert_between "Point %" "$share" "$(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')" \
+		"$(awk -v t="$truth" -v d="$d" 'BEGIN { print t + d }')"
 	# prof check's alloc: rules weigh the same estimates.
-	run "$PROF" check -i j.data "'alloc:JavaAlloc\\\$Point' >= $(awk -v t="$truth" 'BEGIN { print t - 3 }')%"
+	run "$PROF" check -i j.data "'alloc:JavaAlloc\\\$Point' >= $(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')%"
 	echo "$output" >&2
 	[ "$status" -eq 0 ]
 	run "$PROF" check -i j.data --weight bytes "'alloc:JavaAlloc\\\$Point' <= 99%"
