@@ -17,10 +17,10 @@
 # examples/alloc-loop -p 5: 4 blocks of 16 bytes (arg0=0), 1 of 4096
 # (arg0=1), 20,000 a second on the clock. Bounds: a share from n kept hits
 # has a standard deviation of sqrt(s (1 - s) / n) (the skip is geometric:
-# kept hits are independent); 4000 hits at 20% give 0.6 points, and the
-# bounds below are 3 points, 5 standard deviations. bench/alloc-bias.sh
-# measured the spread (docs/BENCHMARKS-alloc.md): worst 1.6 points over
-# 3 runs at 5000 hits.
+# kept hits are independent); 4000 hits at 20% give 0.6 points, 900 (the
+# kernel's period kept that few on a loaded host) 1.3: the bounds below
+# are 4 of them, 3 points at the least. bench/alloc-bias.sh measured the
+# spread (docs/BENCHMARKS-alloc.md, docs/BENCHMARKS-alloc-every.md).
 
 load helpers
 
@@ -75,7 +75,7 @@ stat_of() { # stat_of FILE KEY
 	"$PROF" report -i "$1" --header | K="$2:" awk '$1 == ENVIRON["K"] { print $2 }'
 }
 
-@test "sampling: --every at a divisor of the loop's period and not: shares within 3 points" {
+@test "sampling: --every at a divisor of the loop's period and not: shares within 4 standard deviations" {
 	cd "$BATS_TEST_TMPDIR"
 	for n in 10 7; do
 		record_loop e$n.data 20000 --every "$n" --probe-window off
@@ -83,10 +83,14 @@ stat_of() { # stat_of FILE KEY
 		truth=$(awk -v a="$a0" -v b="$a1" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
 		kept=$("$PROF" report -i e$n.data --args --weight samples | folded_total)
 		echo "--every $n: $kept kept, big class $(big_share e$n.data)% (loop: $truth%)" >&2
-		[ "$kept" -gt 1000 ]
-		# A kernel period of 10 on a period of 5 kept one class: 0 or 100%.
+		# One sample per redraw (the kernel's period, record/probe-kperiod.c):
+		# 910 kept once under ASan on a loaded host.
+		[ "$kept" -gt 300 ]
+		# A fixed kernel period of 10 on a period of 5 kept one class: 0 or
+		# 100%. 4 standard deviations of the share, 3 points at the least.
+		d=$(awk -v t="$truth" -v k="$kept" 'BEGIN { d = 4 * sqrt(t * (100 - t) / k); print (d > 3 ? d : 3) }')
 		assert_between "big class % (--every $n)" "$(big_share e$n.data)" \
-			"$(awk -v t="$truth" 'BEGIN { print t - 3 }')" "$(awk -v t="$truth" 'BEGIN { print t + 3 }')"
+			"$(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')" "$(awk -v t="$truth" -v d="$d" 'BEGIN { print t + d }')"
 	done
 }
 
