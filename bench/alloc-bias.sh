@@ -10,7 +10,7 @@
 # Native: examples/alloc-loop -p PERIOD (PERIOD - 1 small, 1 big block,
 # 20,000 a second on the clock), recorded -d SECS with -e
 # usdt:alloc_demo:alloc at each N in NS and window in WINDOWS, RUNS times:
-# the big class's share of the kept hits (truth 1/PERIOD), the mean error
+# the big class's estimated share (truth 1/PERIOD), the mean error
 # and the worst, in points; with this prof, the estimated hits over the
 # loop's (20,000 a second of the probed span). JVM (with OpenJDK 17):
 # JavaAlloc -p 4 (3 int[4], 1 Point) under --alloc at JVM_NS.
@@ -31,21 +31,22 @@ NS=${NS:-1 10 50}
 WINDOWS=${WINDOWS:-off 10/100}
 SECS=${SECS:-2}
 RUNS=${RUNS:-3}
-JVM_NS=${JVM_NS:-50}
+JVM_NS=${JVM_NS-50} # empty: no JVM part
 JVM_RUNS=${JVM_RUNS:-3}
 OLD=${OLD:-}
 JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 LOOP=$(build_example alloc-loop)
 
-# share_of FILE PROF LEAF-RE: the share (%) of the kept hits whose folded
-# line matches LEAF-RE ("samples" weights with this prof; an older one's
-# report gives hits).
+# share_of FILE PROF LEAF-RE: the estimated share (%) of the hits whose
+# folded line matches LEAF-RE (--every in the kernel: each sample weighed
+# by its thread's hits; prof choosing among all hits: one weight each, the
+# kept hits' share), and the kept hits.
 share_of() {
-	local w=()
-	"$2" report -h 2>&1 | grep -q 'samples (the hits kept)' && w=(--weight samples)
-	"$2" report -i "$1" "${@:4}" "${w[@]}" 2>/dev/null |
-		RE="$3" awk '{ n = $NF; $NF = ""; t += n; if ($0 ~ ENVIRON["RE"]) s += n }
-			END { if (t) printf "%.1f %d\n", 100 * s / t, t; else print "nan 0" }'
+	local kept
+	kept=$("$2" report -i "$1" "${@:4}" --weight samples 2>/dev/null | awk '{ t += $NF } END { print t + 0 }')
+	"$2" report -i "$1" "${@:4}" 2>/dev/null |
+		RE="$3" awk -v k="$kept" '{ n = $NF; $NF = ""; t += n; if ($0 ~ ENVIRON["RE"]) s += n }
+			END { if (t) printf "%.1f %d\n", 100 * s / t, k; else print "nan 0" }'
 }
 
 # native PROF PERIOD N WINDOW: one recording; prints "SHARE KEPT EST_RATIO".
@@ -99,7 +100,7 @@ row() {
 need_tools
 say "native loop: periods $PERIODS, --every $NS, windows $WINDOWS, $SECS s, $RUNS runs"
 echo "Native loop (examples/alloc-loop, 20,000 allocations/s), $SECS s recordings, $RUNS runs each:"
-echo "the big class's share of the kept hits against 1/PERIOD, in %; estimate: estimated"
+echo "the big class's estimated share against 1/PERIOD, in %; estimate: estimated"
 echo "hits / (20,000/s x probed span)."
 echo
 echo "| prof | period | --every | window | truth % | share % mean (min-max) | mean abs error | worst | kept hits (mean) | estimate / truth |"

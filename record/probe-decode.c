@@ -40,6 +40,7 @@ struct hit {
 	const unsigned char *regs; /* nregs u64s, or NULL */
 	const unsigned char *stack;
 	uint64_t stack_len;
+	uint64_t count, id; /* PERF_SAMPLE_READ (kernel periods): the event's count, id */
 };
 
 static int read_target(uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -197,14 +198,21 @@ static int parse_hit(const struct probe_site *s, const struct perf_event_header 
 {
 	const unsigned char *p = (const unsigned char *)(hdr + 1);
 	const unsigned char *end = (const unsigned char *)hdr + hdr->size;
-	const size_t fixed = offsetof(struct hit, ips);
+	const size_t fixed = offsetof(struct hit, nr);
 	uint64_t abi, size, dyn;
 
 	memset(h, 0, sizeof(*h));
-	if ((size_t)(end - p) < fixed)
+	if ((size_t)(end - p) < fixed + 8 + (s->kperiod ? 16 : 0))
 		return -EBADMSG;
 	memcpy(h, p, fixed);
 	p += fixed;
+	if (s->kperiod) { /* PERF_SAMPLE_READ, PERF_FORMAT_ID: value, id */
+		memcpy(&h->count, p, 8);
+		memcpy(&h->id, p + 8, 8);
+		p += 16;
+	}
+	memcpy(&h->nr, p, 8);
+	p += 8;
 	if (h->nr > (uint64_t)(end - p) / 8)
 		return -EBADMSG;
 	h->ips = (const uint64_t *)p;
@@ -318,8 +326,16 @@ void probes_handle_record(void *ctx, const struct perf_event_header *hdr)
 		thread_start(rec, s, &h);
 		return;
 	}
-	if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time))
+	if (s->kperiod) { /* the kernel kept it; the report weighs it */
+		if (!probe_kperiod_hit(rec, h.tid, h.id, h.time)) {
+			p->hits--; /* written before its redraw: counted at the end */
+			return;
+		}
+		if (!probe_windows_inside(p, s, h.time))
+			return;
+	} else if (!probe_windows_keep(rec, s, hit_size(rec, s, &h), h.time)) {
 		return; /* --every, --every-bytes: before the stack is interned */
+	}
 	index = write_sample(rec, s, hdr, &h, s->event);
 	if (index == UINT64_MAX || !s->def.nargs)
 		return;

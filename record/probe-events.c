@@ -16,7 +16,9 @@
  *
  * The kernel keeps every hit inside a window (sample_period 1): --every
  * and --every-bytes choose among them as they are read (probe-windows.c),
- * which is unbiased where a kernel period is not. */
+ * which is unbiased where a fixed kernel period is not. Probed all along,
+ * --every N is a kernel period redrawn after each sample
+ * (probe-kperiod.c). */
 #include "recorder.h"
 
 #include <errno.h>
@@ -415,6 +417,7 @@ int probes_setup(struct recorder *rec)
 		size_t j;
 
 		s->def = defs[i];
+		s->kperiod = probe_kperiod_site(rec, s);
 		if (s->def.role == PROBE_ROLE_ALLOC)
 			alloc_size_setup(s);
 		if (s->def.ref_ctr && ref_bit < 0 && !o->quiet)
@@ -452,6 +455,8 @@ int probes_setup(struct recorder *rec)
 		err = fill_attr(rec, i, type, ret_bit, ref_bit);
 		if (!err)
 			malloc_site_attr(s);
+		if (!err && s->kperiod)
+			probe_kperiod_attr(s);
 		if (!err)
 			err = make_rings(rec, s);
 		if (!err)
@@ -465,6 +470,8 @@ int probes_setup(struct recorder *rec)
 	free(defs);
 	if (o->malloc && (err = malloc_decode_setup(rec)))
 		return err;
+	if (probe_kperiod_setup(rec))
+		return prof_error_set(rec->err, -ENOMEM, NULL, "%s", "out of memory");
 	p->on = 1;
 	rec->sum->probes = 1;
 	probe_windows_init(rec);
@@ -489,8 +496,10 @@ static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 									  : &p->cfds_cap;
 
 	for (size_t i = 0; i < rec->ncpus; i++) {
-		int fd = sys_perf_event_open(s->attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		int fd, err;
 
+		probe_kperiod_draw(rec, s);
+		fd = sys_perf_event_open(s->attr, tid, rec->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		if (GROW(*fds, *cap, *n + 1)) {
@@ -500,6 +509,8 @@ static int open_site(struct recorder *rec, struct probe_site *s, pid_t tid)
 		(*fds)[(*n)++] = fd;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->holders[i]))
 			return -errno;
+		if ((err = probe_kperiod_opened(rec, s, fd, tid)))
+			return err;
 	}
 	return 0;
 }
@@ -652,6 +663,7 @@ void probes_detach(struct recorder *rec)
 	/* All stop at once; closing them one by one takes longer. */
 	for (size_t i = 0; i < p->nfds; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	probe_kperiod_detach(rec);
 	close_all(p->fds, p->nfds);
 	p->nfds = 0;
 	p->attached = 0;
@@ -720,6 +732,7 @@ void probes_drain(struct recorder *rec)
 					rec) < 0)
 				rec->bad_ring = 1;
 	}
+	probe_kperiod_redraw(rec);
 	/* Every hit before t0 was in its ring: those can be put in order. */
 	if (p->malloc)
 		malloc_decode_flush(rec, t0 - 1000000);
@@ -735,6 +748,7 @@ void probes_write_stats(struct recorder *rec)
 		return;
 	if (p->malloc)
 		malloc_decode_stats(rec);
+	probe_kperiod_write_stats(rec);
 	rec_writer__stat(rec->w, "probe-hits", p->hits);
 	rec_writer__stat(rec->w, "probe-windows", p->windows);
 	rec_writer__stat(rec->w, "probe-attached-ns", p->attached_ns);
@@ -785,5 +799,6 @@ void probes_release(struct recorder *rec)
 	free(p->cfds);
 	keymap__release(&p->strings);
 	malloc_decode_release(rec);
+	probe_kperiod_release(rec);
 	memset(p, 0, sizeof(*p));
 }

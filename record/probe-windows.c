@@ -15,9 +15,11 @@
  * --every-bytes SIZE, an allocation of S bytes with probability
  * 1 - exp(-S/SIZE). The kernel keeps every hit inside a window (period
  * 1): a kernel sample_period, fixed between redraws, kept the same phase
- * of a loop whose period divides it. --malloc's entries take the same
- * window test (probe_windows_inside) and then malloc-decode.c's own
- * sampler by bytes (--every-bytes, 512 KiB by default). */
+ * of a loop whose period divides it (probed all along, --every N is a
+ * kernel period again, redrawn after each sample: probe-kperiod.c).
+ * --malloc's entries take the same window test (probe_windows_inside)
+ * and then malloc-decode.c's own sampler by bytes (--every-bytes, 512 KiB
+ * by default). */
 #include "recorder.h"
 
 #include <stdio.h>
@@ -125,7 +127,7 @@ void probe_windows_write_stats(struct recorder *rec)
 	rec_writer__stat(rec->w, "probe-span-ns", end > p->first_start ? end - p->first_start : 0);
 	if (p->edge_hits)
 		rec_writer__stat(rec->w, "probe-edge-hits", p->edge_hits);
-	if (o->every > 1 || every_bytes)
+	if ((o->every > 1 || every_bytes) && !p->kp) /* probe-kperiod.c: "kernel" */
 		rec_writer__meta(rec->w, "probe-sampling", "geometric");
 	if (!every_bytes)
 		return;

@@ -111,6 +111,7 @@ struct probe_site {
 	int defined;             /* a tracefs uprobe_events definition to remove */
 	int anchor;              /* keeps a tracefs uprobe registered (-1: none) */
 	uint64_t image_len;      /* --alloc: the JVM library's size (alloc-size.c) */
+	int kperiod;             /* --every N drawn in the kernel (probe-kperiod.c) */
 };
 
 struct probe_rec {
@@ -141,6 +142,7 @@ struct probe_rec {
 	uint64_t skipped, known_bytes, known_sizes, unknown_sizes;
 	uint64_t first_start, end_ns; /* the probed span: first window's start, the end */
 	struct malloc_rec *malloc; /* --malloc's pairing and sampling (malloc-decode.c) */
+	struct probe_kperiod *kp; /* --every N in the kernel (probe-kperiod.c) */
 };
 
 /* alloc-size.c: hotspot:object__alloc's size argument, checked. A hit as
@@ -219,6 +221,32 @@ int probe_windows_keep(struct recorder *rec, const struct probe_site *s, int64_t
  * sample-skip.h's weights; absent: every Nth), probe-every-bytes,
  * probe-unknown-size-mean. */
 void probe_windows_write_stats(struct recorder *rec);
+
+/* probe-kperiod.c: --every N as a kernel sample_period redrawn after each
+ * sample. site: whether site s samples so (--every N > 1 for -e probes
+ * and --alloc probed all along; not with --every-bytes or --malloc, which
+ * need every hit's size; not in windows, where prof chooses among all the
+ * hits as before). setup (after the sites: 0 or -ENOMEM), attr (a site's sample
+ * layout: PERF_SAMPLE_READ, a wakeup per sample), draw (the period of the
+ * next event opened), opened (an event fd of thread tid: 0 or -errno),
+ * hit (a sample's thread, event id and time: 1 to keep it; 0: leave it
+ * out, written at the old period before a redraw), redraw (after a drain: a new period for each event drained),
+ * detach (a window's end, its events still open: their counts). */
+struct probe_kperiod;
+int probe_kperiod_site(const struct recorder *rec, const struct probe_site *s);
+int probe_kperiod_setup(struct recorder *rec);
+void probe_kperiod_attr(struct probe_site *s);
+void probe_kperiod_draw(struct recorder *rec, struct probe_site *s);
+int probe_kperiod_opened(struct recorder *rec, const struct probe_site *s, int fd, pid_t tid);
+int probe_kperiod_hit(struct recorder *rec, uint32_t tid, uint64_t id, uint64_t time);
+void probe_kperiod_redraw(struct recorder *rec);
+void probe_kperiod_detach(struct recorder *rec);
+/* META probe-sampling "kernel"; STATs probe-kernel-hits (and per event,
+ * probe-kernel-hits:EVENT, and thread, probe-kernel-hits:EVENT:TID),
+ * probe-redraws, probe-stale-samples; the hits (probe-hits) become the
+ * kernel's count. Before probe-hits is written. */
+void probe_kperiod_write_stats(struct recorder *rec);
+void probe_kperiod_release(struct recorder *rec);
 
 /* probe-decode.c: one record of a site's ring (ring_record_fn; ctx = rec). */
 void probes_handle_record(void *ctx, const struct perf_event_header *h);

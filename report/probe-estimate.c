@@ -1,6 +1,7 @@
 /* probe-estimate.c: what each kept probe hit stands for (report.h,
  * struct probe_estimate): the hits --every or --every-bytes skipped
- * (lib/sample-skip.h's weights, or N for an every-Nth recording) and those
+ * (lib/sample-skip.h's weights, N for an every-Nth recording, or the
+ * period each closed when the kernel drew them: record/probe-kperiod.c) and those
  * of the time between windows (the probed span over the attached time),
  * so that `prof report --alloc` shows estimated allocations and bytes, and
  * the line saying they are estimates and from how many samples. Recordings
@@ -26,6 +27,7 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r)
 	uint64_t span = recording__stat(r, "probe-span-ns");
 	uint64_t attached = recording__stat(r, "probe-attached-ns");
 	const char *window = recording__meta(r, "probe-window");
+	const char *how = recording__meta(r, "probe-sampling");
 
 	memset(e, 0, sizeof(*e));
 	e->scale = 1;
@@ -38,10 +40,13 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r)
 	e->unknown_mean = meta_u64(r, "probe-unknown-size-mean");
 	if (!e->unknown_mean)
 		e->unknown_mean = 16;
-	if (e->every_bytes)
+	if (e->every_bytes) {
 		e->mode = PROBE_EST_BYTES;
-	else if (e->every > 1)
-		e->mode = recording__meta(r, "probe-sampling") ? PROBE_EST_COUNT : PROBE_EST_NTH;
+	} else if (e->every > 1 && how && !strcmp(how, "kernel")) {
+		e->mode = PROBE_EST_PERIOD;
+		e->tail = 1; /* report/probe.c: the kernel's count over the weights */
+	} else if (e->every > 1)
+		e->mode = how ? PROBE_EST_COUNT : PROBE_EST_NTH;
 	else
 		e->mode = PROBE_EST_ALL;
 	e->duty = attached && attached < span ? (double)attached / (double)span : 1;
@@ -84,6 +89,14 @@ void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double 
 	*count *= e->scale;
 	*bytes *= e->scale;
 }
+
+void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, double hits,
+				  double *count, double *bytes)
+{
+	*count = hits * e->tail * e->scale;
+	*bytes = size > 0 ? *count * (double)size : 0;
+}
+
 
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes)
 {
@@ -137,7 +150,8 @@ void probe_estimate__print(const struct probe_estimate *e, int alloc, const char
 	if (e->mode == PROBE_EST_BYTES)
 		snprintf(how, sizeof(how), ", 1 sample per %llu bytes",
 			 (unsigned long long)e->every_bytes);
-	else if (e->mode == PROBE_EST_COUNT || e->mode == PROBE_EST_NTH)
+	else if (e->mode == PROBE_EST_COUNT || e->mode == PROBE_EST_NTH ||
+		 e->mode == PROBE_EST_PERIOD)
 		snprintf(how, sizeof(how), ", 1 in ~%llu kept", (unsigned long long)e->every);
 	else
 		how[0] = '\0';

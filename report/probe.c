@@ -93,6 +93,60 @@ static int args_leaf(struct builder *b, const struct recording *r, unsigned ev,
 	return profile__intern(b->p, b->text, len, id);
 }
 
+/* --every N drawn in the kernel (record/probe-kperiod.c): what each kept
+ * sample of event ev stands for, in w[sample]: its thread's hits (STAT
+ * probe-kernel-hits:EVENT:TID, which the kernel counted) over its
+ * thread's kept samples; N for a thread without a count (one started
+ * while attached: its hits counted under its creator). The total is then
+ * scaled to the event's count (probe-estimate.c's tail). */
+static int period_weights(const struct recording *r, unsigned ev, struct probe_estimate *e,
+			  double **out)
+{
+	double *w = calloc(r->nsamples ? r->nsamples : 1, sizeof(*w)), sum = 0;
+	const char *name = recording__str(r, r->events[ev].name);
+	uint32_t *n = NULL;
+	size_t nthreads = 0, cap = 0;
+	struct keymap threads;
+	char key[600];
+	uint64_t hits;
+	int err = 0;
+
+	*out = w;
+	if (!w || keymap__init(&threads, 64))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nsamples && !err; i++) { /* samples per thread */
+		uint32_t k;
+
+		if (r->samples[i].event != ev)
+			continue;
+		if (!keymap__get(&threads, r->samples[i].tid, 0, &k)) {
+			k = (uint32_t)nthreads;
+			if (GROW(n, cap, nthreads + 1) || keymap__set(&threads, r->samples[i].tid, 0, k)) {
+				err = -ENOMEM;
+				break;
+			}
+			n[nthreads++] = 0;
+		}
+		n[k]++;
+	}
+	for (size_t i = 0; i < r->nsamples && !err; i++) {
+		uint32_t k;
+
+		if (r->samples[i].event != ev || !keymap__get(&threads, r->samples[i].tid, 0, &k))
+			continue;
+		snprintf(key, sizeof(key), "probe-kernel-hits:%s:%u", name, r->samples[i].tid);
+		hits = recording__stat(r, key);
+		w[i] = hits ? (double)hits / n[k] : (double)e->every;
+		sum += w[i];
+	}
+	snprintf(key, sizeof(key), "probe-kernel-hits:%s", name);
+	hits = recording__stat(r, key);
+	e->tail = hits && sum > 0 ? (double)hits / sum : 1;
+	keymap__release(&threads);
+	free(n);
+	return err;
+}
+
 /* Weights are estimates (probe-estimate.c), summed as doubles and
  * rounded once per entry. */
 struct acc {
@@ -155,6 +209,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	struct acc *accs = NULL;
 	size_t nacc = 0, cap = 0, ai = 0;
 	int8_t *cache = NULL;
+	double *pw = NULL;
 	uint32_t no_args = 0;
 	struct probe_estimate est;
 	char key[600];
@@ -171,6 +226,8 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		return -ENOMEM;
 	cache = calloc(r->nstrs ? r->nstrs : 1, 1);
 	err = cache ? 0 : -ENOMEM;
+	if (!err && est.mode == PROBE_EST_PERIOD)
+		err = period_weights(r, ev, &est, &pw);
 	for (size_t i = 0; i < r->nsamples && !err; i++) {
 		const struct rec_sample_full *s = &r->samples[i];
 		const struct rec_args_ref *a;
@@ -202,7 +259,10 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 		}
 		if (!err && by_thread)
 			err = builder__sample_tkey(b, s->tid, s->time, &tkey);
-		probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
+		if (est.mode == PROBE_EST_PERIOD)
+			probe_estimate__weigh_period(&est, size, pw[i], &ob[0], &ob[1]);
+		else
+			probe_estimate__weigh(&est, size, &ob[0], &ob[1]);
 		probe_estimate__add(&est, size, ob[0], ob[1]);
 		w = v->weight_samples ? 1 : v->weight_bytes ? ob[1] : ob[0];
 		/* Allocations of 0 bytes still count as objects. */
@@ -225,6 +285,7 @@ int build_probe(struct builder *b, const struct profile_build_opts *opts, int by
 	if (v->est)
 		*v->est = est;
 	free(cache);
+	free(pw);
 	free(accs);
 	keymap__release(&m);
 	return err;

@@ -164,12 +164,14 @@ enum probe_est_mode {
 	PROBE_EST_COUNT,    /* --every N: a geometric skip, mean N */
 	PROBE_EST_NTH,      /* --every N in the kernel (every Nth) */
 	PROBE_EST_BYTES,    /* --every-bytes SIZE */
+	PROBE_EST_PERIOD,   /* --every N in the kernel: the hits each thread's samples stand for */
 };
 
 struct probe_estimate {
 	enum probe_est_mode mode;
 	uint64_t every, every_bytes, unknown_mean;
 	double duty, scale; /* attached / span; 1 / duty when windowed */
+	double tail;        /* PERIOD: the hits the kernel counted over the weights' sum */
 	/* totals */
 	uint64_t samples, unknown;
 	double count, bytes;
@@ -181,6 +183,11 @@ void probe_estimate__init(struct probe_estimate *e, const struct recording *r);
 void probe_estimate__weigh(const struct probe_estimate *e, int64_t size, double *count,
 			   double *bytes);
 void probe_estimate__add(struct probe_estimate *e, int64_t size, double count, double bytes);
+/* PROBE_EST_PERIOD: a kept hit standing for `hits` (report/probe.c's
+ * period_weights: its thread's hits over its kept samples), scaled to
+ * the hits the kernel counted. */
+void probe_estimate__weigh_period(const struct probe_estimate *e, int64_t size, double hits,
+				  double *count, double *bytes);
 /* "prof report: estimated 27.9 M allocations, 1.2 GB (from 11,892
  * samples, 1.0% of the time probed, 1 in ~50 kept)"; nothing for an older
  * recording. */

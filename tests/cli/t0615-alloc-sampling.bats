@@ -6,13 +6,21 @@
 # JVM's periodic loop (JavaAlloc -p 5) under --alloc --every 10, where
 # every 10th hit used to keep only one class.
 #
+# --every N probed all along is decided in the kernel (record/probe-kperiod.c:
+# a geometric sample_period per event, redrawn after each sample; in
+# windows prof still chooses among all the hits): the kernel-period
+# test checks that path (its STATs, estimated totals = the kernel's count,
+# shares against the loop's), and two loops at 20,000 and 2,000 a second
+# check its weights: one weight per kept sample put the slow loop at
+# 15-38% of the hits for its 9%.
+#
 # examples/alloc-loop -p 5: 4 blocks of 16 bytes (arg0=0), 1 of 4096
 # (arg0=1), 20,000 a second on the clock. Bounds: a share from n kept hits
 # has a standard deviation of sqrt(s (1 - s) / n) (the skip is geometric:
-# kept hits are independent); 4000 hits at 20% give 0.6 points, and the
-# bounds below are 3 points, 5 standard deviations. bench/alloc-bias.sh
-# measured the spread (docs/BENCHMARKS-alloc.md): worst 1.6 points over
-# 3 runs at 5000 hits.
+# kept hits are independent); 4000 hits at 20% give 0.6 points, 900 (the
+# kernel's period kept that few on a loaded host) 1.3: the bounds below
+# are 4 of them, 3 points at the least. bench/alloc-bias.sh measured the
+# spread (docs/BENCHMARKS-alloc.md, docs/BENCHMARKS-alloc-every.md).
 
 load helpers
 
@@ -67,7 +75,7 @@ stat_of() { # stat_of FILE KEY
 	"$PROF" report -i "$1" --header | K="$2:" awk '$1 == ENVIRON["K"] { print $2 }'
 }
 
-@test "sampling: --every at a divisor of the loop's period and not: shares within 3 points" {
+@test "sampling: --every at a divisor of the loop's period and not: shares within 4 standard deviations" {
 	cd "$BATS_TEST_TMPDIR"
 	for n in 10 7; do
 		record_loop e$n.data 20000 --every "$n" --probe-window off
@@ -75,10 +83,14 @@ stat_of() { # stat_of FILE KEY
 		truth=$(awk -v a="$a0" -v b="$a1" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
 		kept=$("$PROF" report -i e$n.data --args --weight samples | folded_total)
 		echo "--every $n: $kept kept, big class $(big_share e$n.data)% (loop: $truth%)" >&2
-		[ "$kept" -gt 1000 ]
-		# A kernel period of 10 on a period of 5 kept one class: 0 or 100%.
+		# One sample per redraw (the kernel's period, record/probe-kperiod.c):
+		# 910 kept once under ASan on a loaded host.
+		[ "$kept" -gt 300 ]
+		# A fixed kernel period of 10 on a period of 5 kept one class: 0 or
+		# 100%. 4 standard deviations of the share, 3 points at the least.
+		d=$(awk -v t="$truth" -v k="$kept" 'BEGIN { d = 4 * sqrt(t * (100 - t) / k); print (d > 3 ? d : 3) }')
 		assert_between "big class % (--every $n)" "$(big_share e$n.data)" \
-			"$(awk -v t="$truth" 'BEGIN { print t - 3 }')" "$(awk -v t="$truth" 'BEGIN { print t + 3 }')"
+			"$(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')" "$(awk -v t="$truth" -v d="$d" 'BEGIN { print t + d }')"
 	done
 }
 
@@ -118,6 +130,8 @@ stat_of() { # stat_of FILE KEY
 	kept=$(stat_of w.data probe-kept)
 	share=$(big_share w.data)
 	echo "windows: $kept kept, big class $share% (loop: $truth%)" >&2
+	# In windows prof chooses among all the hits (record/probe-kperiod.c).
+	[ "$(stat_of w.data probe-redraws)" = "" ]
 	[ "$kept" -gt 500 ]
 	# 500 hits at 20%: 1.8 points a standard deviation; 3 of them (about
 	# 1000 kept: 4 of them).
@@ -133,6 +147,78 @@ stat_of() { # stat_of FILE KEY
 	# the hits of a window's edges (its events open one by one) and the
 	# sampling's own spread.
 	assert_between "estimated / own count (windows)" "$(ratio "$est" "$own")" 0.75 1.25
+}
+
+@test "sampling: --every in the kernel: the kept samples, their weights, the kernel's count" {
+	cd "$BATS_TEST_TMPDIR"
+	record_loop k.data 20000 --every 10 --probe-window off
+	[ "$("$PROF" report -i k.data --header | awk '$1 == "probe-sampling:" { print $2 }')" = kernel ]
+	khits=$(stat_of k.data probe-kernel-hits)
+	hits=$(stat_of k.data probe-hits)
+	kept=$(stat_of k.data probe-kept)
+	redraws=$(stat_of k.data probe-redraws)
+	echo "kernel: $khits hits, $kept kept, $redraws redraws, $(stat_of k.data probe-stale-samples) stale" >&2
+	[ "$hits" -eq "$khits" ]
+	[ "$kept" -eq "$redraws" ] # one redraw per kept sample
+	[ "$kept" -gt 200 ]
+	grep -q "$kept of $khits hits kept" k.data.log
+	# The kernel counted every hit: the loop's own count over the span.
+	read -r b0 b1 bt <k.data.before
+	read -r a0 a1 at <k.data.after
+	own=$(awk -v n=$((a0 + a1 - b0 - b1)) -v t=$((at - bt)) -v s="$(stat_of k.data probe-span-ns)" 'BEGIN { printf "%d\n", n / t * s }')
+	assert_between "kernel hits / own count" "$(ratio "$khits" "$own")" 0.9 1.1
+	# Estimates: scaled to the kernel's count, the big class within 4
+	# standard deviations of the loop's share (kept hits independent).
+	est=$("$PROF" report -i k.data | folded_total)
+	assert_between "estimated / kernel hits" "$(ratio "$est" "$khits")" 0.999 1.001
+	truth=$(awk -v a="$a0" -v b="$a1" 'BEGIN { printf "%.2f\n", 100 * b / (a + b) }')
+	share=$("$PROF" report -i k.data --args |
+		awk '{ n = $NF; t += n; if ($0 ~ /arg0=1 /) s += n } END { printf "%.2f\n", 100 * s / t }')
+	sd4=$(awk -v t="$truth" -v k="$kept" 'BEGIN { print 4 * sqrt(t * (100 - t) / k) }')
+	echo "big class: estimated $share%, kept $(big_share k.data)%, loop $truth% (4 sd: $sd4)" >&2
+	assert_between "big class % (estimated)" "$share" \
+		"$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t - d }')" "$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t + d }')"
+	# The arguments as the probe gave them, nothing added.
+	run "$PROF" report -i k.data --args
+	[[ "$output" != *delay* ]]
+	[[ "$output" == *"arg0=1 arg1=4096 "* ]]
+}
+
+@test "sampling: --every in the kernel weighs each thread's samples by its own hits" {
+	cd "$BATS_TEST_TMPDIR"
+	# Two loops, 20,000 and 2,000 hits a second: prof redraws after each
+	# sample in about the same time for both, so the fast one has ten times
+	# the hits between its samples; each sample stands for its thread's.
+	"$EXAMPLES/alloc-loop" -p 2 -r 20000 2>fast.log &
+	fast=$!
+	"$EXAMPLES/alloc-loop" -p 4 -r 2000 2>slow.log &
+	slow=$!
+	wait_ready fast.log "$fast"
+	wait_ready slow.log "$slow"
+	"$PROF" record -p "$fast,$slow" -e usdt:alloc_demo:alloc --every 10 --probe-window off \
+		-d 2 -o two.data 2>two.log
+	kill -USR1 "$fast" "$slow"
+	wait_until 10 grep -q '^t_ns=' fast.log
+	wait_until 10 grep -q '^t_ns=' slow.log
+	kill "$fast" "$slow"
+	wait "$fast" "$slow" || true
+	read -r f0 f1 _ < <(loop_counts fast.log)
+	read -r s0 s1 _ < <(loop_counts slow.log)
+	# The slow loop's share of both loops' allocations (its own rate is a
+	# tenth of the other's: about 9%).
+	truth=$(awk -v f=$((f0 + f1)) -v s=$((s0 + s1)) 'BEGIN { printf "%.2f\n", 100 * s / (f + s) }')
+	"$PROF" report -i two.data --tids >est.txt
+	"$PROF" report -i two.data --tids --weight samples >kept.txt
+	share=$(awk -v t="/$slow;" '{ n = $NF; a += n; if (index($0, t)) s += n } END { printf "%.2f\n", 100 * s / a }' est.txt)
+	nslow=$(awk -v t="/$slow;" 'index($0, t) { s += $NF } END { print s + 0 }' kept.txt)
+	kshare=$(awk -v t="/$slow;" '{ n = $NF; a += n; if (index($0, t)) s += n } END { printf "%.2f\n", 100 * s / a }' kept.txt)
+	echo "slow loop: estimated $share% of the hits ($nslow samples, $kshare% of them), its own $truth%" >&2
+	[ "$nslow" -gt 30 ]
+	# Its estimate has about the relative error of its samples' count
+	# (1 / sqrt(n)): 4 of those.
+	sd4=$(awk -v t="$truth" -v k="$nslow" 'BEGIN { print 4 * t / sqrt(k) }')
+	assert_between "slow loop % (estimated)" "$share" \
+		"$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t - d }')" "$(awk -v t="$truth" -v d="$sd4" 'BEGIN { print t + d }')"
 }
 
 @test "sampling: --every-bytes and --weight: usage" {
@@ -156,14 +242,17 @@ stat_of() { # stat_of FILE KEY
 	kept=$(folded_total <s.txt)
 	share=$(awk '{ n = $NF; t += n; if ($0 ~ /JavaAlloc\$Point [0-9]+$/) s += n } END { printf "%.2f\n", 100 * s / t }' s.txt)
 	echo "JVM: $kept kept, Point $share% (its own count: $truth%)" >&2
-	[ "$kept" -gt 1000 ]
-	# Every 10th hit kept 0% or 100% of Point (issue 19's aliasing); 1000
-	# hits at 20% give 1.3 points a standard deviation: 3 points is 2.4 of
-	# them at the least (3000 kept here on a loaded host: 4.1).
-	assert_between "Point %" "$share" "$(awk -v t="$truth" 'BEGIN { print t - 3 }')" \
-		"$(awk -v t="$truth" 'BEGIN { print t + 3 }')"
+	# The kernel keeps one sample per redraw (record/probe-kperiod.c):
+	# 857 to 13,892 kept here, as loaded as the host was.
+	[ "$kept" -gt 300 ]
+	# Every 10th hit kept 0% or 100% of Point (issue 19's aliasing); a
+	# share from n kept hits has a standard deviation of sqrt(s (1 - s) /
+	# n): 4 of them, 3 points at the least (1.4 at 857 kept and 20%).
+	d=$(awk -v t="$truth" -v k="$kept" 'BEGIN { d = 4 * sqrt(t * (100 - t) / k); print (d > 3 ? d : 3) }')
+	assert_between "Point %" "$share" "$(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')" \
+		"$(awk -v t="$truth" -v d="$d" 'BEGIN { print t + d }')"
 	# prof check's alloc: rules weigh the same estimates.
-	run "$PROF" check -i j.data "'alloc:JavaAlloc\\\$Point' >= $(awk -v t="$truth" 'BEGIN { print t - 3 }')%"
+	run "$PROF" check -i j.data "'alloc:JavaAlloc\\\$Point' >= $(awk -v t="$truth" -v d="$d" 'BEGIN { print t - d }')%"
 	echo "$output" >&2
 	[ "$status" -eq 0 ]
 	run "$PROF" check -i j.data --weight bytes "'alloc:JavaAlloc\\\$Point' <= 99%"
