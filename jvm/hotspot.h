@@ -228,8 +228,7 @@ struct hs_nm_data {
 int hs_unsigned5(const unsigned char *buf, size_t len, size_t *pos, uint32_t *v);
 /* The PcDesc that describes code offset `off`, as HotSpot finds it: for a
  * return address (a caller frame), the one at off; for a sampled pc
- * (leaf), the first after it. Its index, or -1 (none, or a table that is
- * not sorted there). O(log npcs). */
+ * (leaf), the first after it. Its index, or -1 (none). O(log npcs). */
 long hs_pcdesc_find(const struct hs_nm_data *d, uint64_t off, int leaf);
 /* The methods of the scope at decode offset `at` and its senders into
  * methods[max], innermost first; the last is d->method. Scope offsets must

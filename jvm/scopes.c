@@ -69,10 +69,9 @@ long hs_pcdesc_find(const struct hs_nm_data *d, uint64_t off, int leaf)
 		else
 			hi = mid;
 	}
-	/* a table not sorted there (torn, or not a table) finds no answer */
-	if (lo == d->npcs || (lo && pc_at(d, lo - 1) >= want))
-		return -1;
-	return (long)lo;
+	/* An unsorted table (torn, or not one) gives some record in it, whose
+	 * scope is then checked like any other. */
+	return lo < d->npcs ? (long)lo : -1;
 }
 
 int hs_scope_chain(const struct hs_nm_data *d, uint32_t at, uint64_t *methods, size_t max)

@@ -122,6 +122,19 @@ static int open_command(const char *cmd, char *found, size_t len)
 	return -ENOENT;
 }
 
+/* Is pid a running HotSpot JVM (whether or not it may be attached to)?
+ * Read from /proc and its libjvm.so; nothing is sent to it. */
+static int hotspot(pid_t pid)
+{
+	struct prof_error e;
+	int r;
+
+	if (jvm_is_jvm(pid) != 1)
+		return 0;
+	r = jvm_may_signal(pid, &e);
+	return r != -ENOEXEC && r != -ESRCH && r != -ENOMEM;
+}
+
 /* The last -XX:[+-]PreserveFramePointer in s (space-separated words):
  * 1 on, 0 off, else `state` unchanged. */
 static int pfp_in(const char *s, int state)
@@ -183,8 +196,7 @@ void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
 			close(fd);
 	}
 	for (i = 0; i < o->npids && !c->dwarf; i++) {
-		if (jvm_is_jvm(o->pids[i]) == 1 &&
-		    !jvm_option_set(o->pids[i], "-XX:+PreserveFramePointer")) {
+		if (hotspot(o->pids[i]) && !jvm_option_set(o->pids[i], "-XX:+PreserveFramePointer")) {
 			c->dwarf = 1;
 			c->jvm = (int)o->pids[i];
 		}
