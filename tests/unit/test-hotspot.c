@@ -614,6 +614,10 @@ static void test_nm_data(void **state)
 	/* a return address at the first desc: the outer method alone */
 	assert_int_equal(hs_nm_inlines(&d, e.begin + 16, 0, m, HS_MAX_SCOPES), 1);
 	assert_int_equal(hs_nm_inlines(&d, e.begin - 1, 1, m, HS_MAX_SCOPES), -EBADMSG);
+	/* a native method's wrapper has no pc descs: the method alone */
+	d.npcs = 0;
+	assert_int_equal(hs_nm_inlines(&d, e.begin + 20, 0, m, HS_MAX_SCOPES), 1);
+	assert_int_equal(m[0], M_OUTER);
 	hs_nm_data__release(&d);
 
 	/* another nmethod there now: its compile id differs */
