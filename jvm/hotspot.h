@@ -16,9 +16,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "lib/prof-error.h"
+
+/* A field of a copy of the JVM's memory, at byte offset off of p (the
+ * caller checked that it lies inside). */
+static inline int32_t hs_i32_at(const unsigned char *p, uint64_t off)
+{
+	int32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline uint64_t hs_u64_at(const unsigned char *p, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
 
 /* ---- target-mem.c: bounded reads of another process's memory ---- */
 

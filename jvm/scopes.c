@@ -125,22 +125,6 @@ int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *m
 	return hs_scope_chain(d, at, methods, max);
 }
 
-static int32_t i32_at(const unsigned char *p, uint64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
-static uint64_t u64_at(const unsigned char *p, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
 int hs_nm_data__read(struct hs_nm_data *d, struct jvm_mem *m, const struct hs_layout *l,
 		     const struct hs_code_entry *e)
 {
@@ -161,15 +145,15 @@ int hs_nm_data__read(struct hs_nm_data *d, struct jvm_mem *m, const struct hs_la
 	if (jvm_mem__read(m, e->blob, hdr, sizeof(hdr)))
 		return -EFAULT;
 	/* still the nmethod the code table saw */
-	if (u64_at(hdr, l->blob_code_begin) != e->begin ||
-	    i32_at(hdr, l->nm_compile_id) != e->compile_id ||
-	    u64_at(hdr, l->nm_method) != e->method || !e->method)
+	if (hs_u64_at(hdr, l->blob_code_begin) != e->begin ||
+	    hs_i32_at(hdr, l->nm_compile_id) != e->compile_id ||
+	    hs_u64_at(hdr, l->nm_method) != e->method || !e->method)
 		return -EBADMSG;
-	size = i32_at(hdr, l->blob_size);
-	meta = e->blob + (uint64_t)(int64_t)i32_at(hdr, l->nm_metadata_off);
-	scopes = u64_at(hdr, l->nm_scopes_data);
-	pcs = e->blob + (uint64_t)(int64_t)i32_at(hdr, l->nm_pcs_off);
-	end = e->blob + (uint64_t)(int64_t)i32_at(hdr, l->nm_deps_off);
+	size = hs_i32_at(hdr, l->blob_size);
+	meta = e->blob + (uint64_t)(int64_t)hs_i32_at(hdr, l->nm_metadata_off);
+	scopes = hs_u64_at(hdr, l->nm_scopes_data);
+	pcs = e->blob + (uint64_t)(int64_t)hs_i32_at(hdr, l->nm_pcs_off);
+	end = e->blob + (uint64_t)(int64_t)hs_i32_at(hdr, l->nm_deps_off);
 	/* metadata, scopes data, pc descs: in this order, inside the blob */
 	if (size <= 0 || meta <= e->blob || meta > scopes || scopes > pcs || pcs > end ||
 	    end > e->blob + (uint64_t)size || (scopes - meta) % 8 || (end - pcs) % l->pcd_size)
@@ -184,8 +168,8 @@ int hs_nm_data__read(struct hs_nm_data *d, struct jvm_mem *m, const struct hs_la
 	}
 	/* freed and reused while the tables were read: they may be torn */
 	if (jvm_mem__read(m, e->blob, hdr, sizeof(hdr)) ||
-	    i32_at(hdr, l->nm_compile_id) != e->compile_id ||
-	    u64_at(hdr, l->blob_code_begin) != e->begin) {
+	    hs_i32_at(hdr, l->nm_compile_id) != e->compile_id ||
+	    hs_u64_at(hdr, l->blob_code_begin) != e->begin) {
 		hs_nm_data__release(d);
 		return -EBADMSG;
 	}
