@@ -30,23 +30,9 @@ WORK=${WORK:-6000}
 DELAY=${DELAY:-1500}
 JAVA=${JAVA:-/usr/lib/jvm/java-17-openjdk-amd64/bin/java}
 need_tools "$JAVA" /usr/bin/time
-make -s -C "$ROOT" BUILD="$BUILD" "$BUILD/examples/java/Service.class" >&2 ||
-	die "cannot build examples/java"
-CP=$BUILD/examples/java
-ENV_LINE=$(env_line)
+build_java_examples
 LOG=$TMP/elapsed.log
 : >"$LOG"
-
-# jvm_ready FILE: the pid of a whole "ready PID" line (60 s at most).
-jvm_ready() {
-	local _
-	for _ in $(seq 600); do
-		grep -q '^ready [0-9]*$' "$1" 2>/dev/null &&
-			{ awk '/^ready /{print $2; exit}' "$1"; return 0; }
-		sleep 0.1
-	done
-	return 0
-}
 
 # one TOOL F ROUND: a run of Spin with TOOL; logs "TOOL F ROUND SECONDS CPU".
 one() {
@@ -86,7 +72,7 @@ done
 
 echo "# Cost to a JVM with no flags: prof's default (DWARF) against fp, perf and JFR"
 echo
-echo "$ENV_LINE"
+echo "$(env_line)"
 echo
 echo "Spin, $THREADS threads, work $WORK, no JVM flag; $ROUNDS rounds; medians."
 echo "Slowdown: the work's time against the same round's bare run (JFR: against the"
@@ -94,11 +80,7 @@ echo "rounds' first bare run). prof CPU: user + system seconds of the recorder."
 echo
 echo "| tool | F | work (s) | slowdown | prof CPU (s) |"
 echo "|---|---|---|---|---|"
-awk '
-	function med(x, m,   i, j, t) {
-		for (i = 1; i < m; i++)
-			for (j = i; j > 0 && x[j - 1] > x[j]; j--) {t = x[j]; x[j] = x[j - 1]; x[j - 1] = t}
-		return m % 2 ? x[(m - 1) / 2] : (x[m / 2 - 1] + x[m / 2]) / 2 }
+awk "$AWK_MEDIAN"'
 	{ k = $1 " " $2; t[k, $3] = $4; c[k, $3] = $5; if (!(k in seen)) { seen[k] = 1; order[n++] = k }
 	  if ($1 == "bare" && !(($3) in base)) base[$3] = $4 }
 	END {

@@ -43,8 +43,7 @@ BASE=${BASE:-}
 SRC_ZIP=${SRC_ZIP:-$JAVA_HOME/lib/src.zip}
 [ -r "$SRC_ZIP" ] || die "cannot read '$SRC_ZIP'
 hint: apt-get install openjdk-17-source"
-make -s -C "$ROOT" BUILD="$BUILD" "$BUILD/examples/java/Service.class" >&2 ||
-	die "cannot build examples/java"
+build_java_examples
 
 mkdir -p "$TMP/src"
 (cd "$TMP/src" && unzip -q "$SRC_ZIP" 'java.base/java/util/*') || die "cannot unzip $SRC_ZIP"
@@ -74,10 +73,10 @@ service_run() {
 	local p pid
 	p=$(prof_of "$1")
 	say "Service, $1: warm ${WARM} s, record ${D} s"
-	"$J/java" -cp "$BUILD/examples/java" Service $((WARM + D + 30)) 2 \
+	"$J/java" -cp "$CP" Service $((WARM + D + 30)) 2 \
 		>"$TMP/svc.out" 2>"$TMP/svc.err" &
 	pid=$!
-	wait_ready "$TMP/svc.err" >/dev/null
+	[ -n "$(jvm_ready "$TMP/svc.err")" ] || die "Service did not start: $(cat "$TMP/svc.err")"
 	sleep "$WARM" # the workload warms up: not a condition a test waits on
 	"$J/jcmd" "$pid" JFR.start name=bench settings=profile \
 		"filename=$TMP/service-$1.jfr" >/dev/null
