@@ -79,7 +79,8 @@ static int read_blob(struct window *w, const struct hs_layout *l, uint64_t addr,
 	    b->frame_size < 0 || b->frame_size > HS_MAX_FRAME_WORDS ||
 	    b->frame_complete < -1 || b->frame_complete > size)
 		return -EBADMSG; /* not a blob, or one being built or freed meanwhile */
-	if (jvm_mem__string(w->m, hs_u64_at(raw, l->blob_name), b->name, sizeof(b->name)) == -EFAULT)
+	if (jvm_mem__string(w->m, hs_u64_at(raw, l->blob_name), b->name, sizeof(b->name)) ==
+	    -EFAULT)
 		return -EBADMSG;
 	if (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod")) {
 		b->is_nmethod = 1;

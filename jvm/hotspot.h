@@ -147,9 +147,9 @@ struct hs_layout {
 	int64_t interp_method_slot; /* frame::interpreter_frame_method_offset */
 	/* An nmethod's debug information (scopes.c); nm_scopes 0: not known */
 	int nm_scopes;
-	uint64_t nm_scopes_data;			     /* CompiledMethod::_scopes_data_begin */
-	uint64_t nm_metadata_off, nm_pcs_off, nm_deps_off;   /* nmethod: int offsets */
-	uint64_t pcd_pc, pcd_scope, pcd_size;		     /* PcDesc */
+	uint64_t nm_scopes_data;			   /* CompiledMethod::_scopes_data_begin */
+	uint64_t nm_metadata_off, nm_pcs_off, nm_deps_off; /* nmethod: int offsets */
+	uint64_t pcd_pc, pcd_scope, pcd_size;		   /* PcDesc */
 };
 
 /* Fills l from vs. 0, or -ENOTSUP naming the first missing entry in e. */
@@ -226,8 +226,8 @@ int hs_method_name(struct jvm_mem *m, const struct hs_layout *l, uint64_t method
  * stream of ScopeDescs: sender decode offset, method index, bci, ...,
  * UNSIGNED5-coded) and its metadata table (the Method* that scopes name by
  * a 1-based index). */
-#define HS_MAX_SCOPES  32	   /* inlining depth kept (MaxInlineLevel is 15) */
-#define HS_MAX_NM_DATA (1u << 20)  /* bytes of an nmethod's tables read, at most */
+#define HS_MAX_SCOPES  32	  /* inlining depth kept (MaxInlineLevel is 15) */
+#define HS_MAX_NM_DATA (1u << 20) /* bytes of an nmethod's tables read, at most */
 
 struct hs_nm_data {
 	uint64_t blob, code_begin;
@@ -255,8 +255,7 @@ long hs_pcdesc_find(const struct hs_nm_data *d, uint64_t off, int leaf);
  * a chain longer than max is refused. The count (>= 1), or -EBADMSG. */
 int hs_scope_chain(const struct hs_nm_data *d, uint32_t at, uint64_t *methods, size_t max);
 /* Both: the chain of the code at `pc` (leaf: a sampled pc). */
-int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *methods,
-		  size_t max);
+int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *methods, size_t max);
 /* Reads the nmethod of code-table entry e into *d (allocates d->buf).
  * 0; -ENOTSUP (the layout lacks the fields); -EFAULT; -EBADMSG (freed or
  * replaced: its code, compile id or method differ, or offsets out of

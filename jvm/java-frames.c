@@ -34,7 +34,7 @@
 #include "symbolize/unwind.h"
 
 #define BAD_METHOD UINT32_MAX
-#define NM_CACHE 8 /* nmethods' debug tables kept per JVM (direct-mapped) */
+#define NM_CACHE   8 /* nmethods' debug tables kept per JVM (direct-mapped) */
 /* A pc in no blob read so far (code compiled since): the code cache is
  * read again, not more often than this (a read is about 20 system calls
  * of 64 KB and takes a few ms; a warming JVM compiles all the time). */
@@ -83,8 +83,7 @@ struct jvm_frames *jvm_frames__new(void)
 	if (!jf)
 		return NULL;
 	if (keymap__init(&jf->by_pid, 16) || keymap__init(&jf->methods, 1024) ||
-	    keymap__init(&jf->inl, 1024) ||
-	    strtab__init(&jf->names)) {
+	    keymap__init(&jf->inl, 1024) || strtab__init(&jf->names)) {
 		jvm_frames__free(jf);
 		errno = ENOMEM;
 		return NULL;
@@ -337,8 +336,8 @@ static void note_inlines(struct jvm_frames *jf, struct jvm_pid *p, const struct 
 	    keymap__set(&jf->inl, a, pc, (uint32_t)jf->ninls))
 		return;
 	x = &jf->inls[jf->ninls++];
-	*x = (struct inl_pc){.first = (uint32_t)jf->nids, .compile_id = e->compile_id,
-			     .begin = e->begin};
+	*x = (struct inl_pc){
+	    .first = (uint32_t)jf->nids, .compile_id = e->compile_id, .begin = e->begin};
 	jf->st.inline_pcs++;
 	d = nm_of(jf, p, e);
 	n = d ? hs_nm_inlines(d, pc, !caller, methods, HS_MAX_SCOPES) : -EFAULT;

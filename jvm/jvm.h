@@ -221,11 +221,11 @@ struct jvm_frames_stats {
 	uint64_t compiled;	 /* frames stepped by their blob's frame size */
 	uint64_t reloads;	 /* code cache tables read again (a pc not found) */
 	/* compiled frames' inlined methods (jvm_frames__inlines) */
-	uint64_t inline_pcs;	 /* pcs whose scope chain was decoded */
-	uint64_t inline_deep;	 /* of them, with inlined methods */
-	uint64_t inline_failed;	 /* pcs left as one frame: unreadable or refused */
-	uint64_t inline_moved;	 /* pcs dropped: a different nmethod there later */
-	uint64_t nm_reads;	 /* nmethods' debug tables read */
+	uint64_t inline_pcs;	  /* pcs whose scope chain was decoded */
+	uint64_t inline_deep;	  /* of them, with inlined methods */
+	uint64_t inline_failed;	  /* pcs left as one frame: unreadable or refused */
+	uint64_t inline_moved;	  /* pcs dropped: a different nmethod there later */
+	uint64_t nm_reads;	  /* nmethods' debug tables read */
 	char why[PROF_ERROR_LEN]; /* the first JVM that could not be read and why */
 };
 

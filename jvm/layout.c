@@ -58,15 +58,14 @@ static int look(const struct vmstructs *vs, const char *type, const char *field,
  * (JDK 23 and later lay nmethods out otherwise). */
 static void scopes_layout(struct hs_layout *l, const struct vmstructs *vs)
 {
-	l->nm_scopes =
-	    (!look(vs, "CompiledMethod", "_scopes_data_begin", &l->nm_scopes_data) ||
-	     !look(vs, "nmethod", "_scopes_data_begin", &l->nm_scopes_data)) &&
-	    !look(vs, "nmethod", "_metadata_offset", &l->nm_metadata_off) &&
-	    !look(vs, "nmethod", "_scopes_pcs_offset", &l->nm_pcs_off) &&
-	    !look(vs, "nmethod", "_dependencies_offset", &l->nm_deps_off) &&
-	    !look(vs, "PcDesc", "_pc_offset", &l->pcd_pc) &&
-	    !look(vs, "PcDesc", "_scope_decode_offset", &l->pcd_scope) &&
-	    !look(vs, "PcDesc", NULL, &l->pcd_size);
+	l->nm_scopes = (!look(vs, "CompiledMethod", "_scopes_data_begin", &l->nm_scopes_data) ||
+			!look(vs, "nmethod", "_scopes_data_begin", &l->nm_scopes_data)) &&
+		       !look(vs, "nmethod", "_metadata_offset", &l->nm_metadata_off) &&
+		       !look(vs, "nmethod", "_scopes_pcs_offset", &l->nm_pcs_off) &&
+		       !look(vs, "nmethod", "_dependencies_offset", &l->nm_deps_off) &&
+		       !look(vs, "PcDesc", "_pc_offset", &l->pcd_pc) &&
+		       !look(vs, "PcDesc", "_scope_decode_offset", &l->pcd_scope) &&
+		       !look(vs, "PcDesc", NULL, &l->pcd_size);
 }
 
 int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof_error *e)

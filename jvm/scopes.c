@@ -106,8 +106,7 @@ int hs_scope_chain(const struct hs_nm_data *d, uint32_t at, uint64_t *methods, s
 	return methods[n - 1] == d->method ? (int)n : -EBADMSG;
 }
 
-int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *methods,
-		  size_t max)
+int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *methods, size_t max)
 {
 	uint32_t at;
 	long i;
@@ -128,7 +127,7 @@ int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *m
 int hs_nm_data__read(struct hs_nm_data *d, struct jvm_mem *m, const struct hs_layout *l,
 		     const struct hs_code_entry *e)
 {
-	const uint64_t offs[] = {l->blob_code_begin, l->nm_compile_id, l->nm_method,
+	const uint64_t offs[] = {l->blob_code_begin, l->nm_compile_id,	 l->nm_method,
 				 l->nm_scopes_data,  l->nm_metadata_off, l->nm_pcs_off,
 				 l->nm_deps_off,     l->blob_size};
 	unsigned char hdr[HEADER_READ];

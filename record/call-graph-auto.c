@@ -202,7 +202,8 @@ void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
 			close(fd);
 	}
 	for (i = 0; i < o->npids && !c->dwarf; i++) {
-		if (hotspot(o->pids[i]) && !jvm_option_set(o->pids[i], "-XX:+PreserveFramePointer")) {
+		if (hotspot(o->pids[i]) &&
+		    !jvm_option_set(o->pids[i], "-XX:+PreserveFramePointer")) {
 			c->dwarf = 1;
 			c->jvm = (int)o->pids[i];
 		}

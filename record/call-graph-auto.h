@@ -15,7 +15,7 @@ struct cg_auto {
 	char path[1024];       /* the binary that decided: the first without frame
 				  pointers, else the first judged */
 	struct fp_share share; /* its code that keeps a frame pointer */
-	int jvm;               /* a HotSpot JVM without -XX:+PreserveFramePointer
+	int jvm;	       /* a HotSpot JVM without -XX:+PreserveFramePointer
 				  decided: its pid (-p), -1 a java command (path) */
 	/* --sched with frame-pointer stacks: the targets' C library, where
 	 * lock, condition and I/O waits switch out; without frame pointers

@@ -167,8 +167,8 @@ static int jit_map_of(struct symbolizer *s, uint32_t pid, struct perf_map **map)
 
 /* A named JIT frame: its symbol, and the methods the recorder saw inlined
  * at its pc as its inline records (innermost first, as DWARF's). */
-static int emit_jit(struct symbolizer *s, uint32_t id, const struct rec_frame *f,
-		    const char *name, uint64_t off)
+static int emit_jit(struct symbolizer *s, uint32_t id, const struct rec_frame *f, const char *name,
+		    uint64_t off)
 {
 	const char *names[MAX_INLINE_DEPTH];
 	int caller = (f->flags & REC_FRAME_CALLER) != 0;

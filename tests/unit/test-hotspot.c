@@ -562,13 +562,25 @@ static unsigned char blob[1024] __attribute__((aligned(64)));
 
 static void test_nm_data(void **state)
 {
-	struct hs_layout l = {.nm_scopes = 1,	     .blob_size = 0x8,	    .blob_code_begin = 0x10,
-			      .nm_method = 0x18,     .nm_compile_id = 0x20, .nm_scopes_data = 0x28,
-			      .nm_metadata_off = 0x30, .nm_pcs_off = 0x34,  .nm_deps_off = 0x38,
-			      .pcd_pc = 0,	     .pcd_scope = 4,	    .pcd_size = 16};
+	struct hs_layout l = {.nm_scopes = 1,
+			      .blob_size = 0x8,
+			      .blob_code_begin = 0x10,
+			      .nm_method = 0x18,
+			      .nm_compile_id = 0x20,
+			      .nm_scopes_data = 0x28,
+			      .nm_metadata_off = 0x30,
+			      .nm_pcs_off = 0x34,
+			      .nm_deps_off = 0x38,
+			      .pcd_pc = 0,
+			      .pcd_scope = 4,
+			      .pcd_size = 16};
 	uint64_t base = (uintptr_t)blob, m[HS_MAX_SCOPES];
-	struct hs_code_entry e = {.begin = base + 768, .end = base + 1000, .kind = HS_CODE_NMETHOD,
-				  .compile_id = 42, .blob = base, .method = M_OUTER};
+	struct hs_code_entry e = {.begin = base + 768,
+				  .end = base + 1000,
+				  .kind = HS_CODE_NMETHOD,
+				  .compile_id = 42,
+				  .blob = base,
+				  .method = M_OUTER};
 	size_t at = 1;
 	uint32_t outer, inner;
 	int32_t v;
