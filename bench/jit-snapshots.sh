@@ -38,22 +38,12 @@ CP=$BUILD/examples/java
 LOG=$TMP/elapsed.log
 : >"$LOG"
 
-# jvm_pid FILE: the pid of a whole "ready PID" line in FILE (60 s at most).
-jvm_pid() {
-	local _
-	for _ in $(seq 600); do
-		grep -q '^ready [0-9]*$' "$1" 2>/dev/null &&
-			{ awk '/^ready /{print $2; exit}' "$1"; return 0; }
-		sleep 0.1
-	done
-}
-
 # one VARIANT: a run of Spin; logs "VARIANT SECONDS SNAPSHOTS NS".
 one() {
 	local v=$1 out=$TMP/jvm.out err=$TMP/jvm.err pid rec="" snaps=0 ns=0
 	: >"$err"
 	"$JAVA" -cp "$CP" Spin "$THREADS" "$WORK" "$DELAY" >"$out" 2>"$err" &
-	pid=$(jvm_pid "$err")
+	pid=$(jvm_ready "$err")
 	[ -n "$pid" ] || die "the JVM did not say 'ready': $(cat "$err")"
 	if [ "$v" != bare ]; then
 		"$PROF" record -q -F "$F" --jit-every "$v" -p "$pid" -o "$TMP/prof.data" \
@@ -91,11 +81,7 @@ echo "Slowdown: against \`--jit-every 0\` in the same round (sampling's cost can
 echo
 echo "| variant | work (s) | slowdown | maps read | prof ms per map |"
 echo "|---|---|---|---|---|"
-awk '
-	function med(x, m,   i, j, t) {
-		for (i = 1; i < m; i++)
-			for (j = i; j > 0 && x[j - 1] > x[j]; j--) {t = x[j]; x[j] = x[j - 1]; x[j - 1] = t}
-		return m % 2 ? x[(m - 1) / 2] : (x[m / 2 - 1] + x[m / 2]) / 2 }
+awk "$AWK_MEDIAN"'
 	{ v = $1; t[v, c[v]] = $2; s[v, c[v]] = $3; ns[v, c[v]] = $4; c[v]++
 	  if (!(v in seen)) { seen[v] = 1; order[no++] = v } }
 	END {

@@ -172,3 +172,32 @@ env_line() {
 		"$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null), load average" \
 		"$(cut -d' ' -f1-3 /proc/loadavg) before the runs._"
 }
+
+# build_java_examples: examples/java into $BUILD/examples/java (sets CP).
+build_java_examples() {
+	make -s -C "$ROOT" BUILD="$BUILD" "$BUILD/examples/java/Service.class" >&2 ||
+		die "cannot build examples/java"
+	CP=$BUILD/examples/java
+}
+
+# jvm_ready FILE: the pid of a whole "ready PID" line a JVM example wrote
+# to FILE, waiting 60 s at most (a loaded machine starts a JVM slowly);
+# nothing when it did not come.
+jvm_ready() {
+	local _
+	for _ in $(seq 600); do
+		grep -q '^ready [0-9]*$' "$1" 2>/dev/null &&
+			{ awk '/^ready /{print $2; exit}' "$1"; return 0; }
+		sleep 0.1
+	done
+	return 0
+}
+
+# AWK_MEDIAN: an awk function med(x, m), the median of x[0 .. m) (sorts x),
+# for the result tables: awk "$AWK_MEDIAN"' ...program...'.
+AWK_MEDIAN='
+	function med(x, m,   i, j, t) {
+		for (i = 1; i < m; i++)
+			for (j = i; j > 0 && x[j - 1] > x[j]; j--) {t = x[j]; x[j] = x[j - 1]; x[j - 1] = t}
+		return m % 2 ? x[(m - 1) / 2] : (x[m / 2 - 1] + x[m / 2]) / 2 }
+'

@@ -26,6 +26,9 @@ static int add(void *ctx, const struct hs_blob *b)
 	e->end = b->code_end;
 	e->frame_size = b->frame_size;
 	e->frame_complete = b->frame_complete;
+	e->blob = b->addr;
+	e->method = b->method;
+	e->compile_id = b->compile_id;
 	e->kind = b->is_nmethod			    ? HS_CODE_NMETHOD
 		  : !strcmp(b->name, "Interpreter") ? HS_CODE_INTERPRETER
 						    : HS_CODE_OTHER;

@@ -45,22 +45,6 @@ static int win_read(struct window *w, uint64_t addr, void *out, size_t len)
 	return jvm_mem__read(w->m, addr, out, len);
 }
 
-static int32_t i32_at(const unsigned char *p, uint64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
-static uint64_t u64_at(const unsigned char *p, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
 static int fits(const struct hs_layout *l)
 {
 	const uint64_t offs[] = {l->blob_name,		 l->blob_size,	   l->blob_frame_size,
@@ -85,22 +69,23 @@ static int read_blob(struct window *w, const struct hs_layout *l, uint64_t addr,
 		return -EFAULT;
 	memset(b, 0, sizeof(*b));
 	b->addr = addr;
-	size = i32_at(raw, l->blob_size);
-	b->code_begin = u64_at(raw, l->blob_code_begin);
-	b->code_end = u64_at(raw, l->blob_code_end);
-	b->frame_size = i32_at(raw, l->blob_frame_size);
-	b->frame_complete = i32_at(raw, l->blob_frame_complete);
+	size = hs_i32_at(raw, l->blob_size);
+	b->code_begin = hs_u64_at(raw, l->blob_code_begin);
+	b->code_end = hs_u64_at(raw, l->blob_code_end);
+	b->frame_size = hs_i32_at(raw, l->blob_frame_size);
+	b->frame_complete = hs_i32_at(raw, l->blob_frame_complete);
 	if (size <= 0 || (uint64_t)size > room || b->code_begin < addr ||
 	    b->code_end < b->code_begin || b->code_end > addr + (uint64_t)size ||
 	    b->frame_size < 0 || b->frame_size > HS_MAX_FRAME_WORDS ||
 	    b->frame_complete < -1 || b->frame_complete > size)
 		return -EBADMSG; /* not a blob, or one being built or freed meanwhile */
-	if (jvm_mem__string(w->m, u64_at(raw, l->blob_name), b->name, sizeof(b->name)) == -EFAULT)
+	if (jvm_mem__string(w->m, hs_u64_at(raw, l->blob_name), b->name, sizeof(b->name)) ==
+	    -EFAULT)
 		return -EBADMSG;
 	if (!strcmp(b->name, "nmethod") || !strcmp(b->name, "native nmethod")) {
 		b->is_nmethod = 1;
-		b->method = u64_at(raw, l->nm_method);
-		b->compile_id = i32_at(raw, l->nm_compile_id);
+		b->method = hs_u64_at(raw, l->nm_method);
+		b->compile_id = hs_i32_at(raw, l->nm_compile_id);
 	}
 	return 0;
 }
@@ -131,7 +116,7 @@ static int walk_heap(struct jvm_mem *m, const struct hs_layout *l, uint64_t heap
 			r = -EFAULT;
 			break;
 		}
-		len = u64_at(hdr, l->hb_length);
+		len = hs_u64_at(hdr, l->hb_length);
 		if (!len || len > (high - at) / seg)
 			break;
 		if (hdr[l->hb_used]) {

@@ -16,9 +16,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "lib/prof-error.h"
+
+/* A field of a copy of the JVM's memory, at byte offset off of p (the
+ * caller checked that it lies inside). */
+static inline int32_t hs_i32_at(const unsigned char *p, uint64_t off)
+{
+	int32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline uint64_t hs_u64_at(const unsigned char *p, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
 
 /* ---- target-mem.c: bounded reads of another process's memory ---- */
 
@@ -126,6 +145,11 @@ struct hs_layout {
 	uint64_t klass_name;				    /* Klass::_name */
 	uint64_t sym_length, sym_body;			    /* Symbol */
 	int64_t interp_method_slot; /* frame::interpreter_frame_method_offset */
+	/* An nmethod's debug information (scopes.c); nm_scopes 0: not known */
+	int nm_scopes;
+	uint64_t nm_scopes_data;			   /* CompiledMethod::_scopes_data_begin */
+	uint64_t nm_metadata_off, nm_pcs_off, nm_deps_off; /* nmethod: int offsets */
+	uint64_t pcd_pc, pcd_scope, pcd_size;		   /* PcDesc */
 };
 
 /* Fills l from vs. 0, or -ENOTSUP naming the first missing entry in e. */
@@ -166,6 +190,9 @@ struct hs_code_entry {
 	int32_t frame_size;	/* words */
 	int32_t frame_complete; /* bytes from begin; < 0: never */
 	int kind;		/* HS_CODE_* */
+	int32_t compile_id;	/* nmethods only */
+	uint64_t blob;		/* the CodeBlob */
+	uint64_t method;	/* Method*, nmethods only */
 };
 
 struct hs_code_table {
@@ -190,5 +217,51 @@ void hs_code_table__release(struct hs_code_table *t);
  * of bounds: not a Method, or freed). */
 int hs_method_name(struct jvm_mem *m, const struct hs_layout *l, uint64_t method, int sig,
 		   char *buf, size_t cap);
+
+/* ---- scopes.c: a compiled frame's inlined methods ---- */
+
+/* An nmethod's debug information, copied out of the JVM (as HotSpot's
+ * nmethod.hpp lays it out): its PcDesc table (one record per pc with debug
+ * information, sorted by pc offset from code_begin), its scopes data (a
+ * stream of ScopeDescs: sender decode offset, method index, bci, ...,
+ * UNSIGNED5-coded) and its metadata table (the Method* that scopes name by
+ * a 1-based index). */
+#define HS_MAX_SCOPES  32	  /* inlining depth kept (MaxInlineLevel is 15) */
+#define HS_MAX_NM_DATA (1u << 20) /* bytes of an nmethod's tables read, at most */
+
+struct hs_nm_data {
+	uint64_t blob, code_begin;
+	int32_t compile_id;
+	uint64_t method;	  /* the nmethod's own Method*: the outermost scope's */
+	unsigned char *buf;	  /* owns the three below */
+	const unsigned char *pcs; /* npcs records of pcd_size bytes */
+	size_t npcs, pcd_size, pcd_pc, pcd_scope;
+	const unsigned char *scopes;
+	size_t scopes_len;
+	const unsigned char *meta; /* nmeta Metadata* (8 bytes each) */
+	size_t nmeta;
+};
+
+/* One UNSIGNED5 int (CompressedReadStream::read_int, JDK 9 to 20) at
+ * buf[*pos] (len bytes), *pos moved past it. 0, or -EBADMSG past the end. */
+int hs_unsigned5(const unsigned char *buf, size_t len, size_t *pos, uint32_t *v);
+/* The PcDesc that describes code offset `off`, as HotSpot finds it: for a
+ * return address (a caller frame), the one at off; for a sampled pc
+ * (leaf), the first after it. Its index, or -1 (none). O(log npcs). */
+long hs_pcdesc_find(const struct hs_nm_data *d, uint64_t off, int leaf);
+/* The methods of the scope at decode offset `at` and its senders into
+ * methods[max], innermost first; the last is d->method. Scope offsets must
+ * go down as the chain goes out (HotSpot writes a sender first): a loop or
+ * a chain longer than max is refused. The count (>= 1), or -EBADMSG. */
+int hs_scope_chain(const struct hs_nm_data *d, uint32_t at, uint64_t *methods, size_t max);
+/* Both: the chain of the code at `pc` (leaf: a sampled pc). */
+int hs_nm_inlines(const struct hs_nm_data *d, uint64_t pc, int leaf, uint64_t *methods, size_t max);
+/* Reads the nmethod of code-table entry e into *d (allocates d->buf).
+ * 0; -ENOTSUP (the layout lacks the fields); -EFAULT; -EBADMSG (freed or
+ * replaced: its code, compile id or method differ, or offsets out of
+ * order); -E2BIG (tables above HS_MAX_NM_DATA); -ENOMEM. */
+int hs_nm_data__read(struct hs_nm_data *d, struct jvm_mem *m, const struct hs_layout *l,
+		     const struct hs_code_entry *e);
+void hs_nm_data__release(struct hs_nm_data *d);
 
 #endif

@@ -34,6 +34,7 @@
 #include "symbolize/unwind.h"
 
 #define BAD_METHOD UINT32_MAX
+#define NM_CACHE   8 /* nmethods' debug tables kept per JVM (direct-mapped) */
 /* A pc in no blob read so far (code compiled since): the code cache is
  * read again, not more often than this (a read is about 20 system calls
  * of 64 KB and takes a few ms; a warming JVM compiles all the time). */
@@ -50,6 +51,15 @@ struct jvm_pid {
 	uint64_t next_load_ns;	      /* a pc not in code: reload not before */
 	struct hs_layout l;
 	struct jvm_mem *mem;
+	struct hs_nm_data nm[NM_CACHE];
+};
+
+/* A pc's scope chain: names ids[first .. first + n), innermost first (n 0:
+ * none), of the nmethod (begin, compile_id) it was decoded from. */
+struct inl_pc {
+	uint32_t first, n;
+	int32_t compile_id;
+	uint64_t begin;
 };
 
 struct jvm_frames {
@@ -58,6 +68,11 @@ struct jvm_frames {
 	size_t npids, pids_cap;
 	struct keymap methods; /* (pid, Method*) -> name id, BAD_METHOD */
 	struct strtab names;
+	struct keymap inl; /* (pid | caller << 32, pc) -> slot in inls */
+	struct inl_pc *inls;
+	size_t ninls, inls_cap;
+	uint32_t *inl_ids; /* name ids of the chains */
+	size_t nids, ids_cap;
 	struct jvm_frames_stats st;
 };
 
@@ -68,7 +83,7 @@ struct jvm_frames *jvm_frames__new(void)
 	if (!jf)
 		return NULL;
 	if (keymap__init(&jf->by_pid, 16) || keymap__init(&jf->methods, 1024) ||
-	    strtab__init(&jf->names)) {
+	    keymap__init(&jf->inl, 1024) || strtab__init(&jf->names)) {
 		jvm_frames__free(jf);
 		errno = ENOMEM;
 		return NULL;
@@ -83,10 +98,15 @@ void jvm_frames__free(struct jvm_frames *jf)
 	for (size_t i = 0; i < jf->npids; i++) {
 		free(jf->pids[i].mem);
 		hs_code_table__release(&jf->pids[i].code);
+		for (size_t k = 0; k < NM_CACHE; k++)
+			hs_nm_data__release(&jf->pids[i].nm[k]);
 	}
 	free(jf->pids);
 	keymap__release(&jf->by_pid);
 	keymap__release(&jf->methods);
+	keymap__release(&jf->inl);
+	free(jf->inls);
+	free(jf->inl_ids);
 	strtab__release(&jf->names);
 	free(jf);
 }
@@ -276,6 +296,89 @@ static int compiled_caller(const struct jvm_pid *p, const struct hs_code_entry *
 	return stack_u64(st, *csp - 8, ra) || stack_u64(st, *csp - 16, fp) ? -EFAULT : 0;
 }
 
+/* e's debug tables, from the cache or read now; NULL when unreadable. */
+static const struct hs_nm_data *nm_of(struct jvm_frames *jf, struct jvm_pid *p,
+				      const struct hs_code_entry *e)
+{
+	struct hs_nm_data *d = &p->nm[(e->blob >> 6) % NM_CACHE];
+
+	if (d->buf && d->blob == e->blob && d->compile_id == e->compile_id &&
+	    d->code_begin == e->begin)
+		return d;
+	hs_nm_data__release(d);
+	if (hs_nm_data__read(d, p->mem, &p->l, e))
+		return NULL;
+	jf->st.nm_reads++;
+	return d;
+}
+
+/* Decodes the methods inlined at pc of nmethod e once per (pid, pc): a
+ * return address (caller) and a sampled pc are looked up apart. */
+static void note_inlines(struct jvm_frames *jf, struct jvm_pid *p, const struct hs_code_entry *e,
+			 uint64_t pc, int caller)
+{
+	uint64_t a = p->pid | (uint64_t)caller << 32, methods[HS_MAX_SCOPES];
+	const struct hs_nm_data *d;
+	struct inl_pc *x;
+	uint32_t slot;
+	int n;
+
+	if (keymap__get(&jf->inl, a, pc, &slot)) {
+		x = &jf->inls[slot];
+		if (x->n && (x->compile_id != e->compile_id || x->begin != e->begin)) {
+			x->n = 0; /* which code a frame was in is not known any more */
+			jf->st.inline_moved++;
+		}
+		return;
+	}
+	if (jf->ninls >= JVM_FRAMES_MAX_INLINE_PCS || GROW(jf->inls, jf->inls_cap, jf->ninls + 1) ||
+	    GROW(jf->inl_ids, jf->ids_cap, jf->nids + HS_MAX_SCOPES) ||
+	    keymap__set(&jf->inl, a, pc, (uint32_t)jf->ninls))
+		return;
+	x = &jf->inls[jf->ninls++];
+	*x = (struct inl_pc){
+	    .first = (uint32_t)jf->nids, .compile_id = e->compile_id, .begin = e->begin};
+	jf->st.inline_pcs++;
+	d = nm_of(jf, p, e);
+	n = d ? hs_nm_inlines(d, pc, !caller, methods, HS_MAX_SCOPES) : -EFAULT;
+	for (int i = 0; i < n; i++) {
+		uint32_t id = method_id(jf, p, methods[i]);
+
+		if (id == BAD_METHOD) {
+			n = -EBADMSG;
+			break;
+		}
+		jf->inl_ids[jf->nids + (size_t)i] = id;
+	}
+	if (n < 0) {
+		jf->st.inline_failed++;
+		return;
+	}
+	if (n > 1) {
+		x->n = (uint32_t)n;
+		jf->nids += (size_t)n;
+		jf->st.inline_deep++;
+	}
+}
+
+size_t jvm_frames__inlines(void *ctx, uint32_t pid, uint64_t pc, int caller, const char **names,
+			   size_t max)
+{
+	struct jvm_frames *jf = ctx;
+	const struct inl_pc *x;
+	uint32_t slot;
+	size_t i;
+
+	if (!keymap__get(&jf->inl, pid | (uint64_t)(caller != 0) << 32, pc, &slot))
+		return 0;
+	x = &jf->inls[slot];
+	if (x->n < 2 || x->n > max)
+		return 0;
+	for (i = 0; i < x->n; i++)
+		names[i] = strtab__str(&jf->names, jf->inl_ids[x->first + i]);
+	return x->n;
+}
+
 int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		     const struct unwind_stack *st, struct unwind_regs *next)
 {
@@ -294,6 +397,8 @@ int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 		load_code(p, now);
 		e = hs_code_table__find(&p->code, r->r[UNWIND_RIP]);
 	}
+	if (e && e->kind == HS_CODE_NMETHOD && p->l.nm_scopes)
+		note_inlines(jf, p, e, r->r[UNWIND_RIP], !(r->valid & (1u << UNWIND_RAX)));
 	if (!e || e->kind == HS_CODE_INTERPRETER || e->frame_size <= 0 ||
 	    e->frame_size > HS_MAX_FRAME_WORDS || compiled_caller(p, e, r, st, &csp, &ra, &fp))
 		return 0;

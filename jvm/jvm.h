@@ -220,6 +220,12 @@ struct jvm_frames_stats {
 	uint64_t methods, bad;	 /* Method* values named, refused */
 	uint64_t compiled;	 /* frames stepped by their blob's frame size */
 	uint64_t reloads;	 /* code cache tables read again (a pc not found) */
+	/* compiled frames' inlined methods (jvm_frames__inlines) */
+	uint64_t inline_pcs;	  /* pcs whose scope chain was decoded */
+	uint64_t inline_deep;	  /* of them, with inlined methods */
+	uint64_t inline_failed;	  /* pcs left as one frame: unreadable or refused */
+	uint64_t inline_moved;	  /* pcs dropped: a different nmethod there later */
+	uint64_t nm_reads;	  /* nmethods' debug tables read */
 	char why[PROF_ERROR_LEN]; /* the first JVM that could not be read and why */
 };
 
@@ -238,6 +244,15 @@ int jvm_frames__step(void *ctx, uint32_t pid, const struct unwind_regs *r,
 /* 1 and the name ("pkg.Class.method", owned by jf) of a frame that
  * jvm_frames__frame() stored for pid, else 0. */
 int jvm_frames__name(void *ctx, uint32_t pid, uint64_t addr, const char **name);
+/* The Java methods inlined at compiled code `pc` of pid, as decoded from
+ * its nmethod when a stack walk stepped over it (jvm_frames__step): 1 + k
+ * names into names[max], innermost first, the compiled method itself
+ * last, owned by jf; 0 when there are none (no inlining there, not
+ * decoded, refused, or the pc held other code later). caller: pc is a
+ * return address (the walk's later frames), else a sampled pc. */
+#define JVM_FRAMES_MAX_INLINE_PCS (1u << 18) /* pcs decoded, all JVMs together */
+size_t jvm_frames__inlines(void *ctx, uint32_t pid, uint64_t pc, int caller, const char **names,
+			   size_t max);
 void jvm_frames__stats(const struct jvm_frames *jf, struct jvm_frames_stats *st);
 /* Were pid's tables read, its frames handled (jf NULL: no)? */
 int jvm_frames__ready(const struct jvm_frames *jf, uint32_t pid);

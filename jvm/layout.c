@@ -53,6 +53,21 @@ static int look(const struct vmstructs *vs, const char *type, const char *field,
 	return field ? vmstructs__offset(vs, type, field, v) : vmstructs__size(vs, type, v);
 }
 
+/* What decoding a compiled frame's inlined methods needs (scopes.c): all
+ * of it, or nm_scopes stays 0 and frames are shown without their inlines
+ * (JDK 23 and later lay nmethods out otherwise). */
+static void scopes_layout(struct hs_layout *l, const struct vmstructs *vs)
+{
+	l->nm_scopes = (!look(vs, "CompiledMethod", "_scopes_data_begin", &l->nm_scopes_data) ||
+			!look(vs, "nmethod", "_scopes_data_begin", &l->nm_scopes_data)) &&
+		       !look(vs, "nmethod", "_metadata_offset", &l->nm_metadata_off) &&
+		       !look(vs, "nmethod", "_scopes_pcs_offset", &l->nm_pcs_off) &&
+		       !look(vs, "nmethod", "_dependencies_offset", &l->nm_deps_off) &&
+		       !look(vs, "PcDesc", "_pc_offset", &l->pcd_pc) &&
+		       !look(vs, "PcDesc", "_scope_decode_offset", &l->pcd_scope) &&
+		       !look(vs, "PcDesc", NULL, &l->pcd_size);
+}
+
 int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof_error *e)
 {
 	int64_t slot;
@@ -76,6 +91,7 @@ int hs_layout__init(struct hs_layout *l, const struct vmstructs *vs, struct prof
 					      w->type, w->field ? "::" : "",
 					      w->field ? w->field : " size");
 	}
+	scopes_layout(l, vs);
 	/* JDK 17 exports the interpreter frame's first two slots only; on
 	 * x86-64 the Method* is the next one down (frame_x86.hpp: sender_sp
 	 * -1, last_sp -2, method -3). Only the interpreted-frame namer needs

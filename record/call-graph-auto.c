@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jvm/jvm.h"
 #include "proc-scan.h"
 
 #define AUTO_MAX_FILES 64
@@ -121,6 +122,60 @@ static int open_command(const char *cmd, char *found, size_t len)
 	return -ENOENT;
 }
 
+/* Is pid a running HotSpot JVM (whether or not it may be attached to)?
+ * Read from /proc and its libjvm.so; nothing is sent to it. */
+static int hotspot(pid_t pid)
+{
+	struct prof_error e;
+	int r;
+
+	if (jvm_is_jvm(pid) != 1)
+		return 0;
+	r = jvm_may_signal(pid, &e);
+	return r != -ENOEXEC && r != -ESRCH && r != -ENOMEM;
+}
+
+/* The last -XX:[+-]PreserveFramePointer in s (space-separated words):
+ * 1 on, 0 off, else `state` unchanged. */
+static int pfp_in(const char *s, int state)
+{
+	static const char flag[] = "PreserveFramePointer";
+	const char *p = s;
+
+	while (p && (p = strstr(p, "-XX:")) != NULL) {
+		if ((p[4] == '+' || p[4] == '-') && !strncmp(p + 5, flag, sizeof(flag) - 1) &&
+		    (!p[5 + sizeof(flag) - 1] || p[5 + sizeof(flag) - 1] == ' '))
+			state = p[4] == '+';
+		p += 4;
+	}
+	return state;
+}
+
+/* A command that is a JDK launcher (java, javac, ...: bin/NAME beside
+ * lib/libjli.so), started without -XX:+PreserveFramePointer (or
+ * -J-XX:+...) in its options or the variables the launcher and the JVM
+ * read, in their order (@argfiles are not read: a flag only there is
+ * missed, and DWARF stacks are taken). */
+static int java_without_pfp(const struct record_opts *o, const char *path)
+{
+	static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"};
+	char real[PATH_MAX], dir[PATH_MAX], jli[PATH_MAX + 32];
+	int state = 0;
+
+	/* /usr/bin/java is a link to the JDK's (through /etc/alternatives) */
+	if (!realpath(path, real))
+		return 0;
+	dir_of(real, dir, sizeof(dir));
+	snprintf(jli, sizeof(jli), "%s/../lib/libjli.so", dir);
+	if (access(jli, F_OK))
+		return 0;
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		state = pfp_in(getenv(vars[i]), state);
+	for (size_t i = 1; o->argv[i] && o->argv[i][0] == '-'; i++)
+		state = pfp_in(o->argv[i], state);
+	return !pfp_in(getenv("_JAVA_OPTIONS"), state);
+}
+
 void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
 {
 	struct auto_state *st = calloc(1, sizeof(*st));
@@ -134,10 +189,23 @@ void call_graph_auto(const struct record_opts *o, struct cg_auto *c)
 	st->c = c;
 	if (o->argv && o->argv[0]) {
 		fd = open_command(o->argv[0], path, sizeof(path));
-		if (fd >= 0) {
+		if (fd >= 0 && java_without_pfp(o, path)) {
+			c->dwarf = 1;
+			c->jvm = -1;
+			snprintf(c->path, sizeof(c->path), "%.1000s", path);
+		}
+		if (fd >= 0 && !c->dwarf) {
 			dir_of(path, dir, sizeof(dir));
 			judge_program(st, fd, path, dir);
+		}
+		if (fd >= 0)
 			close(fd);
+	}
+	for (i = 0; i < o->npids && !c->dwarf; i++) {
+		if (hotspot(o->pids[i]) &&
+		    !jvm_option_set(o->pids[i], "-XX:+PreserveFramePointer")) {
+			c->dwarf = 1;
+			c->jvm = (int)o->pids[i];
 		}
 	}
 	for (i = 0; i < o->npids && !c->dwarf; i++) {
@@ -217,7 +285,11 @@ static void why(const char *path, const struct fp_share *s, int none, char *buf,
 
 void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len)
 {
-	if (!c->judged)
+	if (c->jvm > 0)
+		snprintf(buf, len, "JVM %d runs without -XX:+PreserveFramePointer", c->jvm);
+	else if (c->jvm)
+		snprintf(buf, len, "%s starts a JVM without -XX:+PreserveFramePointer", c->path);
+	else if (!c->judged)
 		snprintf(buf, len, "no target binary could be judged");
 	else
 		why(c->path, &c->share, c->dwarf, buf, len);

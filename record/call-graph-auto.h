@@ -15,6 +15,8 @@ struct cg_auto {
 	char path[1024];       /* the binary that decided: the first without frame
 				  pointers, else the first judged */
 	struct fp_share share; /* its code that keeps a frame pointer */
+	int jvm;	       /* a HotSpot JVM without -XX:+PreserveFramePointer
+				  decided: its pid (-p), -1 a java command (path) */
 	/* --sched with frame-pointer stacks: the targets' C library, where
 	 * lock, condition and I/O waits switch out; without frame pointers
 	 * (Debian's) a frame-pointer switch-out stack ends in it, so the
@@ -24,6 +26,10 @@ struct cg_auto {
 	struct fp_share libc_share;
 };
 
+/* A HotSpot JVM target (-p) whose options (jvm/options.c, read without
+ * attaching) lack -XX:+PreserveFramePointer decides dwarf first: its
+ * compiled Java frames keep no frame pointer, and DWARF walks step over
+ * them by their frame sizes (jvm/java-frames.c). */
 /* Judges each target's main executable (-p: /proc/PID/exe; a command: its
  * file, found through PATH as execvp finds it) and the libraries each links
  * from its own tree (fp-detect.h): dwarf when any of them lacks frame
@@ -40,7 +46,7 @@ void call_graph_auto_libc(const struct record_opts *o, struct cg_auto *c);
 
 /* The why, for the notice and the file's meta ("call-graph-auto"), e.g.
  * "/usr/bin/redis-server has no frame pointers (1% of its code keeps
- * one)". */
+ * one)", or "JVM 4242 runs without -XX:+PreserveFramePointer". */
 void call_graph_auto_why(const struct cg_auto *c, char *buf, size_t len);
 /* The same for the switch-out stacks, e.g. "/lib/x86_64-linux-gnu/libc.so.6
  * has no frame pointers (0% of its code keeps one)". */

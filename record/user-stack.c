@@ -570,6 +570,25 @@ void ustack_sample_now(struct recorder *rec, uint32_t pid, uint32_t tid, uint64_
 		process_fp(rec, &e, chain, st ? st : &none, event);
 }
 
+/* What the Java frame walker did, when it met a JVM. */
+static void jvm_stats(struct recorder *rec)
+{
+	struct jvm_frames_stats st;
+
+	if (!rec->ustack.jvm)
+		return;
+	jvm_frames__stats(rec->ustack.jvm, &st);
+	if (!st.jvms)
+		return;
+	rec_writer__stat(rec->w, "jvm-compiled-frames", st.compiled);
+	rec_writer__stat(rec->w, "jvm-interpreted-named", st.named);
+	rec_writer__stat(rec->w, "jvm-inline-pcs", st.inline_pcs);
+	rec_writer__stat(rec->w, "jvm-inline-deep", st.inline_deep);
+	rec_writer__stat(rec->w, "jvm-inline-failed", st.inline_failed);
+	rec_writer__stat(rec->w, "jvm-inline-moved", st.inline_moved);
+	rec_writer__stat(rec->w, "jvm-nmethod-reads", st.nm_reads);
+}
+
 void ustack_write_stats(struct recorder *rec)
 {
 	struct ustack_rec *u = &rec->ustack;
@@ -612,6 +631,7 @@ void ustack_write_stats(struct recorder *rec)
 		snprintf(key, sizeof(key), "unwind-failed-%s", unwind_status_name(s));
 		rec_writer__stat(rec->w, key, u->fail[s]);
 	}
+	jvm_stats(rec);
 	rec->sum->unwind_stacks = u->stacks;
 	rec->sum->unwind_root = u->fail[UNWIND_OK_ROOT];
 	rec->sum->unwind_cut = u->cut;
@@ -624,6 +644,7 @@ const struct symbolize_opts *ustack_symbolize_opts(struct recorder *rec,
 	if (!rec->ustack.jvm)
 		return NULL;
 	*so = (struct symbolize_opts){.frame_name = jvm_frames__name,
+				      .frame_inlines = jvm_frames__inlines,
 				      .frame_name_arg = rec->ustack.jvm};
 	return so;
 }

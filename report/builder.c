@@ -267,8 +267,11 @@ static int name_with_line(struct builder *b, const char *name, size_t len,
 	}
 	if (GROW(b->text, b->text_cap, len + flen + 32 + strlen(suffix)))
 		return -ENOMEM;
-	n = snprintf(b->text, b->text_cap, "%.*s (%.*s:%u)%s", (int)len, name, (int)flen, file,
-		     in->line, suffix);
+	if (!in->file && !in->line) /* a JIT's inlined method: no source known */
+		n = snprintf(b->text, b->text_cap, "%.*s%s", (int)len, name, suffix);
+	else
+		n = snprintf(b->text, b->text_cap, "%.*s (%.*s:%u)%s", (int)len, name, (int)flen,
+			     file, in->line, suffix);
 	if (n < 0)
 		return -EINVAL;
 	return profile__intern(b->p, b->text, (size_t)n, id);

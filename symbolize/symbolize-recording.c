@@ -165,6 +165,32 @@ static int jit_map_of(struct symbolizer *s, uint32_t pid, struct perf_map **map)
 	return 0;
 }
 
+/* A named JIT frame: its symbol, and the methods the recorder saw inlined
+ * at its pc as its inline records (innermost first, as DWARF's). */
+static int emit_jit(struct symbolizer *s, uint32_t id, const struct rec_frame *f, const char *name,
+		    uint64_t off)
+{
+	const char *names[MAX_INLINE_DEPTH];
+	int caller = (f->flags & REC_FRAME_CALLER) != 0;
+	int err = emit_flags(s, id, name, off, REC_SYMBOL_JIT);
+	size_t n = 0;
+
+	if (!err && s->opts && s->opts->frame_inlines && f->pid)
+		n = s->opts->frame_inlines(s->opts->frame_name_arg, f->pid,
+					   f->addr + (caller ? 1 : 0), caller, names,
+					   MAX_INLINE_DEPTH);
+	for (size_t i = 0; i < n && !err; i++) {
+		struct rec_inline in = {.frame = id};
+
+		err = rec_writer__string(s->w, names[i], strlen(names[i]), &in.name);
+		if (!err)
+			err = rec_writer__inline(s->w, &in);
+	}
+	if (n > 1)
+		s->st.with_inlines++;
+	return err;
+}
+
 /* A user frame outside any file: JIT code, if the process has a map. A
  * frame of a JIT epoch (jit-timeline.h) is named by the snapshot that
  * closed its epoch, the map read at the end closing the last one, then by
@@ -194,19 +220,19 @@ static int jit_frame(struct symbolizer *s, uint32_t id, const struct rec_frame *
 	    (found && jit_timeline__closed(s->timeline, f->pid, epoch))) {
 		s->st.jit_resolved++;
 		s->st.jit_by_epoch++;
-		return emit_flags(s, id, tname, toff, REC_SYMBOL_JIT);
+		return emit_jit(s, id, f, tname, toff);
 	}
 	err = f->pid ? jit_map_of(s, f->pid, &map) : 0;
 	if (err)
 		return err;
 	if (map && perf_map__lookup(map, f->addr, &name, &off)) {
 		s->st.jit_resolved++;
-		return emit_flags(s, id, name, off, REC_SYMBOL_JIT);
+		return emit_jit(s, id, f, name, off);
 	}
 	if (found) { /* freed during the last epoch */
 		s->st.jit_resolved++;
 		s->st.jit_by_epoch++;
-		return emit_flags(s, id, tname, toff, REC_SYMBOL_JIT);
+		return emit_jit(s, id, f, tname, toff);
 	}
 	s->st.unresolved++;
 	return 0;

@@ -98,6 +98,13 @@ struct symbolize_opts {
 	 * itself (jvm/'s interpreted Java frames, stored as their Method*):
 	 * 1 and *name (owned by the callee), else 0. NULL: none. */
 	int (*frame_name)(void *arg, uint32_t pid, uint64_t addr, const char **name);
+	/* The methods inlined at a named JIT frame's pc (jvm/'s compiled Java
+	 * frames, decoded while recording): n > 1 names innermost first, the
+	 * frame's own method last, owned by the callee; 0: none. caller: pc
+	 * is a return address. Written as the frame's inline records. NULL:
+	 * none. Both take frame_name_arg. */
+	size_t (*frame_inlines)(void *arg, uint32_t pid, uint64_t pc, int caller,
+				const char **names, size_t max);
 	void *frame_name_arg;
 	/* JIT maps read during the recording (jit-timeline.h): frames with a
 	 * JIT epoch are named from them first. NULL: the map at the end only. */

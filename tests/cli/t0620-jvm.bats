@@ -152,10 +152,17 @@ setup_file() {
 	start_jvm "${JFLAGS[@]}" -- 60 2
 	run "$PROF" record -q -d 0.5 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/q.data"
 	[ "$status" -eq 0 ] && [ -z "$output" ] # -q: silent
-	run "$PROF" record -d 1 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/nofp.data"
+	# frame-pointer stacks asked for: they stop at compiled Java frames
+	run "$PROF" record --call-graph fp -d 1 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/nofp.data"
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'runs without -XX:+PreserveFramePointer')" -eq 1 ]
 	echo "$output" | grep -q 'hint: restart it with -XX:+PreserveFramePointer'
+	# the default (auto) takes DWARF stacks for it instead, and says why
+	run "$PROF" record -d 1 -p "$JVM_PID" -o "$BATS_TEST_TMPDIR/auto.data"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q "JVM $JVM_PID runs without -XX:+PreserveFramePointer: DWARF stacks"
+	! echo "$output" | grep -q 'hint: restart it with -XX:+PreserveFramePointer'
+	"$PROF" report -i "$BATS_TEST_TMPDIR/auto.data" --header | grep -q "call-graph-auto: JVM $JVM_PID runs without -XX:+PreserveFramePointer"
 	kill "$JVM_PID"
 	wait "$JVM_PID" || true
 }

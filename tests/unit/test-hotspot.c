@@ -4,8 +4,10 @@
  * exported offsets and strides, the layout looked up, a code heap walked
  * (used, free and torn blocks), a Method named; and hostile tables
  * (strides that make no sense, a missing symbol, indexes past the pool, a
- * name with a control byte) refused. t0645-jvm-vmstructs.bats reads a real
- * JVM 17. */
+ * name with a control byte) refused; an nmethod's pc descs searched and
+ * its scope chains decoded (scopes.c), also from hostile bytes (truncated
+ * streams, senders that loop, indexes past the metadata, random bytes).
+ * t0645-jvm-vmstructs.bats reads a real JVM 17, t0646 its inlined frames. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -362,12 +364,307 @@ static void test_string_pages(void **state)
 	assert_int_equal(jvm_mem__string(&mem, 16, buf, sizeof(buf)), -EFAULT);
 }
 
+/* ---- scopes.c: inlined methods from an nmethod's debug information ---- */
+
+/* UNSIGNED5 as HotSpot's CompressedWriteStream::write_int writes it. */
+static size_t u5(unsigned char *p, uint32_t v)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 4 && v >= 192; i++) {
+		p[n++] = (unsigned char)(192 + (v - 192) % 64);
+		v = (v - 192) / 64;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+static void test_unsigned5(void **state)
+{
+	static const uint32_t vals[] = {0, 1, 191, 192, 255, 1000, 12345, 1u << 20, 1u << 28};
+	unsigned char buf[16], five[5];
+	size_t pos;
+	uint32_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		size_t n = u5(buf, vals[i]);
+
+		pos = 0;
+		assert_int_equal(hs_unsigned5(buf, n, &pos, &v), 0);
+		assert_int_equal(v, vals[i]);
+		assert_int_equal(pos, n);
+		/* cut anywhere before its end: refused */
+		for (size_t cut = 0; cut < n; cut++) {
+			pos = 0;
+			assert_int_equal(hs_unsigned5(buf, cut, &pos, &v), -EBADMSG);
+		}
+	}
+	/* five high bytes: the fifth ends it whatever it is */
+	memset(five, 0xff, sizeof(five));
+	pos = 0;
+	assert_int_equal(hs_unsigned5(five, sizeof(five), &pos, &v), 0);
+	assert_int_equal(pos, 5);
+}
+
+/* A PcDesc table as HotSpot lays it out: 16-byte records, pc offset
+ * first, scope decode offset next; sentinels at -1 and INT_MAX. */
+static unsigned char pcs[8 * 16];
+
+static void put_pc(size_t i, int32_t pc, uint32_t scope)
+{
+	memcpy(pcs + i * 16, &pc, 4);
+	memcpy(pcs + i * 16 + 4, &scope, 4);
+	memset(pcs + i * 16 + 8, 0, 8);
+}
+
+static struct hs_nm_data nm_table(size_t n)
+{
+	return (struct hs_nm_data){
+	    .pcs = pcs, .npcs = n, .pcd_size = 16, .pcd_pc = 0, .pcd_scope = 4};
+}
+
+static void test_pcdesc_find(void **state)
+{
+	struct hs_nm_data d = nm_table(5);
+
+	(void)state;
+	put_pc(0, -1, 0);
+	put_pc(1, 10, 0);
+	put_pc(2, 20, 0);
+	put_pc(3, 30, 0);
+	put_pc(4, INT32_MAX, 0);
+	/* a return address: the record at it */
+	assert_int_equal(hs_pcdesc_find(&d, 20, 0), 2);
+	assert_int_equal(hs_pcdesc_find(&d, 10, 0), 1);
+	/* a sampled pc: the first record after it */
+	assert_int_equal(hs_pcdesc_find(&d, 20, 1), 3);
+	assert_int_equal(hs_pcdesc_find(&d, 15, 1), 2);
+	assert_int_equal(hs_pcdesc_find(&d, 0, 1), 1);
+	assert_int_equal(hs_pcdesc_find(&d, 31, 1), 4); /* the end sentinel */
+	assert_int_equal(hs_pcdesc_find(&d, (uint64_t)INT32_MAX + 5, 0), -1);
+	d.npcs = 0;
+	assert_int_equal(hs_pcdesc_find(&d, 10, 0), -1);
+	/* all garbage: still ends, within the table */
+	memset(pcs, 0xa5, sizeof(pcs));
+	d.npcs = sizeof(pcs) / 16;
+	for (uint64_t off = 0; off < 100000; off += 777)
+		assert_true(hs_pcdesc_find(&d, off, 1) < (long)d.npcs);
+	d.npcs = 1; /* one record past every offset: none */
+	put_pc(0, 3, 0);
+	assert_int_equal(hs_pcdesc_find(&d, 3, 1), -1);
+}
+
+#define M_OUTER 0x7000100u
+#define M_MID	0x7000200u
+#define M_INNER 0x7000300u
+
+static unsigned char scopes[4096];
+static uint64_t meta[3] = {M_OUTER, M_MID, M_INNER};
+
+/* Writes a scope (sender, method index, bci, then three offsets) at *at;
+ * returns its decode offset. */
+static uint32_t put_scope(size_t *at, uint32_t sender, uint32_t index, uint32_t bci)
+{
+	uint32_t me = (uint32_t)*at;
+
+	*at += u5(scopes + *at, sender);
+	*at += u5(scopes + *at, index);
+	*at += u5(scopes + *at, bci);
+	for (int i = 0; i < 3; i++)
+		*at += u5(scopes + *at, 0);
+	return me;
+}
+
+static struct hs_nm_data nm_scopes(size_t len)
+{
+	return (struct hs_nm_data){.method = M_OUTER,
+				   .scopes = scopes,
+				   .scopes_len = len,
+				   .meta = (const unsigned char *)meta,
+				   .nmeta = 3};
+}
+
+static void test_scope_chain(void **state)
+{
+	uint64_t m[HS_MAX_SCOPES];
+	size_t at = 1; /* offset 0 is "none" */
+	uint32_t outer, mid, inner, bad;
+	struct hs_nm_data d;
+
+	(void)state;
+	memset(scopes, 0, sizeof(scopes));
+	outer = put_scope(&at, 0, 1, 7);
+	mid = put_scope(&at, outer, 2, 300); /* a two-byte bci */
+	inner = put_scope(&at, mid, 3, 4);
+	d = nm_scopes(at);
+	assert_int_equal(hs_scope_chain(&d, inner, m, HS_MAX_SCOPES), 3);
+	assert_int_equal(m[0], M_INNER);
+	assert_int_equal(m[1], M_MID);
+	assert_int_equal(m[2], M_OUTER);
+	assert_int_equal(hs_scope_chain(&d, outer, m, HS_MAX_SCOPES), 1);
+	/* 0: a sentinel record, the method itself */
+	assert_int_equal(hs_scope_chain(&d, 0, m, HS_MAX_SCOPES), 1);
+	assert_int_equal(m[0], M_OUTER);
+	/* deeper than max */
+	assert_int_equal(hs_scope_chain(&d, inner, m, 2), -EBADMSG);
+	/* truncated: the stream ends inside the innermost scope */
+	d.scopes_len = inner + 1;
+	assert_int_equal(hs_scope_chain(&d, inner, m, HS_MAX_SCOPES), -EBADMSG);
+	d.scopes_len = at;
+	/* an offset past the data */
+	assert_int_equal(hs_scope_chain(&d, (uint32_t)at + 100, m, HS_MAX_SCOPES), -EBADMSG);
+	assert_int_equal(hs_scope_chain(&d, UINT32_MAX, m, HS_MAX_SCOPES), -EBADMSG);
+	/* a loop: a scope that names itself, or a later one, as its sender */
+	bad = put_scope(&at, (uint32_t)at, 2, 0);
+	d.scopes_len = at;
+	assert_int_equal(hs_scope_chain(&d, bad, m, HS_MAX_SCOPES), -EBADMSG);
+	scopes[mid] = (unsigned char)inner; /* mid's sender now after it */
+	assert_int_equal(hs_scope_chain(&d, inner, m, HS_MAX_SCOPES), -EBADMSG);
+	scopes[mid] = (unsigned char)outer;
+	/* huge and null method indexes */
+	bad = put_scope(&at, outer, 1u << 30, 0);
+	d.scopes_len = at;
+	assert_int_equal(hs_scope_chain(&d, bad, m, HS_MAX_SCOPES), -EBADMSG);
+	bad = put_scope(&at, outer, 0, 0);
+	d.scopes_len = at;
+	assert_int_equal(hs_scope_chain(&d, bad, m, HS_MAX_SCOPES), -EBADMSG);
+	/* the outermost scope is not the nmethod's method (freed, reused) */
+	d.method = M_MID;
+	assert_int_equal(hs_scope_chain(&d, inner, m, HS_MAX_SCOPES), -EBADMSG);
+	d.method = M_OUTER;
+	/* a chain longer than HS_MAX_SCOPES, each sender before it */
+	{
+		uint32_t prev = outer;
+
+		for (int i = 0; i < HS_MAX_SCOPES + 5; i++)
+			prev = put_scope(&at, prev, 2, 1);
+		d.scopes_len = at;
+		assert_int_equal(hs_scope_chain(&d, prev, m, HS_MAX_SCOPES), -EBADMSG);
+	}
+	/* random bytes: refused or a chain ending in the method, never more */
+	for (unsigned seed = 1; seed < 200; seed++) {
+		unsigned x = seed;
+		int n;
+
+		for (size_t i = 0; i < 256; i++) {
+			x = x * 1103515245u + 12345u;
+			scopes[i] = (unsigned char)(x >> 16);
+		}
+		d.scopes_len = 256;
+		n = hs_scope_chain(&d, seed % 256, m, HS_MAX_SCOPES);
+		assert_true(n == -EBADMSG || (n >= 1 && n <= HS_MAX_SCOPES && m[n - 1] == M_OUTER));
+	}
+}
+
+/* A fake nmethod in this process's memory, read back as from a JVM. */
+static unsigned char blob[1024] __attribute__((aligned(64)));
+
+static void test_nm_data(void **state)
+{
+	struct hs_layout l = {.nm_scopes = 1,
+			      .blob_size = 0x8,
+			      .blob_code_begin = 0x10,
+			      .nm_method = 0x18,
+			      .nm_compile_id = 0x20,
+			      .nm_scopes_data = 0x28,
+			      .nm_metadata_off = 0x30,
+			      .nm_pcs_off = 0x34,
+			      .nm_deps_off = 0x38,
+			      .pcd_pc = 0,
+			      .pcd_scope = 4,
+			      .pcd_size = 16};
+	uint64_t base = (uintptr_t)blob, m[HS_MAX_SCOPES];
+	struct hs_code_entry e = {.begin = base + 768,
+				  .end = base + 1000,
+				  .kind = HS_CODE_NMETHOD,
+				  .compile_id = 42,
+				  .blob = base,
+				  .method = M_OUTER};
+	size_t at = 1;
+	uint32_t outer, inner;
+	int32_t v;
+	struct hs_nm_data d;
+
+	(void)state;
+	jvm_mem__init(&mem, getpid());
+	memset(blob, 0, sizeof(blob));
+	memset(scopes, 0, sizeof(scopes));
+	outer = put_scope(&at, 0, 1, 7);
+	inner = put_scope(&at, outer, 3, 4);
+	/* metadata at 512 (3 entries), scopes at 536 (64 bytes), 4 pc descs
+	 * at 600, dependencies at 664 */
+	memcpy(blob + 512, meta, sizeof(meta));
+	memcpy(blob + 536, scopes, 64);
+	memset(pcs, 0, sizeof(pcs));
+	put_pc(0, -1, 0);
+	put_pc(1, 16, outer);
+	put_pc(2, 40, inner);
+	put_pc(3, INT32_MAX, 0);
+	memcpy(blob + 600, pcs, 64);
+	v = 1024;
+	memcpy(blob + 0x8, &v, 4);
+	put64(blob + 0x10, e.begin);
+	put64(blob + 0x18, M_OUTER);
+	v = 42;
+	memcpy(blob + 0x20, &v, 4);
+	put64(blob + 0x28, base + 536);
+	v = 512;
+	memcpy(blob + 0x30, &v, 4);
+	v = 600;
+	memcpy(blob + 0x34, &v, 4);
+	v = 664;
+	memcpy(blob + 0x38, &v, 4);
+
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), 0);
+	assert_int_equal(d.npcs, 4);
+	assert_int_equal(d.nmeta, 3);
+	/* a sampled pc before the inlined call's pc desc: inside the inlined method */
+	assert_int_equal(hs_nm_inlines(&d, e.begin + 20, 1, m, HS_MAX_SCOPES), 2);
+	assert_int_equal(m[0], M_INNER);
+	assert_int_equal(m[1], M_OUTER);
+	/* a return address at the first desc: the outer method alone */
+	assert_int_equal(hs_nm_inlines(&d, e.begin + 16, 0, m, HS_MAX_SCOPES), 1);
+	assert_int_equal(hs_nm_inlines(&d, e.begin - 1, 1, m, HS_MAX_SCOPES), -EBADMSG);
+	/* a native method's wrapper has no pc descs: the method alone */
+	d.npcs = 0;
+	assert_int_equal(hs_nm_inlines(&d, e.begin + 20, 0, m, HS_MAX_SCOPES), 1);
+	assert_int_equal(m[0], M_OUTER);
+	hs_nm_data__release(&d);
+
+	/* another nmethod there now: its compile id differs */
+	e.compile_id = 43;
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), -EBADMSG);
+	e.compile_id = 42;
+	/* tables out of order, or past the blob */
+	v = 700;
+	memcpy(blob + 0x34, &v, 4);
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), -EBADMSG);
+	v = 600;
+	memcpy(blob + 0x34, &v, 4);
+	v = 5000;
+	memcpy(blob + 0x38, &v, 4);
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), -EBADMSG);
+	v = 664;
+	memcpy(blob + 0x38, &v, 4);
+	/* a layout without the fields: not supported */
+	l.nm_scopes = 0;
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), -ENOTSUP);
+	l.nm_scopes = 1;
+	/* and, all set again, readable */
+	assert_int_equal(hs_nm_data__read(&d, &mem, &l, &e), 0);
+	hs_nm_data__release(&d);
+	hs_nm_data__release(&d); /* twice: a no-op */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tables),	 cmocka_unit_test(test_hostile_tables),
 	    cmocka_unit_test(test_method_name),	 cmocka_unit_test(test_codecache),
-	    cmocka_unit_test(test_string_pages),
+	    cmocka_unit_test(test_string_pages), cmocka_unit_test(test_unsigned5),
+	    cmocka_unit_test(test_pcdesc_find),	 cmocka_unit_test(test_scope_chain),
+	    cmocka_unit_test(test_nm_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
