@@ -22,7 +22,9 @@ JOBS=${JOBS:-2}
 sh tools/check-includes.sh
 make -s -j"$JOBS" all unit fuzz
 sh tools/check-cycles.sh build
-make -s -j"$JOBS" SANITIZE=address,undefined all unit
+# the sanitized prof and unit tests only: the CLI tests run build/'s
+# examples under either prof
+make -s -j"$JOBS" SANITIZE=address,undefined build-san/prof unit
 
 export CMOCKA_MESSAGE_OUTPUT=TAP
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
