@@ -22,6 +22,7 @@ setup_file() {
 # record_alloc NAME JAVA-OPTIONS... -- ARGS...: JavaAlloc ARGS with the
 # options, recorded 2 s with --alloc (defaults) once it is ready, into
 # NAME.data; JFR's recording (if the options ask for one) in NAME.jfr.
+# The JVM is stopped once recorded, but for JFR's, which runs its course.
 record_alloc() {
 	local name=$1 opts=()
 	shift
@@ -31,6 +32,7 @@ record_alloc() {
 	local jvm=$!
 	wait_ready "$name.log" "$jvm"
 	"$PROF" record -q -p "$jvm" --alloc -d 2 -o "$name.data" || true
+	[[ "${opts[*]}" == *StartFlightRecording* ]] || kill "$jvm" 2>/dev/null || true
 	wait "$jvm" || true
 	rm -f "/tmp/perf-$jvm.map" # written for prof by the JVM (root's): pids come round
 }
