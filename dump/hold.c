@@ -38,7 +38,8 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 	while (!once || !handled) {
 		uint64_t spent = dump_now_ns() - start;
 		pid_t tid;
-		int sig, r = dump_next_stop(spent < ns ? ns - spent : 0, &tid, &sig);
+		uint64_t since = 0;
+		int sig, r = dump_next_stop(spent < ns ? ns - spent : 0, &tid, &sig, &since);
 		size_t i;
 
 		if (r == DUMP_STOP_NONE)
@@ -49,7 +50,7 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 			struct dump_thread *t = &set->t[h->pend[i]];
 
 			if (r == DUMP_STOP_STOPPED) {
-				dump_take(t, stack_max, maps, sig);
+				dump_take(t, stack_max, maps, sig, since);
 			} else {
 				t->pending = 0;
 				t->err = -ESRCH;
