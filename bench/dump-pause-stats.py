@@ -42,8 +42,8 @@ def prof(held, js):
     for t in ths:
         if not t["name"].startswith("spin-"):
             continue
-        # its detach (its stop time is prof's upper bound) ends in its gap
-        detach = t["time_ns"] + t["pause_ns"]
+        # its detach ends its gap (before d9e39a4 time_ns was the detach)
+        detach = t["time_ns"] + (t["pause_ns"] if "stop_wait_ns" in t else 0)
         m = [ns for start, end, ns in gaps.get(t["tid"], [])
              if start - 5000 <= detach <= end + 5000]
         own_spin.append(t["pause_ns"])

@@ -68,12 +68,12 @@ static void chld_init(void)
 		chld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
-/* The latest moment at which no thread prof holds had stopped unseen: a
- * stop reported later happened after it. It is the time of a waitpid()
- * that found nothing, or the time a SIGCHLD woke prof (the stop that sent
- * it came just before: prof wakes within microseconds at SCHED_FIFO).
- * When prof was busy copying another thread, it is the last time it
- * looked: the pause it gives a thread is then an upper bound. */
+/* When a stop reported now can have happened at the earliest: the time
+ * of the last waitpid() that found nothing, or the time a SIGCHLD woke
+ * prof (the stop that sent it came just before, by prof's wake-up: about
+ * 20 us on this VM, so a pause is that much short). When prof was busy
+ * copying another thread it is the last time it looked, and the pause it
+ * gives is an upper bound. */
 static uint64_t quiet_at;
 
 /* Sleeps until a SIGCHLD comes or `ns` pass. */
