@@ -3,9 +3,8 @@
  * that their trips to a stop overlap, and each is taken the moment its
  * stop is reported, whichever it is: a stopped thread waits at most for
  * the copies of the few stopped before it. One that has not stopped
- * within DUMP_HOLD_WAIT_NS (in uninterruptible sleep, or starved of a CPU
- * on a very busy machine) stays pending without counting as in flight.
- * After the pass the
+ * within DUMP_HOLD_WAIT_NS (waiting for a CPU on a busy machine, or in
+ * uninterruptible sleep) stays pending without counting as in flight. After the pass the
  * pending ones get up to DUMP_HOLD_LATE_NS more; the rest stay seized
  * (their interrupt pending), are let go as soon as they stop, and the
  * kernel lets them go if prof exits first (PTRACE_O_EXITKILL is never
@@ -18,8 +17,7 @@
 
 #include "lib/grow.h"
 
-#define DUMP_HOLD_WAIT_NS 50000000ull   /* 50 ms */
-#define DUMP_HOLD_POLL_NS 2000000ull    /* 2 ms */
+#define DUMP_HOLD_WAIT_NS 2000000ull    /* 2 ms */
 #define DUMP_HOLD_LATE_NS 1000000000ull /* 1 s */
 #define DUMP_HOLD_IN_FLIGHT 4
 
@@ -72,12 +70,11 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 }
 
 /* Threads interrupted less than DUMP_HOLD_WAIT_NS ago and not stopped yet:
- * the ones still expected to stop. They are counted that long, not only
- * for the first 2 ms, so that on a busy machine, where woken threads wait
- * long for a CPU, no more than DUMP_HOLD_IN_FLIGHT are on their way at
- * once: when the CPU comes they stop together, and each stopped one waits
- * for the copies of those before it (at load 75 on 2 CPUs, counting them
- * 2 ms let 50 pile up: 1.5 ms held for the last; docs/BENCHMARKS-dump-pause.md). */
+ * the ones still expected to stop soon. Counting them longer (50 ms) keeps
+ * the late ones on a busy machine from stopping together and queueing for
+ * their copies (p99 held 0.2-0.4 ms against 0.9-1.2 at load 19), but it
+ * doubled the skew and did not change what a spinner paid
+ * (docs/BENCHMARKS-dump-pause.md): not kept. */
 static size_t in_flight(const struct dump_holder *h, const struct dump_set *set, uint64_t now)
 {
 	size_t n = 0;
@@ -111,9 +108,8 @@ int dump_hold_pass(struct dump_holder *h, struct dump_set *set, size_t first,
 				h->pend[h->npend++] = (size_t)(t - set->t);
 			/* else gone (-ESRCH), or not allowed (-EPERM) */
 		}
-		/* the next stop; none within 2 ms: look again whether one went
-		 * out of flight */
-		take_stops(h, set, o->stack_max, maps, DUMP_HOLD_POLL_NS, 1);
+		/* the next stop; none within the wait: more threads go in flight */
+		take_stops(h, set, o->stack_max, maps, DUMP_HOLD_WAIT_NS, 1);
 	}
 	late = dump_now_ns();
 	while (h->npend && dump_now_ns() - late < DUMP_HOLD_LATE_NS)
