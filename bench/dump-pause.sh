@@ -1,93 +1,92 @@
 #!/bin/bash
 # bench/dump-pause.sh: what taking every thread's stack costs the target,
-# prof dump against eu-stack and gdb (the poor man's profiler).
+# prof dump against eu-stack and gdb (the poor man's profiler), in one run.
 #
-#   bench/dump-pause.sh      PROF=path (default build/prof)
+#   bench/dump-pause.sh      PROF=path (default build/prof), as root
 #
-# The target is examples/stuck with WAITERS threads blocked on a mutex
-# (default 93: 100 threads with its 7 others), among them a spinner that
-# never sleeps. The pause is measured independently of prof's own report:
-# over a tool's runs, the spinner's wall time less its run time and its
-# run-queue wait (/proc/PID/task/TID/schedstat) is the time it was held,
-# divided by the snapshots taken. prof's own figures (median and maximum
-# over every thread) come from its summary; skew is the spread between the
-# first and the last thread's capture in one snapshot (prof's json).
-# Then one snapshot of a 1,000-thread process (wall time, skew), and prof's
-# CPU and memory for -n 100 -i 0.01 on the 100 threads.
+# The target is examples/stuck with WAITERS threads blocked on a mutex,
+# its spinner and SPIN measured spinners (default 91 and 2: 100 threads).
+# The pause is measured independently of prof: a measured spinner never
+# sleeps, and prints every gap of its loop (wall clock less its own CPU
+# clock) less the run-queue wait its schedstat counted over the gap: time
+# it was not runnable, i.e. held (examples/stuck.c). For prof each of its
+# captures of a spinner is matched to the gap that holds the capture's stop
+# time; for eu-stack and gdb, which give no times, each run's largest gap
+# per spinner is its hold (a VM's stolen time makes gaps of 5-60 us too).
+# Figures are median/p99/max in ms. prof's own figures for every thread:
+# held stopped (pause_ns) and from the interrupt to the stop (stop_wait_ns);
+# skew is a snapshot's spread of stop times.
+# Then the same on a 1,000-thread process (K1000 snapshots), and prof's CPU
+# and memory for -n 100 -i 0.01 on the 100 threads.
 #
-# Env: WAITERS (93), K (100 prof snapshots), K_EU (20 eu-stack runs), K_GDB
-# (3 gdb runs; 0 skips gdb). Prints markdown on stdout.
+# Env: WAITERS (91), SPIN (2), HOGS (0: CPU hogs started beside, e.g. 2),
+# K (100 prof snapshots, 20 ms apart), K_EU (20 eu-stack runs), K_GDB (3
+# gdb runs; 0 skips gdb), K1000 (5). Prints markdown on stdout.
 set -eu
 BENCH_NAME=dump-pause
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_tools eu-stack python3
-WAITERS=${WAITERS:-93}
+WAITERS=${WAITERS:-91}
+SPIN=${SPIN:-2}
+HOGS=${HOGS:-0}
 K=${K:-100}
 K_EU=${K_EU:-20}
 K_GDB=${K_GDB:-3}
+K1000=${K1000:-5}
 STUCK=$(build_example stuck)
+STATS=$ROOT/bench/dump-pause-stats.py
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null || true; rm -rf "$TMP"' EXIT
 
-# start_stuck WAITERS: starts the target, sets PID (not in $(...): the
-# substitution would wait for the background job's stdout).
+for _ in $(seq "$HOGS"); do
+	yes >/dev/null &
+	PIDS+=($!)
+done
+
+# start_stuck WAITERS: starts the target (its held lines in $TMP/held.WAITERS),
+# sets PID (not in $(...): the substitution would wait for the job's stdout).
 start_stuck() {
-	"$STUCK" "$1" 2>"$TMP/stuck.$1" >/dev/null &
+	"$STUCK" "$1" spin "$SPIN" 2>"$TMP/stuck.$1" >"$TMP/held.$1" &
+	PIDS+=($!)
 	PID=$(wait_ready "$TMP/stuck.$1")
 }
 
-# spinner_sched PID: "WALL RUN WAIT" in ns for the spinner thread now: the
-# clock and its schedstat read within microseconds of each other, in one
-# process (a `date` and a `cut` forked apart on a busy machine would be
-# milliseconds apart, more than what is measured).
-spinner_sched() {
-	python3 - "$1" <<'PY'
-import os, sys, time
-d = "/proc/%s/task" % sys.argv[1]
-for t in os.listdir(d):
-    if open("%s/%s/comm" % (d, t)).read().strip() == "spinner":
-        path = "%s/%s/schedstat" % (d, t)
-        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        run, wait = open(path).read().split()[:2]
-        print(now, run, wait)
-        break
-PY
+# stat_line KEY FILE: the value of KEY in a stats output.
+stat_line() {
+	awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$2"
 }
 
-# held BEFORE AFTER N: ms the spinner was held per snapshot.
-held() {
-	awk -v b="$1" -v a="$2" -v n="$3" 'BEGIN { split(b, x, " "); split(a, y, " ")
-		printf "%.3f\n", ((y[1] - x[1]) - (y[2] - x[2]) - (y[3] - x[3])) / n / 1e6 }'
+# tool_runs N CMD...: runs CMD N times, noting each run's range of held lines.
+tool_runs() {
+	local n=$1 a b
+	shift
+	: >"$TMP/ranges"
+	for _ in $(seq "$n"); do
+		a=$(wc -l <"$TMP/held.$WAITERS")
+		"$@" >/dev/null 2>&1 || true
+		b=$(wc -l <"$TMP/held.$WAITERS")
+		echo "$a $b" >>"$TMP/ranges"
+	done
 }
 
 start_stuck "$WAITERS"
 NT=$(ls /proc/"$PID"/task | wc -l)
-say "target: $NT threads (pid $PID)"
+say "target: $NT threads (pid $PID), $HOGS hogs"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
-b=$(spinner_sched "$PID")
-"$PROF" dump -p "$PID" -n "$K" -i 0.02 --format folded >/dev/null 2>"$TMP/prof.err"
-a=$(spinner_sched "$PID")
-PROF_HELD=$(held "$b" "$a" "$K")
-PROF_OWN=$(grep -oE 'paused [0-9.]+ ms median, [0-9.]+ ms max' "$TMP/prof.err" | head -1)
+"$PROF" dump -p "$PID" -n "$K" -i 0.02 --format json >"$TMP/prof.json" 2>"$TMP/prof.err"
+python3 "$STATS" prof "$TMP/held.$WAITERS" "$TMP/prof.json" >"$TMP/s.prof"
 
-b=$(spinner_sched "$PID")
-for _ in $(seq "$K_EU"); do eu-stack -p "$PID" >/dev/null 2>&1 || true; done
-a=$(spinner_sched "$PID")
-EU_HELD=$(held "$b" "$a" "$K_EU")
+tool_runs "$K_EU" eu-stack -p "$PID"
+python3 "$STATS" windows "$TMP/held.$WAITERS" "$TMP/ranges" >"$TMP/s.eu"
 
-GDB_HELD="not run"
+GDB="not run"
 if [ "$K_GDB" -gt 0 ] && command -v gdb >/dev/null; then
-	b=$(spinner_sched "$PID")
-	for _ in $(seq "$K_GDB"); do
-		gdb -p "$PID" -batch -nx -ex "set pagination off" -ex "thread apply all bt" \
-			>/dev/null 2>&1 || true
-	done
-	a=$(spinner_sched "$PID")
-	GDB_HELD=$(held "$b" "$a" "$K_GDB")
+	tool_runs "$K_GDB" gdb -p "$PID" -batch -nx -ex "set pagination off" -ex "thread apply all bt"
+	python3 "$STATS" windows "$TMP/held.$WAITERS" "$TMP/ranges" >"$TMP/s.gdb"
+	GDB=$(stat_line oracle "$TMP/s.gdb")
 fi
-
-# skew within one snapshot, from the json's capture times
-"$PROF" dump -p "$PID" --format json >"$TMP/one.json" 2>/dev/null
-SKEW100=$(python3 -c 'import json,sys; t=[x["time_ns"] for x in json.load(open(sys.argv[1]))["threads"]]; print("%.2f" % ((max(t)-min(t))/1e6))' "$TMP/one.json")
 
 # prof's CPU and memory for 100 snapshots 10 ms apart
 /usr/bin/time -f "%e %U %S %M" -o "$TMP/time" "$PROF" dump -p "$PID" -n 100 -i 0.01 \
@@ -95,23 +94,31 @@ SKEW100=$(python3 -c 'import json,sys; t=[x["time_ns"] for x in json.load(open(s
 read -r WALL100 USR100 SYS100 RSS100 <"$TMP/time"
 kill "$PID"
 
-start_stuck 993
+W1000=$((WAITERS + 900))
+start_stuck "$W1000"
 NT1000=$(ls /proc/"$PID"/task | wc -l)
-/usr/bin/time -f "%e" -o "$TMP/time1000" "$PROF" dump -p "$PID" --format json \
+/usr/bin/time -f "%e" -o "$TMP/time1000" "$PROF" dump -p "$PID" -n "$K1000" -i 0.2 --format json \
 	>"$TMP/k.json" 2>"$TMP/k.err"
-SKEW1000=$(python3 -c 'import json,sys; t=[x["time_ns"] for x in json.load(open(sys.argv[1]))["threads"]]; print("%.2f" % ((max(t)-min(t))/1e6))' "$TMP/k.json")
-OWN1000=$(grep -oE 'paused [0-9.]+ ms median, [0-9.]+ ms max' "$TMP/k.err" | head -1)
+python3 "$STATS" prof "$TMP/held.$W1000" "$TMP/k.json" >"$TMP/s.k"
 kill "$PID"
 
 env_line
 echo
-echo "| tool | a never-sleeping thread held per snapshot (schedstat) | notes |"
-echo "|---|---:|---|"
-echo "| prof dump ($K snapshots) | $PROF_HELD ms | prof's own: $PROF_OWN per thread |"
-echo "| eu-stack -p ($K_EU runs) | $EU_HELD ms | every thread held while all are unwound |"
-echo "| gdb thread apply all bt ($K_GDB runs) | $GDB_HELD ms | |"
+echo "_load average $LOAD0 at the start, $HOGS CPU hogs beside; $NT threads, $SPIN measured spinners._"
 echo
-echo "- $NT threads: one snapshot's skew (first to last capture) $SKEW100 ms;" \
-	"-n 100 -i 0.01: $WALL100 s wall, ${USR100} s user + ${SYS100} s system CPU, max RSS $RSS100 KB."
-echo "- $NT1000 threads: one snapshot in $(cat "$TMP/time1000") s wall (symbolizing included)," \
-	"skew $SKEW1000 ms, $OWN1000 per thread."
+echo "| tool | measured spinner held per snapshot (its own clocks + schedstat): median/p99/max ms | notes |"
+echo "|---|---:|---|"
+echo "| prof dump ($K snapshots) | $(stat_line oracle "$TMP/s.prof") |" \
+	"prof's own for the spinners $(stat_line own_spin "$TMP/s.prof") |"
+echo "| eu-stack -p ($K_EU runs) | $(stat_line oracle "$TMP/s.eu") | every thread held while all are unwound |"
+echo "| gdb thread apply all bt ($K_GDB runs) | $GDB | |"
+echo
+echo "- prof's own, every thread of every snapshot: held stopped $(stat_line own_all "$TMP/s.prof")," \
+	"interrupt to stop $(stat_line wait_all "$TMP/s.prof"); skew (first to last stop of a" \
+	"snapshot) $(stat_line skew "$TMP/s.prof"); matched $(stat_line oracle_n "$TMP/s.prof")."
+echo "- $NT threads, -n 100 -i 0.01: $WALL100 s wall, ${USR100} s user + ${SYS100} s system CPU," \
+	"max RSS $RSS100 KB."
+echo "- $NT1000 threads, $K1000 snapshots: $(cat "$TMP/time1000") s wall (symbolizing included);" \
+	"spinners held $(stat_line oracle "$TMP/s.k") (oracle), $(stat_line own_spin "$TMP/s.k") (prof's own);" \
+	"every thread held $(stat_line own_all "$TMP/s.k"), interrupt to stop $(stat_line wait_all "$TMP/s.k");" \
+	"skew $(stat_line skew "$TMP/s.k")."

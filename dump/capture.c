@@ -68,6 +68,14 @@ static void chld_init(void)
 		chld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
+/* When a stop reported now can have happened at the earliest: the time
+ * of the last waitpid() that found nothing, or the time a SIGCHLD woke
+ * prof (the stop that sent it came just before, by prof's wake-up: about
+ * 20 us on this VM, so a pause is that much short). When prof was busy
+ * copying another thread it is the last time it looked, and the pause it
+ * gives is an upper bound. */
+static uint64_t quiet_at;
+
 /* Sleeps until a SIGCHLD comes or `ns` pass. */
 static void chld_wait(uint64_t ns)
 {
@@ -77,7 +85,8 @@ static void chld_wait(uint64_t ns)
 		struct pollfd p = {.fd = chld_fd, .events = POLLIN};
 		struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
 
-		ppoll(&p, 1, &ts, NULL);
+		if (ppoll(&p, 1, &ts, NULL) > 0)
+			quiet_at = dump_now_ns();
 		while (read(chld_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			;
 	} else {
@@ -87,7 +96,7 @@ static void chld_wait(uint64_t ns)
 	}
 }
 
-int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig)
+int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig, uint64_t *since)
 {
 	uint64_t start = dump_now_ns(), now;
 
@@ -96,10 +105,14 @@ int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig)
 		chld_init();
 	for (;;) {
 		int st;
+		uint64_t before = dump_now_ns();
 		pid_t r = waitpid(-1, &st, __WALL | WNOHANG);
 
+		if (r == 0)
+			quiet_at = before;
 		if (r > 0) {
 			*tid = r;
+			*since = quiet_at;
 			if (WIFEXITED(st) || WIFSIGNALED(st))
 				return DUMP_STOP_GONE;
 			if (!WIFSTOPPED(st))
@@ -148,7 +161,7 @@ static size_t read_stack(pid_t tid, uint64_t sp, unsigned char *buf, size_t len)
 }
 
 /* Takes registers, futex words and the stack of stopped tid, then lets
- * it go (passing back `sig`). */
+ * it go (passing back `sig`); t0: when it stopped. */
 static void take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig,
 		 uint64_t t0)
 {
@@ -221,10 +234,13 @@ int dump_interrupt(struct dump_thread *t, size_t stack_max)
 	return 0;
 }
 
-void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig)
+void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig,
+	       uint64_t since)
 {
-	take(t, stack_max, maps, sig, t->held_at);
-	t->time = dump_now_ns();
+	/* the stack is as it was at the stop: that is the capture's time */
+	t->time = since > t->held_at ? since : t->held_at;
+	t->stop_wait_ns = t->time - t->held_at;
+	take(t, stack_max, maps, sig, t->time);
 }
 
 void dump_let_go(pid_t tid, int sig)

@@ -47,30 +47,40 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The summary line: what the threads paid, held stopped (from each one's
+ * stop to its detach: what a thread that would have run was kept from
+ * running), and apart from it how long the stops took to come (a thread
+ * on its way to a stop runs, or sleeps on, as it would have). */
 static void summary(const struct dump_set *set, unsigned snapshots, int stopped)
 {
-	uint64_t *p = malloc((set->n ? set->n : 1) * sizeof(*p));
+	uint64_t *p = malloc((set->n ? set->n : 1) * 2 * sizeof(*p)), *w;
 	size_t n = 0, threads = 0, missed = 0;
 
 	if (!p)
 		return;
+	w = p + (set->n ? set->n : 1);
 	for (size_t i = 0; i < set->n; i++) {
 		int seen = 0;
 
-		if (set->t[i].captured)
+		if (set->t[i].captured) {
+			w[n] = set->t[i].stop_wait_ns;
 			p[n++] = set->t[i].pause_ns;
-		else
+		} else {
 			missed++;
+		}
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = set->t[k].tid == set->t[i].tid;
 		threads += !seen;
 	}
 	qsort(p, n, sizeof(*p), cmp_u64);
+	qsort(w, n, sizeof(*w), cmp_u64);
 	fprintf(stderr, "prof dump: %zu threads x %u snapshot%s", threads, snapshots,
 		snapshots == 1 ? "" : "s");
 	if (n)
-		fprintf(stderr, ", paused %.3f ms median, %.3f ms max per thread",
-			(double)p[n / 2] / 1e6, (double)p[n - 1] / 1e6);
+		fprintf(stderr, ", paused %.3f ms median, %.3f ms max per thread (stopped; the stops "
+			"came %.3f ms median, %.3f ms max after the interrupts)",
+			(double)p[n / 2] / 1e6, (double)p[n - 1] / 1e6, (double)w[n / 2] / 1e6,
+			(double)w[n - 1] / 1e6);
 	if (missed)
 		fprintf(stderr, ", %zu without a user stack", missed);
 	fputs(stopped ? " (stopped early)\n" : "\n", stderr);

@@ -31,7 +31,7 @@ struct dump_thread {
 	pid_t pid, tid;
 	pid_t nstid;            /* its id in its own pid namespace (a container's), = tid on the host */
 	uint32_t snapshot;
-	uint64_t time;          /* CLOCK_MONOTONIC ns when it was captured */
+	uint64_t time;          /* CLOCK_MONOTONIC ns when it stopped (its stack's moment) */
 	char state;             /* R, S, D, T, t, Z, X, I ... from /proc stat; '?' */
 	char comm[16];
 	char wchan[64];         /* "" when none or hidden */
@@ -49,7 +49,8 @@ struct dump_thread {
 	size_t stack_len;
 	uint64_t stack_start;
 	int stack_cut;          /* the copy stopped at its size, not at the mapping's end */
-	uint64_t pause_ns;      /* from the interrupt to the detach, as prof saw it */
+	uint64_t pause_ns;      /* from its stop to the detach (capture.c: quiet_at) */
+	uint64_t stop_wait_ns;  /* from the interrupt to its stop: it ran or slept on */
 	uint64_t held_at;       /* when the interrupt was sent */
 	int pending;            /* seized, did not stop in time: dump_capture_late() */
 	int tried;              /* its capture was attempted (not skipped by a stop) */
@@ -123,7 +124,8 @@ int dump_check_traceable(pid_t pid, char *msg, size_t len);
 
 /* capture.c: holding threads one at a time. dump_interrupt() seizes tid
  * and asks it to stop (t->pending); dump_next_stop() gives the next thread
- * prof holds that stopped (or exited), waiting up to max_ns; dump_take()
+ * prof holds that stopped (or exited), waiting up to max_ns, and *since,
+ * the earliest time that stop can have happened; dump_take()
  * copies a stopped thread's registers, futex words and up to stack_max
  * bytes of its stack and lets it go. dump_let_go() detaches a stopped
  * thread prof no longer wants. Signals are not blocked: prof's handlers
@@ -132,8 +134,9 @@ enum { DUMP_STOP_NONE = 0, DUMP_STOP_STOPPED, DUMP_STOP_GONE };
 /* CLOCK_MONOTONIC in ns: every time dump/ keeps (captures, pauses, waits). */
 uint64_t dump_now_ns(void);
 int dump_interrupt(struct dump_thread *t, size_t stack_max);
-int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig);
-void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig);
+int dump_next_stop(uint64_t max_ns, pid_t *tid, int *sig, uint64_t *since);
+void dump_take(struct dump_thread *t, size_t stack_max, const struct dump_maps *maps, int sig,
+	       uint64_t since);
 void dump_let_go(pid_t tid, int sig);
 
 /* hold.c: the capture pass of a snapshot (see there). */

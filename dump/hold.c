@@ -38,7 +38,8 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 	while (!once || !handled) {
 		uint64_t spent = dump_now_ns() - start;
 		pid_t tid;
-		int sig, r = dump_next_stop(spent < ns ? ns - spent : 0, &tid, &sig);
+		uint64_t since = 0;
+		int sig, r = dump_next_stop(spent < ns ? ns - spent : 0, &tid, &sig, &since);
 		size_t i;
 
 		if (r == DUMP_STOP_NONE)
@@ -49,7 +50,7 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 			struct dump_thread *t = &set->t[h->pend[i]];
 
 			if (r == DUMP_STOP_STOPPED) {
-				dump_take(t, stack_max, maps, sig);
+				dump_take(t, stack_max, maps, sig, since);
 			} else {
 				t->pending = 0;
 				t->err = -ESRCH;
@@ -69,7 +70,11 @@ static size_t take_stops(struct dump_holder *h, struct dump_set *set, size_t sta
 }
 
 /* Threads interrupted less than DUMP_HOLD_WAIT_NS ago and not stopped yet:
- * the ones still expected to stop soon. */
+ * the ones still expected to stop soon. Counting them longer (50 ms) keeps
+ * the late ones on a busy machine from stopping together and queueing for
+ * their copies (p99 held 0.2-0.4 ms against 0.9-1.2 at load 19), but it
+ * doubled the skew and did not change what a spinner paid
+ * (docs/BENCHMARKS-dump-pause.md): not kept. */
 static size_t in_flight(const struct dump_holder *h, const struct dump_set *set, uint64_t now)
 {
 	size_t n = 0;

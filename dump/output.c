@@ -392,9 +392,10 @@ static void write_json(struct view *v, FILE *out)
 		json_str(out, state);
 		fputs(",\"wchan\":", out);
 		json_str(out, t->wchan);
-		fprintf(out, ",\"captured\":%s,\"pause_ns\":%llu,\"time_ns\":%llu,\"frames\":[",
+		fprintf(out, ",\"captured\":%s,\"pause_ns\":%llu,\"stop_wait_ns\":%llu,"
+			"\"time_ns\":%llu,\"frames\":[",
 			t->captured ? "true" : "false", (unsigned long long)t->pause_ns,
-			(unsigned long long)t->time);
+			(unsigned long long)t->stop_wait_ns, (unsigned long long)t->time);
 		for (size_t k = n; k-- > 0;) {
 			json_str(out, names[k]);
 			if (k)

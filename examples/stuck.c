@@ -14,8 +14,18 @@
  * "dstate", a thread "vforker" waits uninterruptibly (D) in vfork() for a
  * child that sleeps until killed; with "hostile", the waiters' and the
  * napper's names hold a terminal escape (a target's owner names its
- * threads). */
+ * threads); with "spin N", N more spinners spin-0..spin-N-1 (1 to 64) that
+ * measure their own pauses (bench/dump-pause.sh's oracle, independent of
+ * any tool that holds them): each off-CPU gap of its loop (its wall clock
+ * less its own CPU clock) less what the kernel counted as its run-queue
+ * wait over that gap (/proc/thread-self/schedstat) is time it was not
+ * runnable, which for a thread that never sleeps is time held stopped; each
+ * one over 2 us is printed as "held TID NS RUNQ_NS END" on stdout, END
+ * being CLOCK_MONOTONIC ns when the gap ended (a VM's stolen time and
+ * interrupts make gaps too: match them to a tool's own capture times). */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +46,64 @@ __attribute__((noinline)) static void spin_forever(void)
 {
 	for (;;)
 		spins++;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The second field of schedstat: ns spent runnable, waiting for a CPU
+ * (updated when the thread gets one, so exact when it reads its own). */
+static uint64_t run_delay_ns(int fd)
+{
+	char b[128];
+	unsigned long long run = 0, delay = 0;
+	ssize_t n = pread(fd, b, sizeof(b) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	b[n] = 0;
+	sscanf(b, "%llu %llu", &run, &delay);
+	return delay;
+}
+
+/* A spinner that reports the time it was held (see the top of the file). */
+__attribute__((noinline)) static void spin_measured(void)
+{
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	int tid = (int)syscall(SYS_gettid);
+	uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t d0 = run_delay_ns(fd);
+
+	for (;;) {
+		uint64_t w = clock_ns(CLOCK_MONOTONIC), c = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		/* the CPU clock can run a little ahead of the wall clock */
+		int64_t off = (int64_t)(w - w0) - (int64_t)(c - c0);
+
+		spins++;
+		if (off > 5000) { /* off its CPU: preempted (runnable) or held */
+			uint64_t d = run_delay_ns(fd);
+			int64_t q = (int64_t)(d - d0);
+
+			if (off > q + 2000) {
+				char line[96];
+				int len = snprintf(line, sizeof(line), "held %d %llu %llu %llu\n", tid,
+						   (unsigned long long)(off - q), (unsigned long long)q,
+						   (unsigned long long)w);
+
+				if (write(STDOUT_FILENO, line, (size_t)len) < 0)
+					break;
+			}
+			d0 = d;
+			w = clock_ns(CLOCK_MONOTONIC), c = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		}
+		w0 = w, c0 = c;
+	}
+	spin_forever();
 }
 
 __attribute__((noinline)) static void hold_lock(void)
@@ -108,6 +176,8 @@ static void *run(void *arg)
 
 	if (!strcmp(role, "spinner"))
 		spin_forever();
+	else if (!strcmp(role, "measured"))
+		spin_measured();
 	else if (!strcmp(role, "holder"))
 		hold_lock();
 	else if (!strcmp(role, "reader"))
@@ -151,10 +221,11 @@ int main(int argc, char **argv)
 	int churn = argc > 2 && !strcmp(argv[2], "churn");
 	int dstate = argc > 2 && !strcmp(argv[2], "dstate");
 	int hostile = argc > 2 && !strcmp(argv[2], "hostile");
-	static char names[2000][24];
+	int measured = argc > 3 && !strcmp(argv[2], "spin") ? atoi(argv[3]) : 0;
+	static char names[2000][24], spin_names[64][16];
 
-	if (waiters < 0 || waiters > 2000 || pipe(pipefd)) {
-		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate|hostile]\n");
+	if (waiters < 0 || waiters > 2000 || measured < 0 || measured > 64 || pipe(pipefd)) {
+		fprintf(stderr, "usage: stuck [WAITERS (0-2000)] [churn|dstate|hostile|spin N (1-64)]\n");
 		return 2;
 	}
 	pthread_barrier_init(&held, NULL, 2);
@@ -171,6 +242,10 @@ int main(int argc, char **argv)
 	start("rwwaiter", "rwwaiter");
 	if (dstate)
 		start("vforker", "vforker");
+	for (int i = 0; i < measured; i++) {
+		snprintf(spin_names[i], sizeof(spin_names[i]), "spin-%d", i);
+		start("measured", spin_names[i]);
+	}
 	fprintf(stderr, "ready %d %p %p\n", (int)getpid(), (void *)&lock, (void *)&rw);
 	for (;;) {
 		struct timespec ts = {0, 10000000};

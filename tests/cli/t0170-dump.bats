@@ -92,9 +92,36 @@ no_thread_stopped() {
 		"$BATS_FILE_TMPDIR/pmp"
 }
 
-@test "the summary says how long each thread was held" {
-	grep -E '^prof dump: 11 threads x 1 snapshot, paused [0-9.]+ ms median, [0-9.]+ ms max per thread' \
+@test "the summary says how long each thread was held, and apart how long the stops took to come" {
+	grep -E '^prof dump: 11 threads x 1 snapshot, paused [0-9.]+ ms median, [0-9.]+ ms max per thread \(stopped; the stops came [0-9.]+ ms median, [0-9.]+ ms max after the interrupts\)$' \
 		"$BATS_FILE_TMPDIR/pmp.err"
+}
+
+@test "json: each capture's pause, wait for its stop and stop time, in the order the snapshots took them" {
+	"$PROF" dump -p "$STUCK" -n 3 -i 0.02 --format json >"$BATS_TEST_TMPDIR/j" 2>"$BATS_TEST_TMPDIR/j.err"
+	cat "$BATS_TEST_TMPDIR/j.err"
+	python3 - "$BATS_TEST_TMPDIR/j" "$BATS_TEST_TMPDIR/j.err" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+th = [t for t in d["threads"] if t["captured"]]
+assert len(th) == 33, len(th)
+for t in th:
+    assert isinstance(t["pause_ns"], int) and t["pause_ns"] > 0, t
+    assert isinstance(t["stop_wait_ns"], int) and t["stop_wait_ns"] >= 0, t
+# a snapshot's stops all come before the next snapshot's
+last = {}
+for t in th:
+    last[t["snapshot"]] = max(last.get(t["snapshot"], 0), t["time_ns"])
+for t in th:
+    if t["snapshot"] > 0:
+        assert t["time_ns"] > last[t["snapshot"] - 1], t
+# the summary's maxima are the json's
+m = re.search(r"paused [0-9.]+ ms median, ([0-9.]+) ms max per thread \(stopped; the stops came "
+              r"[0-9.]+ ms median, ([0-9.]+) ms max", open(sys.argv[2]).read())
+assert m, "no summary"
+assert m.group(1) == "%.3f" % (max(t["pause_ns"] for t in th) / 1e6), m.group(1)
+assert m.group(2) == "%.3f" % (max(t["stop_wait_ns"] for t in th) / 1e6), m.group(2)
+PY
 }
 
 @test "raw (the default off a terminal): one block per thread, frames innermost first" {
