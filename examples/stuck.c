@@ -248,7 +248,9 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "ready %d %p %p\n", (int)getpid(), (void *)&lock, (void *)&rw);
 	for (;;) {
-		struct timespec ts = {0, 10000000};
+		/* churn: a thread every 10 ms; else rarely awake, so that a
+		 * snapshot finds main asleep (S), as the tests expect */
+		struct timespec ts = {churn ? 0 : 1, churn ? 10000000 : 0};
 
 		if (churn) {
 			pthread_t t;
