@@ -108,6 +108,14 @@ now_past() {
 	local main worker
 	main=$(cpu_during phases "$D/cpu-before" "$D/cpu-after")
 	worker=$(cpu_during worker "$D/cpu-before" "$D/cpu-after")
+	if [ -z "$worker" ]; then
+		# The worker ended inside the window (its phase_c is A_MS of its
+		# CPU): its CPU at the end is the one it printed for phase_c.
+		wait_until 30 grep -q "^phase phase_c" "$D/phases.out"
+		worker=$(awk -F'\t' '$1 == "worker" { print $2 }' "$D/cpu-before" |
+			awk -v e="$(awk '$2 == "phase_c" { print $6; exit }' "$D/phases.out")" \
+				'{ b = $1 } END { printf "%.4f\n", b == "" ? 0 : (e - b) / 1e9 }')
+	fi
 	cpu=$(echo "$main + $worker" | bc -l)
 	echo "cpu over the window: main $main s, worker $worker s;" \
 		"samples $(ratio "$total" "$(echo "$cpu * 99" | bc -l)") of 99 Hz"
