@@ -33,6 +33,7 @@
 #include "jvm/jvm.h"
 #include "lib/grow.h"
 #include "lib/text-clean.h"
+#include "symbolize/perf-map.h"
 
 struct jvm_step {
 	struct recorder *rec;
@@ -187,8 +188,14 @@ static void exited_jvm(struct jvm_step *js, uint32_t pid)
 	if (!mapped_jvm(js->rec, pid))
 		return;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", (unsigned)pid);
-	if (!stat(path, &st))
-		return; /* written at its exit: the symbolizer reads it */
+	if (!stat(path, &st)) {
+		int64_t start, ran;
+
+		/* written at its exit: the symbolizer reads it; unless it is
+		 * older than the process (an earlier one's with its pid) */
+		if (perf_map__proc_start(pid, &start, &ran) || !perf_map__stale(&st, start, ran))
+			return;
+	}
 	if (!js->quiet) {
 		fprintf(stderr, "prof record: JVM %u exited before prof could ask for its JIT map: "
 			"Java frames stay unnamed\n", (unsigned)pid);

@@ -320,10 +320,7 @@ static int read_lines(int fd, const struct stat *st, struct perf_map *m)
 	return 0;
 }
 
-/* When process pid started, on the wall clock (CLOCK_REALTIME ns), and
- * how long it has run: from its start time in /proc/PID/stat (clock ticks
- * since boot). 0 or -errno. */
-static int proc_start(uint32_t pid, int64_t *start_ns, int64_t *ran_ns)
+int perf_map__proc_start(uint32_t pid, int64_t *start_ns, int64_t *ran_ns)
 {
 	struct timespec boot, real;
 	unsigned long long ticks;
@@ -403,7 +400,7 @@ int perf_map__load_pid(uint32_t pid, const char *root_prefix, struct perf_map **
 	snprintf(proc, sizeof(proc), "/proc/%u", (unsigned)pid);
 	if (!stat(proc, &st)) {
 		target_uid = st.st_uid;
-		if (proc_start(pid, &start_ns, &ran_ns))
+		if (perf_map__proc_start(pid, &start_ns, &ran_ns))
 			ran_ns = -1;
 		n = snprintf(path, pathlen, "/proc/%u/root/tmp/perf-%u.map", (unsigned)pid,
 			     (unsigned)perf_map__nspid(pid));

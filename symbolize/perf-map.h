@@ -68,6 +68,11 @@ enum perf_map_verdict perf_map__check(const struct stat *st, uid_t euid, uid_t t
  * (1 s, plus 0.1% of ran_ns for clock drift)? 1 stale, 0 not. */
 int perf_map__stale(const struct stat *st, int64_t start_ns, int64_t ran_ns);
 
+/* When process pid started, on the wall clock (CLOCK_REALTIME ns), and
+ * how long it has run: from its start time in /proc/PID/stat (clock ticks
+ * since boot; a zombie's too). 0 or -errno. */
+int perf_map__proc_start(uint32_t pid, int64_t *start_ns, int64_t *ran_ns);
+
 /* Finds and loads the map of process `pid`:
  *   - with root_prefix: ROOT/tmp/perf-PID.map only;
  *   - else, while the process lives: /proc/PID/root/tmp/perf-NSPID.map
