@@ -96,6 +96,10 @@ static int inspect(pid_t pid, int tables, int all)
 			prof_error_set(&e, err, NULL, "cannot read the code cache of process %d",
 				       (int)pid);
 	}
+	/* The listing out first: stdout to a pipe is written in blocks, and
+	 * the summary would land inside a line when both go to one file (CI
+	 * saw "...0x00007f... 12prof jvm-inspect: ..."). */
+	fflush(stdout);
 	if (!err && !tables)
 		fprintf(stderr,
 			"prof jvm-inspect: %" PRIu64 " compiled methods, %" PRIu64
